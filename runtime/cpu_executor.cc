@@ -1,0 +1,80 @@
+// CPU executor: host memory, kernels from the registry.
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "runtime/executor.h"
+
+namespace kiln {
+namespace {
+
+constexpr size_t kAlignment = 64;
+
+class HostBuffer : public DeviceBuffer {
+ public:
+  explicit HostBuffer(size_t size) : size_(size) {
+    const size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
+    data_ = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
+  }
+  ~HostBuffer() override { std::free(data_); }
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+  bool valid() const { return data_ != nullptr; }
+  size_t size() const override { return size_; }
+  void* handle() override { return data_; }
+
+ private:
+  size_t size_;
+  void* data_;
+};
+
+class CpuExecutor : public Executor {
+ public:
+  explicit CpuExecutor(Isa max_isa) : max_isa_(max_isa) {}
+  std::string name() const override { return kExecutorCpu; }
+  ExecutorKind kind() const override { return ExecutorKind::kCpu; }
+  bool host_memory() const override { return true; }
+
+  bool CanRun(const Graph& graph, const Node& node) const override {
+    return KernelRegistry::Global().Find(graph, node, ExecutorKind::kCpu, max_isa_) != nullptr;
+  }
+
+  Expected<std::unique_ptr<Kernel>> CreateKernel(const Graph& graph, const Node& node) override {
+    const KernelFactory* f = KernelRegistry::Global().Find(graph, node, ExecutorKind::kCpu, max_isa_);
+    if (!f) {
+      return Unsupported("no cpu kernel for " + std::string(OpTypeName(node.op)) + " (" +
+                         std::string(DTypeName(KernelRegistry::DispatchDType(graph, node))) +
+                         ") at node '" + node.name + "'");
+    }
+    std::unique_ptr<Kernel> kernel = (*f)();
+    KILN_RETURN_IF_ERROR(kernel->Prepare(KernelContext(graph, node))
+                             .WithContext("node '" + node.name + "' (" +
+                                          std::string(OpTypeName(node.op)) + ")"));
+    return kernel;
+  }
+
+  Expected<std::unique_ptr<DeviceBuffer>> Allocate(size_t bytes) override {
+    auto buf = std::make_unique<HostBuffer>(bytes);
+    if (!buf->valid()) return Internal("out of host memory allocating " + std::to_string(bytes));
+    return std::unique_ptr<DeviceBuffer>(std::move(buf));
+  }
+  Status Upload(const void* src, DeviceBuffer& dst, size_t bytes) override {
+    if (bytes) std::memcpy(dst.handle(), src, bytes);
+    return Status::Ok();
+  }
+  Status Download(DeviceBuffer& src, void* dst, size_t bytes) override {
+    if (bytes) std::memcpy(dst, src.handle(), bytes);
+    return Status::Ok();
+  }
+
+ private:
+  Isa max_isa_;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> MakeCpuExecutor(Isa max_isa) {
+  return std::make_unique<CpuExecutor>(max_isa);
+}
+
+}  // namespace kiln

@@ -1,0 +1,68 @@
+// A Session runs one immutable graph: buffers and kernels are created once in Create(), and
+// Run() only executes (no allocation).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/host_tensor.h"
+#include "runtime/executor.h"
+
+namespace kiln {
+
+struct SessionOptions {
+  // Executors by priority; nodes an accelerator cannot run fall back to later ones. "cpu" is
+  // always available.
+  std::vector<std::string> executors = {kExecutorCpu};
+  Isa cpu_max_isa = Isa::kReference;
+  bool profile = false;  // record per-node wall time
+};
+
+struct NodeProfile {
+  std::string node;
+  OpType op;
+  std::string executor;
+  double total_ms = 0;  // summed over runs
+  int64_t runs = 0;
+};
+
+class Session {
+ public:
+  ~Session();
+  static Expected<std::unique_ptr<Session>> Create(std::shared_ptr<const Graph> graph,
+                                                   SessionOptions options = {});
+
+  const Graph& graph() const { return *graph_; }
+  size_t num_inputs() const { return graph_->inputs().size(); }
+  size_t num_outputs() const { return graph_->outputs().size(); }
+  const Value& input_info(size_t i) const { return graph_->value(graph_->inputs()[i]); }
+  const Value& output_info(size_t i) const { return graph_->value(graph_->outputs()[i]); }
+  // Index of the graph input called `name`, or an error listing the valid names.
+  Expected<size_t> InputIndex(const std::string& name) const;
+
+  // Copies a tensor into input `index`; dtype and shape must match the model exactly.
+  Status SetInput(size_t index, const HostTensor& tensor);
+  // Executes every node. All inputs must have been set.
+  Status Run();
+  // Copies output `index` out (host memory).
+  Expected<HostTensor> GetOutput(size_t index) const;
+
+  // Convenience: sets inputs matched by name (or by position when names are empty), runs, and
+  // returns every output.
+  Expected<std::vector<HostTensor>> Run(const std::vector<HostTensor>& inputs);
+
+  // Which executor each node runs on, in node order.
+  std::vector<std::string> Placement() const;
+  const std::vector<NodeProfile>& profile() const { return profile_; }
+
+ private:
+  struct Impl;
+  Session() = default;
+  std::shared_ptr<const Graph> graph_;
+  std::unique_ptr<Impl> impl_;
+  std::vector<NodeProfile> profile_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,15 @@
+// Test helpers.
+#include "tests/test_support.h"
+
+#include <cstdlib>
+
+namespace kiln::testing {
+
+std::string SharedDir() {
+  if (const char* env = std::getenv("KILN_SHARED_DIR")) return env;
+  return std::string(KILN_SOURCE_DIR) + "/../shared";
+}
+
+std::string OnnxNodeTestDir() { return "/usr/share/libonnx-testdata/data/node"; }
+
+}  // namespace kiln::testing
