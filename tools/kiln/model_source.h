@@ -36,3 +36,10 @@ Expected<std::shared_ptr<const Graph>> LoadModel(const std::string& path,
                                                  const ModelSourceOptions& options);
 
 }  // namespace kiln::cli
+
+namespace kiln::cli {
+// The .kiln branch of LoadModel (tools/kiln/model_source_kiln.cc): verifies the signature with
+// the trust options, then returns the graph.
+Expected<std::shared_ptr<const Graph>> LoadKilnModel(const std::string& path,
+                                                     const ModelSourceOptions& options);
+}  // namespace kiln::cli
