@@ -1,8 +1,45 @@
-// Registers the reference kernels of the tensor op family.
+// Registers the reference kernels of the tensor op family. They only move bytes, so all but
+// Range are registered for any dtype (DType::kUndefined) and copy by element size.
 #include "kernels/kernel_registry.h"
+#include "kernels/reference/concat.h"
+#include "kernels/reference/constant.h"
+#include "kernels/reference/depth_space.h"
+#include "kernels/reference/expand.h"
+#include "kernels/reference/gather.h"
+#include "kernels/reference/identity.h"
+#include "kernels/reference/range.h"
+#include "kernels/reference/shape_ops.h"
+#include "kernels/reference/slice.h"
+#include "kernels/reference/split.h"
+#include "kernels/reference/tile.h"
+#include "kernels/reference/transpose.h"
 
 namespace kiln {
 
-void RegisterReferenceTensorKernels(KernelRegistry& r) { (void)r; }
+void RegisterReferenceTensorKernels(KernelRegistry& r) {
+  constexpr DType kAny = DType::kUndefined;
+  for (OpType op : {OpType::kIdentity, OpType::kReshape, OpType::kFlatten, OpType::kSqueeze,
+                    OpType::kUnsqueeze}) {
+    RegisterKernel<CopyKernel>(r, op, kAny);
+  }
+  RegisterKernel<DropoutKernel>(r, OpType::kDropout, kAny);
+  RegisterKernel<ConcatKernel>(r, OpType::kConcat, kAny);
+  RegisterKernel<SplitKernel>(r, OpType::kSplit, kAny);
+  RegisterKernel<TransposeKernel>(r, OpType::kTranspose, kAny);
+  RegisterKernel<SliceKernel>(r, OpType::kSlice, kAny);
+  RegisterKernel<GatherKernel>(r, OpType::kGather, kAny);
+  RegisterKernel<ExpandKernel>(r, OpType::kExpand, kAny);
+  RegisterKernel<TileKernel>(r, OpType::kTile, kAny);
+  RegisterKernel<DepthToSpaceKernel>(r, OpType::kDepthToSpace, kAny);
+  RegisterKernel<SpaceToDepthKernel>(r, OpType::kSpaceToDepth, kAny);
+  RegisterKernel<ShapeKernel>(r, OpType::kShape, kAny);
+  RegisterKernel<SizeKernel>(r, OpType::kSize, kAny);
+  RegisterKernel<ConstantKernel>(r, OpType::kConstant, kAny);
+  RegisterKernel<ConstantOfShapeKernel>(r, OpType::kConstantOfShape, kAny);
+  // Range computes, so it is registered per numeric dtype.
+  RegisterKernel<RangeKernel<float>>(r, OpType::kRange, DType::kF32);
+  RegisterKernel<RangeKernel<int32_t>>(r, OpType::kRange, DType::kI32);
+  RegisterKernel<RangeKernel<int64_t>>(r, OpType::kRange, DType::kI64);
+}
 
 }  // namespace kiln

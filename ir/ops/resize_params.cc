@@ -1,0 +1,250 @@
+// Resize/Upsample parameter resolution and coordinate mapping (ONNX Resize-13 semantics).
+#include "ir/ops/resize_params.h"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+namespace kiln {
+namespace {
+
+Status ParseMode(const std::string& mode, ResizeParams& p) {
+  if (mode == "nearest") {
+    p.mode = ResizeMode::kNearest;
+  } else if (mode == "linear" || mode == "bilinear") {
+    p.mode = ResizeMode::kLinear;
+  } else if (mode == "cubic") {
+    return Unsupported("Resize mode 'cubic' is not supported (nearest and linear are)");
+  } else {
+    return InvalidArgument("Resize mode '" + mode + "' is not one of nearest, linear, cubic");
+  }
+  return Status::Ok();
+}
+
+Status ParseCoordMode(const std::string& m, ResizeParams& p) {
+  if (m == "half_pixel") {
+    p.coord = ResizeCoordMode::kHalfPixel;
+  } else if (m == "pytorch_half_pixel") {
+    p.coord = ResizeCoordMode::kPytorchHalfPixel;
+  } else if (m == "align_corners") {
+    p.coord = ResizeCoordMode::kAlignCorners;
+  } else if (m == "asymmetric") {
+    p.coord = ResizeCoordMode::kAsymmetric;
+  } else if (m == "tf_half_pixel_for_nn") {
+    p.coord = ResizeCoordMode::kTfHalfPixelForNn;
+  } else if (m == "tf_crop_and_resize") {
+    p.coord = ResizeCoordMode::kTfCropAndResize;
+  } else {
+    return InvalidArgument("coordinate_transformation_mode '" + m + "' is not supported");
+  }
+  return Status::Ok();
+}
+
+Status ParseNearestMode(const std::string& m, ResizeParams& p) {
+  if (m == "round_prefer_floor") {
+    p.nearest = ResizeNearestMode::kRoundPreferFloor;
+  } else if (m == "round_prefer_ceil") {
+    p.nearest = ResizeNearestMode::kRoundPreferCeil;
+  } else if (m == "floor") {
+    p.nearest = ResizeNearestMode::kFloor;
+  } else if (m == "ceil") {
+    p.nearest = ResizeNearestMode::kCeil;
+  } else {
+    return InvalidArgument("nearest_mode '" + m +
+                           "' is not one of round_prefer_floor, "
+                           "round_prefer_ceil, floor, ceil");
+  }
+  return Status::Ok();
+}
+
+// Output extents from per-axis scales: floor(in * scale), computed in float like ONNX Runtime.
+Status OutputFromScales(ResizeParams& p, const std::vector<float>& scales) {
+  const size_t rank = p.input.size();
+  if (scales.size() != rank) {
+    return InvalidArgument("scales has " + std::to_string(scales.size()) +
+                           " entries, input rank is " + std::to_string(rank));
+  }
+  p.scales = scales;
+  p.output.resize(rank);
+  p.resized_length.resize(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    if (!(scales[i] > 0.f) || !std::isfinite(scales[i])) {
+      return InvalidArgument("scales must be positive and finite, got " +
+                             std::to_string(scales[i]) + " on axis " + std::to_string(i));
+    }
+    p.resized_length[i] = static_cast<float>(p.input[i]) * scales[i];
+    p.output[i] = static_cast<int64_t>(p.resized_length[i]);
+    if (p.output[i] <= 0 && p.input[i] > 0) {
+      return InvalidArgument("scale " + std::to_string(scales[i]) + " leaves axis " +
+                             std::to_string(i) + " empty");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Expected<ResizeParams> ResolveResize(const Attributes& attrs, const Shape& input,
+                                     const std::vector<float>& roi,
+                                     const std::vector<float>& scales,
+                                     const std::vector<int64_t>& sizes) {
+  ResizeParams p;
+  p.input = input;
+  const size_t rank = input.size();
+  KILN_RETURN_IF_ERROR(ParseMode(attrs.GetString("mode", "nearest"), p));
+  KILN_RETURN_IF_ERROR(
+      ParseCoordMode(attrs.GetString("coordinate_transformation_mode", "half_pixel"), p));
+  KILN_RETURN_IF_ERROR(ParseNearestMode(attrs.GetString("nearest_mode", "round_prefer_floor"), p));
+  p.extrapolation_value = attrs.GetFloat("extrapolation_value", 0.f);
+  if (attrs.Has("antialias") || attrs.Has("axes") || attrs.Has("keep_aspect_ratio_policy")) {
+    return Unsupported(
+        "Resize-18 attributes (antialias, axes, keep_aspect_ratio_policy) are "
+        "not supported: Kiln implements opset-17 Resize");
+  }
+  if (scales.empty() == sizes.empty()) {
+    return InvalidArgument("exactly one of scales and sizes must be given (got " +
+                           std::string(scales.empty() ? "neither" : "both") + ")");
+  }
+  if (!scales.empty()) {
+    KILN_RETURN_IF_ERROR(OutputFromScales(p, scales));
+  } else {
+    if (sizes.size() != rank) {
+      return InvalidArgument("sizes has " + std::to_string(sizes.size()) +
+                             " entries, input rank is " + std::to_string(rank));
+    }
+    p.output = sizes;
+    p.scales.resize(rank);
+    p.resized_length.resize(rank);
+    for (size_t i = 0; i < rank; ++i) {
+      if (sizes[i] <= 0) {
+        return InvalidArgument("sizes must be positive, got " + ShapeToString(sizes));
+      }
+      if (input[i] <= 0) return InvalidArgument("cannot resize an empty input axis");
+      p.scales[i] = static_cast<float>(sizes[i]) / static_cast<float>(input[i]);
+      p.resized_length[i] = static_cast<float>(sizes[i]);
+    }
+  }
+  p.roi_start.assign(rank, 0.f);
+  p.roi_end.assign(rank, 1.f);
+  if (p.coord == ResizeCoordMode::kTfCropAndResize) {
+    if (roi.size() != 2 * rank) {
+      return InvalidArgument("tf_crop_and_resize needs roi with " + std::to_string(2 * rank) +
+                             " entries (starts then ends), got " + std::to_string(roi.size()));
+    }
+    for (size_t i = 0; i < rank; ++i) {
+      p.roi_start[i] = roi[i];
+      p.roi_end[i] = roi[rank + i];
+    }
+  }
+  return p;
+}
+
+Expected<ResizeParams> ResolveUpsample(const Attributes& attrs, const Shape& input,
+                                       const std::vector<float>& scales) {
+  ResizeParams p;
+  p.input = input;
+  const std::string mode = attrs.GetString("mode", "nearest");
+  if (mode != "nearest" && mode != "linear" && mode != "bilinear") {
+    return InvalidArgument("Upsample mode '" + mode + "' is not one of nearest, linear");
+  }
+  KILN_RETURN_IF_ERROR(ParseMode(mode, p));
+  p.coord = ResizeCoordMode::kAsymmetric;
+  p.nearest = ResizeNearestMode::kFloor;
+  for (float s : scales) {
+    if (s < 1.f) return InvalidArgument("Upsample scales must be >= 1, got " + std::to_string(s));
+  }
+  KILN_RETURN_IF_ERROR(OutputFromScales(p, scales));
+  p.roi_start.assign(input.size(), 0.f);
+  p.roi_end.assign(input.size(), 1.f);
+  return p;
+}
+
+float ResizeSourceCoordinate(const ResizeParams& p, size_t axis, int64_t out, bool* outside) {
+  *outside = false;
+  const float x = static_cast<float>(out);
+  const float scale = p.scales[axis];
+  const float in_len = static_cast<float>(p.input[axis]);
+  const float out_len = p.resized_length[axis];
+  switch (p.coord) {
+    case ResizeCoordMode::kHalfPixel:
+      return (x + 0.5f) / scale - 0.5f;
+    case ResizeCoordMode::kPytorchHalfPixel:
+      return out_len > 1 ? (x + 0.5f) / scale - 0.5f : 0.f;
+    case ResizeCoordMode::kAlignCorners:
+      return out_len > 1 ? x * (in_len - 1) / (out_len - 1) : 0.f;
+    case ResizeCoordMode::kAsymmetric:
+      return x / scale;
+    case ResizeCoordMode::kTfHalfPixelForNn:
+      return (x + 0.5f) / scale;
+    case ResizeCoordMode::kTfCropAndResize: {
+      const float start = p.roi_start[axis];
+      const float end = p.roi_end[axis];
+      const float c = out_len > 1
+                          ? start * (in_len - 1) + x * (end - start) * (in_len - 1) / (out_len - 1)
+                          : 0.5f * (start + end) * (in_len - 1);
+      *outside = c < 0.f || c > in_len - 1;
+      return c;
+    }
+  }
+  return x;
+}
+
+int64_t ResizeNearestIndex(const ResizeParams& p, float x, int64_t extent) {
+  float r = 0;
+  switch (p.nearest) {
+    case ResizeNearestMode::kRoundPreferFloor:
+      r = (x - std::floor(x) == 0.5f) ? std::floor(x) : std::round(x);
+      break;
+    case ResizeNearestMode::kRoundPreferCeil:
+      r = (x - std::floor(x) == 0.5f) ? std::ceil(x) : std::round(x);
+      break;
+    case ResizeNearestMode::kFloor:
+      r = std::floor(x);
+      break;
+    case ResizeNearestMode::kCeil:
+      r = std::ceil(x);
+      break;
+  }
+  const int64_t i = static_cast<int64_t>(r);
+  return i < 0 ? 0 : (i >= extent ? extent - 1 : i);
+}
+
+Expected<std::vector<float>> ConstantValueFloats(const Value* v, const char* what) {
+  if (!v || v->num_elements() == 0) return std::vector<float>{};
+  if (!v->constant) {
+    return InvalidArgument(std::string(what) + " '" + v->name +
+                           "' must be a constant: Kiln shapes are static");
+  }
+  const size_t n = static_cast<size_t>(v->num_elements());
+  std::vector<float> out(n);
+  if (v->dtype == DType::kF32) {
+    std::memcpy(out.data(), v->constant->data(), n * sizeof(float));
+  } else if (v->dtype == DType::kF16) {
+    for (size_t i = 0; i < n; ++i) out[i] = HalfToFloat(v->constant->as<uint16_t>()[i]);
+  } else {
+    return InvalidArgument(std::string(what) + " must be f32 or f16, got " +
+                           std::string(DTypeName(v->dtype)));
+  }
+  return out;
+}
+
+Expected<std::vector<int64_t>> ConstantValueInts(const Value* v, const char* what) {
+  if (!v || v->num_elements() == 0) return std::vector<int64_t>{};
+  if (!v->constant) {
+    return InvalidArgument(std::string(what) + " '" + v->name +
+                           "' must be a constant: Kiln shapes are static");
+  }
+  const size_t n = static_cast<size_t>(v->num_elements());
+  std::vector<int64_t> out(n);
+  if (v->dtype == DType::kI64) {
+    std::memcpy(out.data(), v->constant->data(), n * sizeof(int64_t));
+  } else if (v->dtype == DType::kI32) {
+    for (size_t i = 0; i < n; ++i) out[i] = v->constant->as<int32_t>()[i];
+  } else {
+    return InvalidArgument(std::string(what) + " must be i32 or i64, got " +
+                           std::string(DTypeName(v->dtype)));
+  }
+  return out;
+}
+
+}  // namespace kiln

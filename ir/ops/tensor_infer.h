@@ -1,0 +1,35 @@
+// Private header of the tensor op family: inference functions registered by
+// tensor_schemas.cc, defined in the tensor_*_infer.cc files.
+#pragma once
+
+#include "ir/op_schema.h"
+
+namespace kiln::tensor_infer {
+
+// tensor_layout_infer.cc: ops that only re-view or permute one input.
+Status InferReshape(InferenceContext& ctx);
+Status InferFlatten(InferenceContext& ctx);
+Status InferSqueeze(InferenceContext& ctx);
+Status InferUnsqueeze(InferenceContext& ctx);
+Status InferTranspose(InferenceContext& ctx);
+Status InferDepthToSpace(InferenceContext& ctx);
+Status InferSpaceToDepth(InferenceContext& ctx);
+
+// tensor_index_infer.cc: ops that select, join or replicate elements.
+Status InferConcat(InferenceContext& ctx);
+Status InferSlice(InferenceContext& ctx);
+Status InferSplit(InferenceContext& ctx);
+Status InferGather(InferenceContext& ctx);
+Status InferExpand(InferenceContext& ctx);
+Status InferTile(InferenceContext& ctx);
+
+// tensor_generator_infer.cc: ops producing metadata or constants, and pass-throughs.
+Status InferShape(InferenceContext& ctx);
+Status InferSize(InferenceContext& ctx);
+Status InferRange(InferenceContext& ctx);
+Status InferConstant(InferenceContext& ctx);
+Status InferConstantOfShape(InferenceContext& ctx);
+Status InferIdentity(InferenceContext& ctx);
+Status InferDropout(InferenceContext& ctx);
+
+}  // namespace kiln::tensor_infer
