@@ -1,0 +1,35 @@
+// ONNX import: ModelProto -> Kiln Graph (validated, converted to opset 17, static input shapes).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/host_tensor.h"
+
+namespace kiln {
+
+struct OnnxParseOptions {
+  // Fixes symbolic/unknown dims of graph inputs (--input-shape NAME=D0,D1,...).
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Candidate values for graph inputs, matched by name. One is bound as a constant ONLY when
+  // its input feeds a schema value_input (shape-determining, e.g. Reshape's shape); used by
+  // test harnesses. Its shape also fixes the input's unknown dims when input_shapes does not.
+  std::vector<HostTensor> frozen_inputs;
+  // Opset every node is converted to; the op schemas and kernels implement this one only.
+  int64_t canonical_opset = 17;
+};
+
+// Parses an .onnx file; external data is resolved relative to the file's folder.
+Expected<Graph> ParseOnnxFile(const std::string& path, const OnnxParseOptions& options);
+// Parses serialized ModelProto bytes; `base_dir` is the folder external data is relative to.
+Expected<Graph> ParseOnnxBytes(const std::string& bytes, const std::string& base_dir,
+                               const OnnxParseOptions& options);
+
+// Names of an .onnx file's real graph inputs (initializers excluded), in order: lets callers
+// bind unnamed test tensors (input_0.pb, ...) by position before import.
+Expected<std::vector<std::string>> ReadOnnxInputNames(const std::string& path);
+
+}  // namespace kiln
