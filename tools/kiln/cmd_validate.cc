@@ -1,15 +1,198 @@
-// kiln validate (not implemented yet).
+// kiln validate MODEL --test-data DIR: runs an ONNX test_data_set_N folder (input_*.pb ->
+// output_*.pb) and reports max abs error, cosine similarity and SQNR per output.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <iostream>
+#include <regex>
+#include <sstream>
 
+#include "compiler/tensor_compare.h"
+#include "parsers/onnx/tensor_proto.h"
+#include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
+#include "tools/kiln/onnx_inputs.h"
+#include "tools/kiln/session_setup.h"
 
 namespace kiln::cli {
+namespace {
+
+struct ValidateArgs {
+  std::string model;
+  std::string test_data;
+  double rtol = 1e-3;
+  double atol = 1e-4;
+  bool json = false;
+  std::string isa = "auto";
+  ModelSourceOptions source;
+  std::vector<std::string> raw_shapes;
+};
+
+// input_0.pb, input_1.pb, ... (or output_*) sorted by their number, not as strings.
+Expected<std::vector<HostTensor>> ReadNumbered(const std::string& dir, const std::string& prefix) {
+  const std::regex pattern(prefix + "_([0-9]+)\\.pb");
+  std::vector<std::pair<long, std::string>> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    std::smatch m;
+    const std::string name = entry.path().filename().string();
+    if (std::regex_match(name, m, pattern))
+      files.emplace_back(std::stol(m[1]), entry.path().string());
+  }
+  if (ec) return NotFound("--test-data '" + dir + "': " + ec.message());
+  std::sort(files.begin(), files.end());
+  std::vector<HostTensor> out;
+  for (const auto& [index, path] : files) {
+    auto t = ReadTensorProtoFile(path);
+    if (!t.ok()) return t.status().WithContext(path);
+    out.push_back(std::move(t).value());
+  }
+  return out;
+}
+
+// Gives unnamed test inputs the name of the model input at the same position.
+Status NameInputsByPosition(const std::string& model, std::vector<HostTensor>& inputs,
+                            const std::shared_ptr<const Graph>& loaded) {
+  bool all_named =
+      std::all_of(inputs.begin(), inputs.end(), [](auto& t) { return !t.name.empty(); });
+  if (all_named) return Status::Ok();
+  std::vector<std::string> names;
+  if (loaded) {
+    for (ValueId id : loaded->inputs()) names.push_back(loaded->value(id).name);
+  } else {
+    KILN_ASSIGN_OR_RETURN(auto declared, ReadOnnxDeclaredInputs(model));
+    for (const auto& d : declared) names.push_back(d.name);
+  }
+  if (inputs.size() > names.size())
+    return InvalidArgument("test data has " + std::to_string(inputs.size()) +
+                           " inputs but the model has " + std::to_string(names.size()));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].name.empty()) inputs[i].name = names[i];
+  return Status::Ok();
+}
+
+struct OutputResult {
+  std::string name;
+  TensorComparison cmp;
+  int64_t elements = 0;
+};
+
+void PrintText(const std::vector<OutputResult>& results, const ValidateArgs& args, bool pass) {
+  for (const auto& r : results) {
+    std::printf("%s %s: max_abs_err %.3g  cosine %.8f  SQNR %.2f dB  mismatches %lld/%lld\n",
+                r.cmp.within_tolerance ? "PASS" : "FAIL", r.name.c_str(), r.cmp.max_abs_err,
+                r.cmp.cosine, r.cmp.sqnr_db, static_cast<long long>(r.cmp.mismatch_count),
+                static_cast<long long>(r.elements));
+  }
+  std::printf("%s: %zu output(s), rtol %g, atol %g\n", pass ? "PASS" : "FAIL", results.size(),
+              args.rtol, args.atol);
+}
+
+void PrintJson(const std::vector<OutputResult>& results, const ValidateArgs& args, bool pass) {
+  std::ostringstream os;
+  os << "{\n  \"model\": " << JsonString(args.model)
+     << ",\n  \"test_data\": " << JsonString(args.test_data)
+     << ",\n  \"rtol\": " << JsonNumber(args.rtol) << ",\n  \"atol\": " << JsonNumber(args.atol)
+     << ",\n  \"pass\": " << (pass ? "true" : "false") << ",\n  \"outputs\": [";
+  for (size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    os << (i ? "," : "") << "\n    {\"name\": " << JsonString(r.name)
+       << ", \"pass\": " << (r.cmp.within_tolerance ? "true" : "false")
+       << ", \"max_abs_err\": " << JsonNumber(r.cmp.max_abs_err)
+       << ", \"cosine\": " << JsonNumber(r.cmp.cosine)
+       << ", \"sqnr_db\": " << JsonNumber(r.cmp.sqnr_db)  // null when the error is exactly zero
+       << ", \"mismatches\": " << r.cmp.mismatch_count << ", \"elements\": " << r.elements << "}";
+  }
+  os << "\n  ]\n}\n";
+  std::cout << os.str();
+}
+
+Status Validate(ValidateArgs& args, int* exit_code) {
+  KILN_RETURN_IF_ERROR(ParseInputShapes(args.raw_shapes, &args.source));
+  KILN_ASSIGN_OR_RETURN(Isa isa, ParseIsa(args.isa));
+  if (args.rtol < 0 || args.atol < 0) return InvalidArgument("--rtol and --atol must be >= 0");
+  std::error_code ec;
+  if (!std::filesystem::exists(args.model, ec))
+    return NotFound("model file '" + args.model + "' not found");
+  if (!std::filesystem::is_directory(args.test_data, ec))
+    return NotFound("--test-data '" + args.test_data + "' is not a directory");
+  KILN_ASSIGN_OR_RETURN(std::vector<HostTensor> inputs, ReadNumbered(args.test_data, "input"));
+  KILN_ASSIGN_OR_RETURN(std::vector<HostTensor> expected, ReadNumbered(args.test_data, "output"));
+  if (expected.empty())
+    return NotFound("--test-data '" + args.test_data + "' has no output_N.pb files");
+
+  std::shared_ptr<const Graph> graph;
+  if (IsKilnFile(args.model)) {
+    KILN_ASSIGN_OR_RETURN(graph, LoadModel(args.model, args.source));
+    KILN_RETURN_IF_ERROR(NameInputsByPosition(args.model, inputs, graph));
+  } else {
+    KILN_RETURN_IF_ERROR(NameInputsByPosition(args.model, inputs, nullptr));
+    KILN_ASSIGN_OR_RETURN(graph, LoadModelForInputs(args.model, args.source, inputs, "test input"));
+  }
+  SessionOptions options;
+  options.cpu_max_isa = isa;
+  auto session = Session::Create(graph, options);
+  if (!session.ok()) return session.status().WithContext(args.model);
+  KILN_RETURN_IF_ERROR(BindInputs(**session, inputs, "test input", !IsKilnFile(args.model)));
+  KILN_RETURN_IF_ERROR((*session)->Run().WithContext("run"));
+
+  const size_t num_outputs = (*session)->num_outputs();
+  if (expected.size() > num_outputs)
+    return InvalidArgument("test data has " + std::to_string(expected.size()) +
+                           " outputs but the model has " + std::to_string(num_outputs));
+  std::vector<OutputResult> results;
+  bool pass = true;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    size_t index = i;  // by position unless the reference tensor is named
+    if (!expected[i].name.empty()) {
+      bool found = false;
+      for (size_t o = 0; o < num_outputs; ++o) {
+        if ((*session)->output_info(o).name == expected[i].name) {
+          index = o;
+          found = true;
+        }
+      }
+      if (!found)
+        return InvalidArgument("reference output '" + expected[i].name +
+                               "' is not an output of the model");
+    }
+    KILN_ASSIGN_OR_RETURN(HostTensor actual, (*session)->GetOutput(index));
+    const std::string name = (*session)->output_info(index).name;
+    auto cmp = CompareTensors(actual, expected[i], args.rtol, args.atol);
+    if (!cmp.ok()) return cmp.status().WithContext("output '" + name + "'");
+    pass = pass && cmp->within_tolerance;
+    results.push_back({name, *cmp, expected[i].num_elements()});
+  }
+  if (args.json) {
+    PrintJson(results, args, pass);
+  } else {
+    PrintText(results, args, pass);
+  }
+  if (!pass) *exit_code = kExitMismatch;
+  return Status::Ok();
+}
+
+}  // namespace
 
 void RegisterValidate(CLI::App& app, int* exit_code) {
-  auto* cmd = app.add_subcommand("validate", "(not implemented yet)");
-  cmd->callback([exit_code] {
-    std::cerr << "kiln validate: not implemented yet\n";
-    *exit_code = 2;
+  auto args = std::make_shared<ValidateArgs>();
+  auto* cmd = app.add_subcommand(
+      "validate", "Run an ONNX test_data_set folder and compare the outputs with the reference");
+  cmd->add_option("model", args->model, "Model file (.onnx or .kiln)")->required();
+  cmd->add_option("--test-data", args->test_data, "Folder with input_N.pb and output_N.pb")
+      ->required();
+  cmd->add_option("--rtol", args->rtol, "Relative tolerance")->default_val(1e-3);
+  cmd->add_option("--atol", args->atol, "Absolute tolerance")->default_val(1e-4);
+  cmd->add_flag("--json", args->json, "Print JSON instead of text");
+  AddIsaFlag(*cmd, &args->isa);
+  AddModelSourceFlags(*cmd, &args->source, &args->raw_shapes);
+  cmd->callback([args, exit_code] {
+    RunCommand("validate", exit_code, [&] {
+      int code = kExitOk;
+      Status s = Validate(*args, &code);
+      if (s.ok()) *exit_code = code;  // RunCommand keeps it: it only overrides on error
+      return s;
+    });
   });
 }
 

@@ -1,15 +1,77 @@
-// Model loading for the CLI (placeholder until the CLI lands).
+// Model loading for the CLI: .kiln files go to the verified loader, anything else is imported as
+// ONNX (parse, shape propagation, constant folding, verification).
 #include "tools/kiln/model_source.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "compiler/frontend.h"
+#include "tools/kiln/session_setup.h"
 
 namespace kiln::cli {
 
-void AddModelSourceFlags(CLI::App&, ModelSourceOptions*, std::vector<std::string>*) {}
-Status ParseInputShapes(const std::vector<std::string>&, ModelSourceOptions*) {
+void AddModelSourceFlags(CLI::App& cmd, ModelSourceOptions* options,
+                         std::vector<std::string>* raw_input_shapes) {
+  cmd.add_option("--input-shape", *raw_input_shapes,
+                 "Fix an ONNX input's symbolic dims: NAME=D0,D1,... (repeatable)");
+  cmd.add_option("--pub", options->public_keys,
+                 "Trusted public key for .kiln signatures (repeatable)");
+  cmd.add_option("--trust-dir", options->trust_dir,
+                 "Folder of trusted public keys (default: $KILN_TRUST_DIR)");
+  cmd.add_flag("--allow-unsigned", options->allow_unsigned,
+               "Accept .kiln files without a signature (development only)");
+}
+
+Status ParseInputShapes(const std::vector<std::string>& raw, ModelSourceOptions* options) {
+  for (const std::string& item : raw) {
+    const size_t eq = item.rfind('=');
+    if (eq == std::string::npos || eq == 0)
+      return InvalidArgument("--input-shape '" + item + "': expected NAME=D0,D1,...");
+    const std::string name = item.substr(0, eq);
+    std::vector<int64_t> dims;
+    const std::string list = item.substr(eq + 1);
+    size_t start = 0;
+    while (start <= list.size() && !list.empty()) {
+      const size_t comma = list.find(',', start);
+      const std::string d = list.substr(start, comma == std::string::npos ? comma : comma - start);
+      if (d.empty() || d.size() > 12 || d.find_first_not_of("0123456789") != std::string::npos)
+        return InvalidArgument("--input-shape '" + item + "': '" + d +
+                               "' is not a non-negative integer dim");
+      dims.push_back(std::stoll(d));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (options->input_shapes.count(name))
+      return InvalidArgument("--input-shape given twice for '" + name + "'");
+    options->input_shapes[name] = std::move(dims);
+  }
   return Status::Ok();
 }
+
 Expected<std::shared_ptr<const Graph>> LoadModel(const std::string& path,
-                                                 const ModelSourceOptions&) {
-  return Unsupported("cannot load '" + path + "' yet");
+                                                 const ModelSourceOptions& options) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return NotFound("model file '" + path + "' not found");
+  if (std::filesystem::is_directory(path, ec))
+    return InvalidArgument("model path '" + path + "' is a directory, not a file");
+  if (IsKilnFile(path)) {
+    ModelSourceOptions with_env = options;
+    if (with_env.trust_dir.empty()) {
+      if (const char* env = std::getenv("KILN_TRUST_DIR")) with_env.trust_dir = env;
+    }
+    return LoadKilnModel(path, with_env);
+  }
+  OnnxParseOptions parse;
+  parse.input_shapes = options.input_shapes;
+  parse.frozen_inputs = options.frozen_inputs;
+  auto graph = ImportOnnx(path, parse);
+  if (!graph.ok()) {
+    // The importer names the file in most messages; add it where it does not.
+    const Status& st = graph.status();
+    return st.message().find(path) == std::string::npos ? st.WithContext(path) : st;
+  }
+  return std::shared_ptr<const Graph>(std::make_shared<Graph>(std::move(graph).value()));
 }
 
 }  // namespace kiln::cli
