@@ -11,6 +11,7 @@
 #include "calibration/npy_io.h"
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
+#include "tools/kiln/onnx_inputs.h"
 #include "tools/kiln/output_report.h"
 #include "tools/kiln/session_setup.h"
 #include "tools/kiln/tensor_files.h"
@@ -31,14 +32,43 @@ struct RunArgs {
   std::vector<std::string> raw_shapes;
 };
 
+// Input names in declaration order (for inputs given without NAME=).
+Expected<std::vector<std::string>> DeclaredInputNames(const RunArgs& args) {
+  std::vector<std::string> names;
+  if (IsKilnFile(args.model)) {
+    KILN_ASSIGN_OR_RETURN(auto graph, LoadModel(args.model, args.source));
+    for (ValueId id : graph->inputs()) names.push_back(graph->value(id).name);
+  } else {
+    KILN_ASSIGN_OR_RETURN(auto declared, ReadOnnxDeclaredInputs(args.model));
+    for (const auto& d : declared) names.push_back(d.name);
+  }
+  return names;
+}
+
 Expected<std::vector<HostTensor>> LoadInputs(const RunArgs& args, const PreprocessSpec& spec) {
+  std::vector<std::string> declared;
+  for (const std::string& item : args.inputs) {
+    if (item.find('=') == std::string::npos) {
+      KILN_ASSIGN_OR_RETURN(declared, DeclaredInputNames(args));
+      break;
+    }
+  }
   std::vector<HostTensor> tensors;
   std::set<std::string> names;
   for (const std::string& item : args.inputs) {
+    // "NAME=FILE", or a bare FILE bound to the model's inputs in order.
     const size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
-      return InvalidArgument("--input '" + item + "': expected NAME=FILE");
-    const std::string name = item.substr(0, eq), path = item.substr(eq + 1);
+    const bool positional = eq == std::string::npos;
+    if (!positional && (eq == 0 || eq + 1 == item.size()))
+      return InvalidArgument("--input '" + item + "': expected NAME=FILE or FILE");
+    std::string name = positional ? std::string() : item.substr(0, eq);
+    const std::string path = positional ? item : item.substr(eq + 1);
+    if (positional) {
+      if (tensors.size() >= declared.size())
+        return InvalidArgument("--input '" + item + "': the model has only " +
+                               std::to_string(declared.size()) + " input(s)");
+      name = declared[tensors.size()];
+    }
     if (!names.insert(name).second) return InvalidArgument("--input '" + name + "' given twice");
     auto t = LoadTensorFile(path, spec);
     if (!t.ok()) return t.status().WithContext("--input '" + name + "'");
@@ -152,7 +182,7 @@ void RegisterRun(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("run", "Run a model on input files and print its outputs");
   cmd->add_option("model", args->model, "Model file (.onnx or .kiln)")->required();
   cmd->add_option("--input,-i", args->inputs,
-                  "NAME=FILE: .npy, ONNX TensorProto .pb, or JPEG/PNG image (repeatable)");
+                  "NAME=FILE (or FILE, bound to inputs in order): .npy, ONNX TensorProto .pb, or JPEG/PNG image (repeatable)");
   cmd->add_option("--output-dir,-o", args->output_dir, "Write each output to DIR/<name>.npy");
   cmd->add_option("--preprocess", args->preprocess,
                   "Image preprocessing SPEC, e.g. resize=256,crop=224,scale=1/255,"
