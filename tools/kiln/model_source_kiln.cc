@@ -1,11 +1,26 @@
-// Loading .kiln files for the CLI (placeholder until the model format lands).
+// Loading .kiln files for the CLI: builds the trust store from the flags and runs the verified
+// runtime loader (runtime/model.h).
+#include "runtime/model.h"
 #include "tools/kiln/model_source.h"
 
 namespace kiln::cli {
 
 Expected<std::shared_ptr<const Graph>> LoadKilnModel(const std::string& path,
-                                                     const ModelSourceOptions&) {
-  return Unsupported("cannot load .kiln file '" + path + "' yet");
+                                                     const ModelSourceOptions& options) {
+  TrustStore trust;
+  for (const std::string& pub : options.public_keys) {
+    KILN_RETURN_IF_ERROR(trust.AddPublicKeyFile(pub).WithContext("--pub"));
+  }
+  if (!options.trust_dir.empty()) {
+    KILN_RETURN_IF_ERROR(trust.AddDirectory(options.trust_dir).WithContext("--trust-dir"));
+  } else {
+    KILN_RETURN_IF_ERROR(trust.AddFromEnvironment());
+  }
+  LoadOptions load;
+  load.allow_unsigned = options.allow_unsigned;
+  KILN_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, Model::Load(path, trust, load));
+  // The graph's constants keep the file mapping alive after the Model goes away.
+  return model->graph();
 }
 
 }  // namespace kiln::cli

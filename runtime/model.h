@@ -1,0 +1,70 @@
+// Model: an immutable, shareable model loaded from a signed .kiln file. The signature, section
+// hashes and structure are checked once, before anything in the file is interpreted.
+//
+//   kiln::TrustStore trust;
+//   trust.AddPublicKeyFile("release.pub");
+//   auto model = kiln::Model::Load("net.kiln", trust, {});
+//   auto session = kiln::Session::Create((*model)->graph());
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "serializer/metadata.h"
+#include "serializer/trust_store.h"
+
+namespace kiln {
+
+struct LoadOptions {
+  // Accept files without a signature block (development only). A file that is signed must
+  // still verify with a trusted key.
+  bool allow_unsigned = false;
+  // Refuse any section declaring more uncompressed bytes than this (before allocating).
+  uint64_t max_section_bytes = uint64_t{4} << 30;
+};
+
+struct SectionInfo {
+  std::string kind;         // "graph", "weights", "metadata", or "unknown(N)" (skipped)
+  std::string compression;  // "none" | "zstd"
+  uint64_t stored_size = 0;
+  uint64_t uncompressed_size = 0;
+  std::string sha256;  // hex
+};
+
+struct ModelInfo {
+  int format_major = 0;
+  int format_minor = 0;
+  bool is_signed = false;
+  std::string key_id;  // signer; empty when unsigned
+  ModelMetadata metadata;
+  std::vector<SectionInfo> sections;
+  bool weights_mapped = false;  // constants point into the file mapping (no copy)
+};
+
+class Model {
+ public:
+  ~Model();
+  // mmaps `path` and verifies it: magic, version, bounds, signature, section hashes, then
+  // decompression, schema and graph verification. Every refusal names the failed check.
+  static Expected<std::shared_ptr<const Model>> Load(const std::string& path,
+                                                     const TrustStore& trust,
+                                                     LoadOptions options = {});
+  // Same checks over a file image already in memory; `owner` keeps `data` alive.
+  static Expected<std::shared_ptr<const Model>> LoadFromMemory(std::shared_ptr<const void> owner,
+                                                               const uint8_t* data, size_t size,
+                                                               const TrustStore& trust,
+                                                               LoadOptions options = {});
+
+  std::shared_ptr<const Graph> graph() const;
+  const ModelInfo& info() const;
+
+ private:
+  struct Impl;
+  Model();
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,61 @@
+// Reader side of the .kiln container: structural checks, signature, section hashes and
+// decompression, in that order, over an in-memory (usually mmapped) file image.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/status.h"
+#include "serializer/format.h"
+#include "serializer/trust_store.h"
+
+namespace kiln::format {
+
+struct ReadLimits {
+  // Largest uncompressed size a section may declare; checked before anything is allocated.
+  uint64_t max_section_bytes = kDefaultMaxSectionBytes;
+};
+
+// A parsed view over a file image; points into the image, which must outlive it.
+struct ContainerView {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  Header header;
+  std::vector<SectionEntry> sections;  // table order
+  bool is_signed = false;
+  SignatureBlock signature;  // valid when is_signed
+
+  // First section of a kind, or nullptr.
+  const SectionEntry* Find(SectionKind kind) const;
+};
+
+// Step 1 (no allocation proportional to declared sizes): magic, version, flags, every offset
+// and size against the file length (overflow-safe), zero padding, no trailing bytes, declared
+// uncompressed sizes under the limit, known compressions, required sections present.
+Expected<ContainerView> ParseContainer(const uint8_t* data, size_t size,
+                                       const ReadLimits& limits = {});
+
+// Step 2: the Ed25519 signature over header + section table with a trusted key. Unsigned files
+// are refused unless allow_unsigned. On success *key_id is the signer's id ("" if unsigned).
+Status VerifySignature(const ContainerView& view, const TrustStore& trust, bool allow_unsigned,
+                       std::string* key_id);
+
+// Step 3: SHA-256 of a section's stored bytes against the table.
+Status VerifySectionHash(const ContainerView& view, const SectionEntry& entry);
+
+// Bytes of one section after decompression. `owner` keeps `data` alive.
+struct SectionBytes {
+  std::shared_ptr<const void> owner;
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+};
+
+// Step 4: an uncompressed section is borrowed from the image (owned by `image_owner`) when it
+// is 64-byte aligned in memory; a zstd section is decompressed into a 64-byte aligned buffer
+// that never grows past the declared size.
+Expected<SectionBytes> ReadSection(const ContainerView& view, const SectionEntry& entry,
+                                   const std::shared_ptr<const void>& image_owner);
+
+}  // namespace kiln::format

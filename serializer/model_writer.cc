@@ -1,0 +1,197 @@
+// .kiln container assembly: sections, optional zstd, section table with hashes, signature.
+#include "serializer/model_writer.h"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <iterator>
+
+#include "serializer/container_reader.h"
+#include "serializer/graph_writer.h"
+
+namespace kiln {
+namespace {
+
+using format::Compression;
+using format::SectionKind;
+
+struct PendingSection {
+  SectionKind kind;
+  std::vector<uint8_t> bytes;  // uncompressed
+};
+
+Expected<std::vector<uint8_t>> Compress(const std::vector<uint8_t>& in, int level) {
+  std::vector<uint8_t> out(ZSTD_compressBound(in.size()));
+  const size_t n = ZSTD_compress(out.data(), out.size(), in.data(), in.size(), level);
+  if (ZSTD_isError(n)) return Internal(std::string("zstd compression: ") + ZSTD_getErrorName(n));
+  out.resize(n);
+  return out;
+}
+
+int64_t CreationTime() {
+  if (const char* epoch = std::getenv("SOURCE_DATE_EPOCH")) {
+    char* end = nullptr;
+    const long long v = std::strtoll(epoch, &end, 10);
+    if (end != epoch && *end == '\0') return v;
+  }
+  return static_cast<int64_t>(std::time(nullptr));
+}
+
+}  // namespace
+
+Status ParseCompression(const std::string& spec, WriteOptions* options) {
+  if (spec == "none") {
+    options->compression = Compression::kNone;
+    return Status::Ok();
+  }
+  if (spec.rfind("zstd", 0) != 0) {
+    return InvalidArgument("--compress: expected none, zstd or zstd:LEVEL, got '" + spec + "'");
+  }
+  options->compression = Compression::kZstd;
+  if (spec.size() == 4) return Status::Ok();
+  const std::string level = spec.substr(5);
+  char* end = nullptr;
+  const long v = std::strtol(level.c_str(), &end, 10);
+  if (spec[4] != ':' || level.empty() || *end != '\0' || v < 1 || v > ZSTD_maxCLevel()) {
+    return InvalidArgument("--compress: zstd level must be 1.." + std::to_string(ZSTD_maxCLevel()) +
+                           ", got '" + spec + "'");
+  }
+  options->zstd_level = static_cast<int>(v);
+  return Status::Ok();
+}
+
+Expected<std::vector<uint8_t>> SerializeModel(const Graph& graph, const WriteOptions& options) {
+  KILN_ASSIGN_OR_RETURN(format::GraphSections gs, format::WriteGraphSections(graph));
+  ModelMetadata meta = options.metadata;
+  if (meta.producer.empty()) meta.producer = "kiln";
+  if (meta.producer_version.empty()) meta.producer_version = KILN_VERSION_STRING;
+  if (meta.created_unix == 0) meta.created_unix = CreationTime();
+
+  // Small sections first, weights last (the bulk of the file, mapped in place).
+  std::vector<PendingSection> pending;
+  pending.push_back({SectionKind::kGraph, std::move(gs.graph)});
+  pending.push_back({SectionKind::kMetadata, format::WriteMetadataSection(meta)});
+  pending.push_back({SectionKind::kWeights, std::move(gs.weights)});
+
+  std::vector<RawSection> raw;
+  for (auto& p : pending) {
+    RawSection r;
+    r.kind = static_cast<uint32_t>(p.kind);
+    r.uncompressed_size = p.bytes.size();
+    if (options.compression == Compression::kZstd) {
+      KILN_ASSIGN_OR_RETURN(r.stored, Compress(p.bytes, options.zstd_level));
+      r.compression = static_cast<uint32_t>(Compression::kZstd);
+    } else {
+      r.stored = std::move(p.bytes);
+    }
+    raw.push_back(std::move(r));
+  }
+  std::vector<uint8_t> image = AssembleContainer(raw);
+  if (options.signing_key != nullptr) {
+    return SignModelImage(image.data(), image.size(), *options.signing_key);
+  }
+  return image;
+}
+
+std::vector<uint8_t> AssembleContainer(const std::vector<RawSection>& sections, uint16_t minor) {
+  const uint64_t table_end = format::kHeaderSize + sections.size() * format::kSectionEntrySize;
+  std::vector<format::SectionEntry> entries;
+  uint64_t cursor = format::AlignUp(table_end, format::kSectionAlignment);
+  uint64_t end = table_end;
+  for (const auto& r : sections) {
+    format::SectionEntry e;
+    e.kind = r.kind;
+    e.compression = r.compression;
+    e.uncompressed_size = r.uncompressed_size;
+    e.stored_size = r.stored.size();
+    e.sha256 = signing::Sha256(r.stored.data(), r.stored.size());
+    e.offset = cursor;
+    end = e.offset + e.stored_size;
+    cursor = format::AlignUp(end, format::kSectionAlignment);
+    entries.push_back(e);
+  }
+  std::vector<uint8_t> image(end, 0);
+  format::Header h;
+  h.minor = minor;
+  h.section_count = static_cast<uint32_t>(entries.size());
+  h.file_size = end;
+  format::EncodeHeader(h, image.data());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    format::EncodeSectionEntry(entries[i],
+                               image.data() + format::kHeaderSize + i * format::kSectionEntrySize);
+    if (!sections[i].stored.empty()) {
+      std::memcpy(image.data() + entries[i].offset, sections[i].stored.data(),
+                  sections[i].stored.size());
+    }
+  }
+  return image;
+}
+
+Status WriteModelFile(const Graph& graph, const WriteOptions& options, const std::string& path) {
+  KILN_ASSIGN_OR_RETURN(std::vector<uint8_t> image, SerializeModel(graph, options));
+  return WriteFileAtomically(path, image);
+}
+
+Expected<std::vector<uint8_t>> SignModelImage(const uint8_t* data, size_t size,
+                                              const signing::PrivateKey& key) {
+  format::ReadLimits limits;
+  limits.max_section_bytes = UINT64_MAX;  // only the structure matters here
+  KILN_ASSIGN_OR_RETURN(format::ContainerView view, format::ParseContainer(data, size, limits));
+  for (const auto& e : view.sections) KILN_RETURN_IF_ERROR(format::VerifySectionHash(view, e));
+  uint64_t end = format::SignedPrefixSize(view.header);
+  for (const auto& e : view.sections) end = std::max(end, e.offset + e.stored_size);
+  const uint64_t sig_offset = format::AlignUp(end, format::kSectionAlignment);
+
+  std::vector<uint8_t> image(data, data + end);
+  image.resize(sig_offset + format::kSignatureBlockSize, 0);
+  format::Header h = view.header;
+  h.flags |= format::kFlagSigned;
+  h.signature_offset = sig_offset;
+  h.file_size = image.size();
+  format::EncodeHeader(h, image.data());
+
+  KILN_ASSIGN_OR_RETURN(signing::PublicKey pub, key.public_key());
+  format::SignatureBlock block;
+  std::memcpy(block.key_id.data(), pub.key_id().data(), format::kKeyIdChars);
+  KILN_ASSIGN_OR_RETURN(block.signature, key.Sign(image.data(), format::SignedPrefixSize(h)));
+  format::EncodeSignatureBlock(block, image.data() + sig_offset);
+  return image;
+}
+
+Status SignModelFile(const std::string& path, const signing::PrivateKey& key,
+                     const std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound("cannot open '" + path + "'");
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+  auto signed_image = SignModelImage(bytes.data(), bytes.size(), key);
+  if (!signed_image.ok()) return signed_image.status().WithContext("cannot sign '" + path + "'");
+  return WriteFileAtomically(out, *signed_image);
+}
+
+Status WriteFileAtomically(const std::string& path, const std::vector<uint8_t>& bytes) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return InvalidArgument("cannot create '" + tmp + "'");
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      return InvalidArgument("cannot write '" + tmp + "'");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return InvalidArgument("cannot rename '" + tmp + "' to '" + path + "'");
+  }
+  return Status::Ok();
+}
+
+}  // namespace kiln
