@@ -1,5 +1,6 @@
 // Tests for Graph construction, topological sort and dead-code removal.
 #include "ir/graph.h"
+#include "ir/op_schema.h"
 
 #include <gtest/gtest.h>
 
@@ -60,6 +61,30 @@ TEST(DTypeTest, HalfRoundTrip) {
     EXPECT_EQ(HalfToFloat(FloatToHalf(f)), f) << f;
   }
   EXPECT_EQ(FloatToHalf(1e6f), 0x7c00);
+}
+
+}  // namespace
+}  // namespace kiln
+
+namespace kiln {
+namespace {
+
+TEST(ShapeTest, NumElementsSaturatesInsteadOfOverflowing) {
+  EXPECT_EQ(NumElements({}), 1);
+  EXPECT_EQ(NumElements({2, 3}), 6);
+  EXPECT_EQ(NumElements({int64_t{1} << 40, int64_t{1} << 40}), kMaxElements);
+  EXPECT_EQ(NumElements({2, -1}), -1);
+}
+
+TEST(InferNodeTest, RejectsMissingRequiredInput) {
+  Graph g;
+  Value out;
+  out.name = "y";
+  ValueId y = g.AddValue(out);
+  g.AddNode(Node{"relu", OpType::kRelu, 17, {kNoValue}, {y}, {}, ""});
+  Status st = InferNode(g, 0);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("required input 0 is missing"), std::string::npos) << st.message();
 }
 
 }  // namespace

@@ -88,6 +88,11 @@ Status InferNode(Graph& graph, NodeId id) {
                            std::to_string(schema->max_outputs) + " outputs, got " +
                            std::to_string(n_out));
   }
+  for (int i = 0; i < schema->min_inputs; ++i) {
+    if (node.inputs[static_cast<size_t>(i)] == kNoValue) {
+      return InvalidArgument(where + ": required input " + std::to_string(i) + " is missing");
+    }
+  }
   for (ValueId in : node.inputs) {
     if (in != kNoValue && !graph.value(in).shape_known) {
       return Internal(where + ": input '" + graph.value(in).name + "' has no inferred shape");
@@ -108,6 +113,12 @@ Status InferNode(Graph& graph, NodeId id) {
     if (!info.set) return Internal(where + ": output " + std::to_string(i) + " not inferred");
     for (int64_t d : info.shape) {
       if (d < 0) return InvalidArgument(where + ": inferred a negative dimension");
+    }
+    // Refuse tensors no device could hold (and whose byte size would overflow size_t math).
+    constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
+    if (NumElements(info.shape) > kMaxTensorBytes / 8) {
+      return InvalidArgument(where + ": output " + std::to_string(i) + " shape " +
+                             ShapeToString(info.shape) + " is too large");
     }
     Value& v = graph.value(node.outputs[i]);
     v.dtype = info.dtype;

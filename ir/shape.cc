@@ -5,7 +5,11 @@ namespace kiln {
 
 int64_t NumElements(const Shape& shape) {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape) {
+    if (d < 0) return -1;
+    // Saturate instead of overflowing: shapes can come from untrusted files.
+    if (__builtin_mul_overflow(n, d, &n)) return kMaxElements;
+  }
   return n;
 }
 

@@ -9,7 +9,11 @@ namespace kiln {
 
 using Shape = std::vector<int64_t>;
 
-// Product of dims; 1 for a scalar (empty shape).
+// Returned by NumElements when the product overflows int64.
+inline constexpr int64_t kMaxElements = INT64_MAX;
+
+// Product of dims; 1 for a scalar (empty shape); -1 if a dim is negative; kMaxElements when
+// the product overflows.
 int64_t NumElements(const Shape& shape);
 // "[1,3,224,224]"
 std::string ShapeToString(const Shape& shape);

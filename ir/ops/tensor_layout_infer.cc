@@ -70,7 +70,9 @@ Status InferReshape(InferenceContext& ctx) {
       out[i] = d;
     }
     has_zero |= out[i] == 0;
-    known *= out[i];
+    if (__builtin_mul_overflow(known, out[i], &known)) {
+      return InvalidArgument("shape " + ShapeToString(out) + " has too many elements");
+    }
   }
   const int64_t total = NumElements(in);
   if (infer_at >= 0) {
