@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Installs dependencies, builds kiln (Release) and classifies examples/chelsea.png with
-# SqueezeNet 1.1 from the shared model corpus, printing the top-5 ImageNet classes.
+# The main job on the bundled example: installs dependencies, builds kiln (Release), then
+#   1. makes a signing key (kept in the build dir),
+#   2. compiles SqueezeNet 1.1 from the shared corpus into a signed, zstd-compressed .kiln,
+#   3. verifies the file against the public key,
+#   4. runs the verified file on examples/chelsea.png and prints the top-5 ImageNet classes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,7 +11,7 @@ build_dir=${KILN_BUILD_DIR:-build}
 shared=${KILN_SHARED_DIR:-../shared}
 
 bash scripts/install-deps.sh
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_BENCH=OFF
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_BENCH=OFF >/dev/null
 cmake --build "$build_dir" --target kiln -j"$(nproc)"
 
 model=$shared/models/squeezenet/model.onnx
@@ -16,8 +19,17 @@ labels=$shared/images/synset_words.txt
 for f in "$model" "$labels"; do
   [[ -f $f ]] || { echo "run-example: $f not found (set KILN_SHARED_DIR)" >&2; exit 1; }
 done
+kiln=$build_dir/kiln
+out=$build_dir/example
+mkdir -p "$out"
 
-# SqueezeNet 1.1 (Caffe): BGR, 0..255, minus mean B=104 G=117 R=123; shorter side 256, crop 224.
-"$build_dir/kiln" run "$model" --input data_0=examples/chelsea.png \
+echo "== 1. key"
+[[ -f $out/example.key ]] || "$kiln" keygen --out "$out/example"
+echo "== 2. compile + sign"
+"$kiln" compile "$model" -o "$out/squeezenet.kiln" --sign-key "$out/example.key" --compress zstd
+echo "== 3. verify"
+"$kiln" verify "$out/squeezenet.kiln" --pub "$out/example.pub"
+echo "== 4. run (SqueezeNet 1.1, Caffe preprocessing: BGR, 0..255, minus mean B=104 G=117 R=123)"
+"$kiln" run "$out/squeezenet.kiln" --pub "$out/example.pub" --input data_0=examples/chelsea.png \
   --preprocess resize=256,crop=224,bgr,mean=104:117:123,nchw \
   --labels "$labels"

@@ -3,8 +3,6 @@
 // reports load time and resident memory, which is how the loader's footprint is measured.
 //
 //   kiln_runtime_example MODEL.kiln --pub KEY.pub [--allow-unsigned] [--repeat-load N]
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,19 +16,14 @@
 
 namespace {
 
-long CurrentRssKb() {
+// Reads a "Vm...:" line of /proc/self/status in KiB (VmRSS: now, VmHWM: peak so far).
+long ProcStatusKb(const char* key) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+    if (line.rfind(key, 0) == 0) return std::stol(line.substr(std::strlen(key)));
   }
   return -1;
-}
-
-long PeakRssKb() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss;
 }
 
 int Fail(const kiln::Status& status) {
@@ -66,7 +59,7 @@ int main(int argc, char** argv) {
   }
   if (auto st = trust.AddFromEnvironment(); !st.ok()) return Fail(st);
 
-  const long rss_before_kb = CurrentRssKb();
+  const long rss_before_kb = ProcStatusKb("VmRSS:");
   std::vector<double> load_ms;
   std::shared_ptr<const kiln::Model> model;
   for (int r = 0; r < repeat_load; ++r) {
@@ -78,8 +71,8 @@ int main(int argc, char** argv) {
     model = *loaded;
     load_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
   }
-  const long rss_after_load_kb = CurrentRssKb();
-  const long peak_after_load_kb = PeakRssKb();
+  const long rss_after_load_kb = ProcStatusKb("VmRSS:");
+  const long peak_after_load_kb = ProcStatusKb("VmHWM:");
   std::sort(load_ms.begin(), load_ms.end());
   std::printf("loaded %s: key %s, %zu nodes, weights %s\n", path.c_str(),
               model->info().is_signed ? model->info().key_id.c_str() : "(unsigned)",
