@@ -20,6 +20,7 @@ for dir in "$shared"/models/*/; do
     ppocr_det) shape_args=(--input-shape x=1,3,320,320) ;;
     ppocr_cls) shape_args=(--input-shape x=1,3,48,192) ;;
     ppocr_rec) shape_args=(--input-shape x=1,3,48,320) ;;
+    super_resolution) shape_args=(--input-shape input=1,1,224,224) ;;
     *) shape_args=() ;;
   esac
   for c in none zstd; do
