@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 shared=${KILN_SHARED_DIR:-../shared}
+source scripts/lib/model_shapes.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -14,15 +15,7 @@ printf '%-20s %14s %16s %14s %7s\n' model "onnx bytes" "kiln none" "kiln zstd" "
 for dir in "$shared"/models/*/; do
   name=$(basename "$dir")
   [[ -f $dir/model.onnx && -d $dir/test_data_set_0 ]] || continue
-  # Concrete shapes for the models with symbolic dims (MANIFEST.md's test shapes).
-  case $name in
-    mobilenetv2) shape_args=(--input-shape input=1,3,224,224) ;;
-    ppocr_det) shape_args=(--input-shape x=1,3,320,320) ;;
-    ppocr_cls) shape_args=(--input-shape x=1,3,48,192) ;;
-    ppocr_rec) shape_args=(--input-shape x=1,3,48,320) ;;
-    super_resolution) shape_args=(--input-shape input=1,1,224,224) ;;
-    *) shape_args=() ;;
-  esac
+  read -r -a shape_args <<< "$(model_shape_args "$name")"
   for c in none zstd; do
     if ! "$build/kiln" compile "$dir/model.onnx" -o "$work/$name.$c.kiln" --compress "$c" \
          --sign-key "$work/bench.key" "${shape_args[@]}" >/dev/null 2>"$work/err"; then

@@ -50,12 +50,11 @@ Expected<std::vector<HostTensor>> ReadNumbered(const std::string& dir, const std
   return out;
 }
 
-// Gives unnamed test inputs the name of the model input at the same position.
+// Gives test inputs that are unnamed, or named after no model input (upstream test sets such
+// as super_resolution's 'X'), the name of the model input at the same position, as ONNX's
+// test runners do.
 Status NameInputsByPosition(const std::string& model, std::vector<HostTensor>& inputs,
                             const std::shared_ptr<const Graph>& loaded) {
-  bool all_named =
-      std::all_of(inputs.begin(), inputs.end(), [](auto& t) { return !t.name.empty(); });
-  if (all_named) return Status::Ok();
   std::vector<std::string> names;
   if (loaded) {
     for (ValueId id : loaded->inputs()) names.push_back(loaded->value(id).name);
@@ -63,11 +62,16 @@ Status NameInputsByPosition(const std::string& model, std::vector<HostTensor>& i
     KILN_ASSIGN_OR_RETURN(auto declared, ReadOnnxDeclaredInputs(model));
     for (const auto& d : declared) names.push_back(d.name);
   }
+  auto is_input = [&](const std::string& n) {
+    return std::find(names.begin(), names.end(), n) != names.end();
+  };
+  if (std::all_of(inputs.begin(), inputs.end(), [&](auto& t) { return is_input(t.name); }))
+    return Status::Ok();
   if (inputs.size() > names.size())
     return InvalidArgument("test data has " + std::to_string(inputs.size()) +
                            " inputs but the model has " + std::to_string(names.size()));
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (inputs[i].name.empty()) inputs[i].name = names[i];
+    if (!is_input(inputs[i].name)) inputs[i].name = names[i];
   return Status::Ok();
 }
 
