@@ -40,7 +40,7 @@ Expected<std::vector<int64_t>> InferenceContext::ConstantInts(size_t i) const {
   const size_t n = static_cast<size_t>(input(i).num_elements());
   std::vector<int64_t> out(n);
   if (t == DType::kI64) {
-    std::memcpy(out.data(), c->data(), n * 8);
+    if (n) std::memcpy(out.data(), c->data(), n * 8);
   } else if (t == DType::kI32) {
     for (size_t k = 0; k < n; ++k) out[k] = c->as<int32_t>()[k];
   } else {
@@ -60,7 +60,7 @@ Expected<std::vector<float>> InferenceContext::ConstantFloats(size_t i) const {
   const size_t n = static_cast<size_t>(input(i).num_elements());
   std::vector<float> out(n);
   if (t == DType::kF32) {
-    std::memcpy(out.data(), c->data(), n * 4);
+    if (n) std::memcpy(out.data(), c->data(), n * 4);
   } else if (t == DType::kF16) {
     for (size_t k = 0; k < n; ++k) out[k] = HalfToFloat(c->as<uint16_t>()[k]);
   } else {

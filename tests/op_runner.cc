@@ -59,19 +59,19 @@ Expected<std::vector<HostTensor>> RunSingleOp(OpType op, const Attributes& attrs
 
 HostTensor MakeF32(Shape shape, std::vector<float> values) {
   HostTensor t("", DType::kF32, std::move(shape));
-  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+  if (!t.bytes.empty()) std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
   return t;
 }
 
 HostTensor MakeI64(Shape shape, std::vector<int64_t> values) {
   HostTensor t("", DType::kI64, std::move(shape));
-  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+  if (!t.bytes.empty()) std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
   return t;
 }
 
 std::vector<float> ToF32(const HostTensor& t) {
   std::vector<float> v(static_cast<size_t>(t.num_elements()));
-  std::memcpy(v.data(), t.bytes.data(), v.size() * 4);
+  if (!v.empty()) std::memcpy(v.data(), t.bytes.data(), v.size() * 4);
   return v;
 }
 
