@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
-# What CI runs: install dependencies, build everything (Release, with tests), run ctest, then
-# fuzz the .kiln loader for a short time (KILN_FUZZ_SECONDS, default 60; 0 skips it).
+# What CI runs: install dependencies; build and run the whole suite under AddressSanitizer +
+# UBSan (KILN_ASAN=0 skips it); fuzz the .kiln loader for a short time (KILN_FUZZ_SECONDS,
+# default 60; 0 skips it); then build everything (Release, with tests) and run ctest, whose
+# summary closes the log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir=${KILN_BUILD_DIR:-build}
 jobs=${KILN_JOBS:-$(nproc)}
 fuzz_seconds=${KILN_FUZZ_SECONDS:-60}
+asan=${KILN_ASAN:-1}
 
 bash scripts/install-deps.sh --fuzz
+if [[ $asan != 0 ]]; then
+  cmake -S . -B "$build_dir-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_SANITIZE=ON \
+    -DKILN_BUILD_BENCH=OFF
+  cmake --build "$build_dir-asan" -j"$jobs"
+  ctest --test-dir "$build_dir-asan" --output-on-failure -j2
+fi
+if [[ $fuzz_seconds -gt 0 ]]; then
+  bash scripts/fuzz-loader.sh "$fuzz_seconds" "$build_dir-fuzz"
+fi
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_TESTS=ON
 cmake --build "$build_dir" -j"$jobs"
 # Unit tests, the cross-module suites (conformance, real models, CLI bad input, model-file
 # security) and the runtime link check.
 ctest --test-dir "$build_dir" --output-on-failure -j2
-if [[ $fuzz_seconds -gt 0 ]]; then
-  bash scripts/fuzz-loader.sh "$fuzz_seconds" "$build_dir-fuzz"
-fi
