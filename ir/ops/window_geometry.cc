@@ -72,8 +72,11 @@ Expected<std::vector<int64_t>> PoolKernelShape(const Attributes& attrs, size_t s
   return k;
 }
 
-Expected<WindowGeometry> ResolveWindow(const Attributes& attrs, const std::vector<int64_t>& input,
-                                       const std::vector<int64_t>& kernel, bool ceil_mode) {
+namespace {
+
+// What ordinary and transposed windows share: kernel checks, strides and dilations.
+Expected<WindowGeometry> StartWindow(const Attributes& attrs, const std::vector<int64_t>& input,
+                                     const std::vector<int64_t>& kernel) {
   WindowGeometry g;
   const size_t rank = input.size();
   if (rank == 0) return InvalidArgument("input needs at least one spatial axis");
@@ -88,6 +91,15 @@ Expected<WindowGeometry> ResolveWindow(const Attributes& attrs, const std::vecto
   g.kernel = kernel;
   KILN_ASSIGN_OR_RETURN(g.strides, PerAxis(attrs, "strides", rank, 1, 1));
   KILN_ASSIGN_OR_RETURN(g.dilations, PerAxis(attrs, "dilations", rank, 1, 1));
+  return g;
+}
+
+}  // namespace
+
+Expected<WindowGeometry> ResolveWindow(const Attributes& attrs, const std::vector<int64_t>& input,
+                                       const std::vector<int64_t>& kernel, bool ceil_mode) {
+  KILN_ASSIGN_OR_RETURN(WindowGeometry g, StartWindow(attrs, input, kernel));
+  const size_t rank = input.size();
   const std::string auto_pad = attrs.GetString("auto_pad", "NOTSET");
   KILN_RETURN_IF_ERROR(CheckAutoPad(auto_pad));
   KILN_RETURN_IF_ERROR(ReadPads(attrs, g));
@@ -124,20 +136,8 @@ Expected<WindowGeometry> ResolveWindow(const Attributes& attrs, const std::vecto
 Expected<WindowGeometry> ResolveTransposedWindow(const Attributes& attrs,
                                                  const std::vector<int64_t>& input,
                                                  const std::vector<int64_t>& kernel) {
-  WindowGeometry g;
+  KILN_ASSIGN_OR_RETURN(WindowGeometry g, StartWindow(attrs, input, kernel));
   const size_t rank = input.size();
-  if (rank == 0) return InvalidArgument("input needs at least one spatial axis");
-  if (kernel.size() != rank) {
-    return InvalidArgument("kernel " + Join(kernel) + " does not match the " +
-                           std::to_string(rank) + " spatial axes of the input");
-  }
-  for (int64_t k : kernel) {
-    if (k <= 0) return InvalidArgument("kernel extents " + Join(kernel) + " must be positive");
-  }
-  g.input = input;
-  g.kernel = kernel;
-  KILN_ASSIGN_OR_RETURN(g.strides, PerAxis(attrs, "strides", rank, 1, 1));
-  KILN_ASSIGN_OR_RETURN(g.dilations, PerAxis(attrs, "dilations", rank, 1, 1));
   KILN_ASSIGN_OR_RETURN(std::vector<int64_t> out_pad, PerAxis(attrs, "output_padding", rank, 0, 0));
   for (size_t i = 0; i < rank; ++i) {
     if (out_pad[i] >= std::max(g.strides[i], g.dilations[i])) {

@@ -273,7 +273,7 @@ static Expected<std::string> ReadModelBytes(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-Expected<std::vector<std::string>> ReadOnnxInputNames(const std::string& path) {
+Expected<std::vector<OnnxDeclaredInput>> ReadOnnxDeclaredInputs(const std::string& path) {
   KILN_ASSIGN_OR_RETURN(std::string bytes, ReadModelBytes(path));
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes)) {
@@ -281,10 +281,30 @@ Expected<std::vector<std::string>> ReadOnnxInputNames(const std::string& path) {
   }
   std::set<std::string> inits;
   for (const auto& t : model.graph().initializer()) inits.insert(t.name());
-  std::vector<std::string> names;
-  for (const auto& in : model.graph().input()) {
-    if (!inits.count(in.name())) names.push_back(in.name());
+  std::vector<OnnxDeclaredInput> out;
+  for (const auto& vi : model.graph().input()) {
+    if (inits.count(vi.name())) continue;
+    OnnxDeclaredInput d;
+    d.name = vi.name();
+    if (vi.type().has_tensor_type()) {
+      const auto& tt = vi.type().tensor_type();
+      d.onnx_type = OnnxDataTypeName(tt.elem_type());
+      auto dt = DTypeFromOnnx(tt.elem_type(), d.name);
+      if (dt.ok()) d.dtype = *dt;
+      d.has_shape = tt.has_shape();
+      for (const auto& dim : tt.shape().dim()) {
+        d.dims.push_back(dim.has_dim_value() && dim.dim_value() >= 0 ? dim.dim_value() : -1);
+      }
+    }
+    out.push_back(std::move(d));
   }
+  return out;
+}
+
+Expected<std::vector<std::string>> ReadOnnxInputNames(const std::string& path) {
+  KILN_ASSIGN_OR_RETURN(auto declared, ReadOnnxDeclaredInputs(path));
+  std::vector<std::string> names;
+  for (const auto& d : declared) names.push_back(d.name);
   return names;
 }
 

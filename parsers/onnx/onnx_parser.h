@@ -28,8 +28,19 @@ Expected<Graph> ParseOnnxFile(const std::string& path, const OnnxParseOptions& o
 Expected<Graph> ParseOnnxBytes(const std::string& bytes, const std::string& base_dir,
                                const OnnxParseOptions& options);
 
-// Names of an .onnx file's real graph inputs (initializers excluded), in order: lets callers
-// bind unnamed test tensors (input_0.pb, ...) by position before import.
+// A graph input as an .onnx file declares it, read before import so callers can check
+// user-supplied tensors (name, dtype, fixed dims) and bind unnamed ones by position.
+struct OnnxDeclaredInput {
+  std::string name;
+  DType dtype = DType::kUndefined;  // kUndefined when Kiln has no such dtype
+  std::string onnx_type;            // "FLOAT", "DOUBLE", ... for messages
+  bool has_shape = false;
+  std::vector<int64_t> dims;  // -1 for symbolic/unknown dims
+};
+
+// The file's real graph inputs (initializers excluded), in order.
+Expected<std::vector<OnnxDeclaredInput>> ReadOnnxDeclaredInputs(const std::string& path);
+// Just their names.
 Expected<std::vector<std::string>> ReadOnnxInputNames(const std::string& path);
 
 }  // namespace kiln

@@ -39,8 +39,7 @@ Expected<std::vector<std::string>> DeclaredInputNames(const RunArgs& args) {
     KILN_ASSIGN_OR_RETURN(auto graph, LoadModel(args.model, args.source));
     for (ValueId id : graph->inputs()) names.push_back(graph->value(id).name);
   } else {
-    KILN_ASSIGN_OR_RETURN(auto declared, ReadOnnxDeclaredInputs(args.model));
-    for (const auto& d : declared) names.push_back(d.name);
+    KILN_ASSIGN_OR_RETURN(names, ReadOnnxInputNames(args.model));
   }
   return names;
 }
@@ -182,7 +181,8 @@ void RegisterRun(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("run", "Run a model on input files and print its outputs");
   cmd->add_option("model", args->model, "Model file (.onnx or .kiln)")->required();
   cmd->add_option("--input,-i", args->inputs,
-                  "NAME=FILE (or FILE, bound to inputs in order): .npy, ONNX TensorProto .pb, or JPEG/PNG image (repeatable)");
+                  "NAME=FILE (or FILE, bound to inputs in order): .npy, ONNX TensorProto .pb, or "
+                  "JPEG/PNG image (repeatable)");
   cmd->add_option("--output-dir,-o", args->output_dir, "Write each output to DIR/<name>.npy");
   cmd->add_option("--preprocess", args->preprocess,
                   "Image preprocessing SPEC, e.g. resize=256,crop=224,scale=1/255,"

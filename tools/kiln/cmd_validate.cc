@@ -59,8 +59,7 @@ Status NameInputsByPosition(const std::string& model, std::vector<HostTensor>& i
   if (loaded) {
     for (ValueId id : loaded->inputs()) names.push_back(loaded->value(id).name);
   } else {
-    KILN_ASSIGN_OR_RETURN(auto declared, ReadOnnxDeclaredInputs(model));
-    for (const auto& d : declared) names.push_back(d.name);
+    KILN_ASSIGN_OR_RETURN(names, ReadOnnxInputNames(model));
   }
   auto is_input = [&](const std::string& n) {
     return std::find(names.begin(), names.end(), n) != names.end();

@@ -1,5 +1,5 @@
-// The graph inputs an ONNX file declares (initializers excluded), read before import so the CLI
-// can check user-supplied tensors by name, dtype and shape and say exactly what is wrong.
+// Checks user-supplied tensors against the graph inputs an ONNX file declares, so the CLI can
+// say exactly what is wrong (name, dtype, shape) before import.
 #pragma once
 
 #include <cstdint>
@@ -8,18 +8,11 @@
 
 #include "ir/host_tensor.h"
 #include "ir/status.h"
+#include "parsers/onnx/onnx_parser.h"
 
 namespace kiln::cli {
 
-struct DeclaredInput {
-  std::string name;
-  DType dtype = DType::kUndefined;  // kUndefined when Kiln has no such dtype
-  std::string onnx_type;            // "FLOAT", "DOUBLE", ... for messages
-  bool has_shape = false;
-  std::vector<int64_t> dims;  // -1 for symbolic/unknown dims
-};
-
-Expected<std::vector<DeclaredInput>> ReadOnnxDeclaredInputs(const std::string& path);
+using DeclaredInput = OnnxDeclaredInput;  // read by parsers/onnx ReadOnnxDeclaredInputs
 
 // "[1,3,N,W]"-style text of the declared dims ('?' for symbolic).
 std::string DeclaredShapeText(const DeclaredInput& in);
