@@ -1,9 +1,11 @@
-// kiln inspect MODEL [--json]: inputs/outputs, op histogram, parameters and MACs of a model.
+// kiln inspect MODEL [--json] [--ir]: inputs/outputs, op histogram, parameters and MACs of a
+// model, or its IR as text.
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
 #include "compiler/model_stats.h"
+#include "ir/text_dump.h"
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
 #include "tools/kiln/model_source.h"
@@ -14,6 +16,7 @@ namespace {
 struct InspectArgs {
   std::string model;
   bool json = false;
+  bool ir = false;
   ModelSourceOptions source;
   std::vector<std::string> raw_shapes;
 };
@@ -90,11 +93,17 @@ void RegisterInspect(CLI::App& app, int* exit_code) {
       app.add_subcommand("inspect", "Show a model's inputs, outputs, ops, parameters and MACs");
   cmd->add_option("model", args->model, "Model file (.onnx or .kiln)")->required();
   cmd->add_flag("--json", args->json, "Print JSON instead of text");
+  cmd->add_flag("--ir", args->ir,
+                "Print the IR (after import, shape propagation and folding) as text");
   AddModelSourceFlags(*cmd, &args->source, &args->raw_shapes);
   cmd->callback([args, exit_code] {
     RunCommand("inspect", exit_code, [&]() -> Status {
       KILN_RETURN_IF_ERROR(ParseInputShapes(args->raw_shapes, &args->source));
       KILN_ASSIGN_OR_RETURN(auto graph, LoadModel(args->model, args->source));
+      if (args->ir) {
+        std::cout << GraphToText(*graph);
+        return Status::Ok();
+      }
       const ModelStats stats = ComputeModelStats(*graph);
       if (args->json) {
         PrintJson(args->model, stats);
