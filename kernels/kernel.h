@@ -5,6 +5,7 @@
 #include <span>
 
 #include "ir/graph.h"
+#include "kernels/thread_pool.h"
 
 namespace kiln {
 
@@ -22,11 +23,15 @@ struct TensorView {
   T* as() const { return static_cast<T*>(data); }
 };
 
-// What prepare() sees: the node and its input/output values (dtype, shape, constant bytes).
+// What prepare() sees: the node and its input/output values (dtype, shape, constant bytes),
+// and the session's thread pool, which run() may use (it outlives the kernel).
 class KernelContext {
  public:
-  KernelContext(const Graph& graph, const Node& node) : graph_(graph), node_(node) {}
+  KernelContext(const Graph& graph, const Node& node, ThreadPool* pool = nullptr)
+      : graph_(graph), node_(node), pool_(pool) {}
   const Graph& graph() const { return graph_; }
+  // Never null while a session prepares kernels; null in standalone uses (run inline).
+  ThreadPool* thread_pool() const { return pool_; }
   const Node& node() const { return node_; }
   const Attributes& attrs() const { return node_.attrs; }
   size_t num_inputs() const { return node_.inputs.size(); }
@@ -41,6 +46,7 @@ class KernelContext {
  private:
   const Graph& graph_;
   const Node& node_;
+  ThreadPool* pool_;
 };
 
 class Kernel {

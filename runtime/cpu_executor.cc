@@ -30,7 +30,7 @@ class HostBuffer : public DeviceBuffer {
 
 class CpuExecutor : public Executor {
  public:
-  explicit CpuExecutor(Isa max_isa) : max_isa_(max_isa) {}
+  CpuExecutor(Isa max_isa, ThreadPool* pool) : max_isa_(max_isa), pool_(pool) {}
   std::string name() const override { return kExecutorCpu; }
   ExecutorKind kind() const override { return ExecutorKind::kCpu; }
   bool host_memory() const override { return true; }
@@ -47,7 +47,7 @@ class CpuExecutor : public Executor {
                          ") at node '" + node.name + "'");
     }
     std::unique_ptr<Kernel> kernel = (*f)();
-    KILN_RETURN_IF_ERROR(kernel->Prepare(KernelContext(graph, node))
+    KILN_RETURN_IF_ERROR(kernel->Prepare(KernelContext(graph, node, pool_))
                              .WithContext("node '" + node.name + "' (" +
                                           std::string(OpTypeName(node.op)) + ")"));
     return kernel;
@@ -69,12 +69,13 @@ class CpuExecutor : public Executor {
 
  private:
   Isa max_isa_;
+  ThreadPool* pool_;
 };
 
 }  // namespace
 
-std::unique_ptr<Executor> MakeCpuExecutor(Isa max_isa) {
-  return std::make_unique<CpuExecutor>(max_isa);
+std::unique_ptr<Executor> MakeCpuExecutor(Isa max_isa, ThreadPool* pool) {
+  return std::make_unique<CpuExecutor>(max_isa, pool);
 }
 
 }  // namespace kiln

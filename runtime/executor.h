@@ -43,7 +43,9 @@ class Executor {
   virtual Status Synchronize() { return Status::Ok(); }
 };
 
-// The CPU executor. `max_isa` caps which kernel flavours it picks (kReference = the oracle).
-std::unique_ptr<Executor> MakeCpuExecutor(Isa max_isa = Isa::kReference);
+// The CPU executor. `max_isa` caps which kernel flavours it picks (kReference = the oracle);
+// its kernels split work over `pool` (the session's; may be null: everything inline).
+std::unique_ptr<Executor> MakeCpuExecutor(Isa max_isa = Isa::kReference,
+                                          ThreadPool* pool = nullptr);
 
 }  // namespace kiln

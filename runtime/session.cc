@@ -14,14 +14,16 @@ namespace {
 constexpr int kHostDomain = 0;
 
 Expected<std::unique_ptr<Executor>> MakeExecutor(const std::string& name,
-                                                 const SessionOptions& options) {
-  if (name == kExecutorCpu) return MakeCpuExecutor(options.cpu_max_isa);
+                                                 const SessionOptions& options,
+                                                 ThreadPool* pool) {
+  if (name == kExecutorCpu) return MakeCpuExecutor(options.cpu_max_isa, pool);
   return Unsupported("executor '" + name + "' is not available in this runtime build");
 }
 
 }  // namespace
 
 struct Session::Impl {
+  std::unique_ptr<ThreadPool> pool;  // declared first: executors and kernels use it
   std::vector<std::unique_ptr<Executor>> executors;
   std::vector<int> executor_domain;         // domain of each executor
   std::vector<Executor*> domain_executor;   // executor owning each non-host domain (host: null)
@@ -104,10 +106,15 @@ Expected<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
   Impl& im = *s->impl_;
   const Graph& g = *s->graph_;
 
+  if (options.num_threads < 1) {
+    return InvalidArgument("session needs at least 1 thread, got " +
+                           std::to_string(options.num_threads));
+  }
+  im.pool = std::make_unique<ThreadPool>(options.num_threads);
   bool has_cpu = false;
   im.domain_executor.push_back(nullptr);  // host domain
   for (const std::string& name : options.executors) {
-    KILN_ASSIGN_OR_RETURN(auto ex, MakeExecutor(name, options));
+    KILN_ASSIGN_OR_RETURN(auto ex, MakeExecutor(name, options, im.pool.get()));
     has_cpu |= ex->host_memory();
     im.executor_domain.push_back(ex->host_memory() ? kHostDomain
                                                    : static_cast<int>(im.domain_executor.size()));
@@ -115,7 +122,7 @@ Expected<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
     im.executors.push_back(std::move(ex));
   }
   if (!has_cpu) {  // CPU fallback is always there
-    KILN_ASSIGN_OR_RETURN(auto ex, MakeExecutor(kExecutorCpu, options));
+    KILN_ASSIGN_OR_RETURN(auto ex, MakeExecutor(kExecutorCpu, options, im.pool.get()));
     im.executor_domain.push_back(kHostDomain);
     im.executors.push_back(std::move(ex));
   }

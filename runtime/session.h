@@ -17,6 +17,8 @@ struct SessionOptions {
   // always available.
   std::vector<std::string> executors = {kExecutorCpu};
   Isa cpu_max_isa = Isa::kReference;
+  // Threads of the session's pool (the caller counts as one); kernels and streams share it.
+  int num_threads = 1;
   bool profile = false;  // record per-node wall time
 };
 

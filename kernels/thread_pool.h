@@ -1,0 +1,83 @@
+// One persistent pool of worker threads per session: kernels split their work with
+// ParallelFor, and the session runs its streams with RunTasks. Nothing allocates and no thread
+// is created after construction.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <span>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace kiln {
+
+// A non-owning reference to a callable (no allocation, unlike std::function). The callable
+// must outlive the call it is passed to.
+template <typename Signature>
+class FunctionRef;
+template <typename R, typename... Args>
+class FunctionRef<R(Args...)> {
+ public:
+  template <typename F, typename = std::enable_if_t<
+                            !std::is_same_v<std::remove_cvref_t<F>, FunctionRef>>>
+  FunctionRef(F&& f)  // NOLINT: implicit by design, like std::function_ref
+      : object_(const_cast<void*>(static_cast<const void*>(&f))),
+        call_([](void* o, Args... args) -> R {
+          return (*static_cast<std::remove_reference_t<F>*>(o))(std::forward<Args>(args)...);
+        }) {}
+  R operator()(Args... args) const { return call_(object_, std::forward<Args>(args)...); }
+
+ private:
+  void* object_;
+  R (*call_)(void*, Args...);
+};
+
+class ThreadPool {
+ public:
+  // `num_threads` counts the calling thread: 1 means no workers (everything runs inline).
+  explicit ThreadPool(int num_threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int num_threads() const { return static_cast<int>(workers_.size()) + 1; }
+
+  // Calls fn(begin, end) over disjoint ranges covering [0, n), each at least `grain` long
+  // (except the last), on the caller and on idle workers; returns when all are done. Results
+  // must not depend on how the range is split (each index computed independently). Safe to
+  // call from inside a RunTasks task: busy workers simply do not help.
+  void ParallelFor(int64_t n, FunctionRef<void(int64_t, int64_t)> fn, int64_t grain = 1);
+
+  // Runs every task concurrently, task 0 on the caller and the others on workers, and returns
+  // when all have finished. Tasks may block waiting on each other (stream events), so this
+  // needs a worker for each task but the first: callers check CanRunConcurrently first.
+  void RunTasks(std::span<const FunctionRef<void()>> tasks);
+  bool CanRunConcurrently(size_t tasks) const { return tasks <= workers_.size() + 1; }
+
+ private:
+  struct Job;
+  // A unit of queued work: a share of a ParallelFor job, or one RunTasks task.
+  struct Ticket {
+    Job* job = nullptr;                          // ParallelFor share (nullptr: cancelled)
+    const FunctionRef<void()>* task = nullptr;  // RunTasks task
+    std::atomic<int>* task_pending = nullptr;    // decremented when the task finishes
+  };
+
+  void WorkerLoop();
+  bool PushLocked(const Ticket& t);
+  static void RunShare(Job& job);
+
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable work_cv_;  // workers wait for tickets
+  std::condition_variable done_cv_;  // callers wait for their helpers
+  std::vector<Ticket> ring_;         // fixed-capacity FIFO of tickets
+  size_t head_ = 0, count_ = 0;
+  bool stop_ = false;
+};
+
+}  // namespace kiln
