@@ -23,8 +23,15 @@ KernelRegistry& KernelRegistry::Global() {
   return *registry;
 }
 
-void KernelRegistry::Register(KernelKey key, KernelFactory factory) {
-  entries_.push_back({key, std::move(factory)});
+void KernelRegistry::Register(KernelKey key, KernelFactory factory, KernelTraits traits) {
+  entries_.push_back({key, std::move(factory), std::move(traits)});
+}
+
+bool KernelRegistry::AllInputsPlain(const Graph& graph, const Node& node) {
+  for (ValueId in : node.inputs) {
+    if (in != kNoValue && graph.value(in).layout != Layout::kPlain) return false;
+  }
+  return true;
 }
 
 DType KernelRegistry::DispatchDType(const Graph& graph, const Node& node) {
@@ -37,8 +44,9 @@ DType KernelRegistry::DispatchDType(const Graph& graph, const Node& node) {
   return DType::kUndefined;
 }
 
-const KernelFactory* KernelRegistry::Find(const Graph& graph, const Node& node,
-                                          ExecutorKind executor, Isa max_isa) const {
+const KernelRegistry::Entry* KernelRegistry::FindEntry(const Graph& graph, const Node& node,
+                                                       ExecutorKind executor,
+                                                       Isa max_isa) const {
   const DType dtype = DispatchDType(graph, node);
   const Layout layout =
       node.outputs.empty() || node.outputs[0] == kNoValue ? Layout::kPlain
@@ -52,9 +60,12 @@ const KernelFactory* KernelRegistry::Find(const Graph& graph, const Node& node,
     if (e.key.op != node.op || e.key.executor != executor || e.key.layout != layout) continue;
     if (static_cast<int>(e.key.isa) > static_cast<int>(max_isa)) continue;
     if (e.key.dtype != dtype && e.key.dtype != DType::kUndefined) continue;
-    if (!best || rank(e) > rank(*best)) best = &e;
+    if (best && rank(e) <= rank(*best)) continue;
+    const bool takes = e.traits.supports ? e.traits.supports(graph, node)
+                                         : AllInputsPlain(graph, node);
+    if (takes) best = &e;
   }
-  return best ? &best->factory : nullptr;
+  return best;
 }
 
 }  // namespace kiln

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,9 @@ namespace kiln {
 enum class ExecutorKind : int32_t { kCpu = 0, kOpenCL = 1, kDsp = 2 };
 // Instruction-set / implementation flavour of a kernel; higher is preferred when available.
 enum class Isa : int32_t { kReference = 0, kScalar = 1, kAvx2 = 2, kNeon = 3, kOpenCL = 10, kHvx = 20 };
+
+// The most specialised CPU flavour Kiln has kernels for (what `--target cpu` packs for).
+inline constexpr Isa kBestCpuIsa = Isa::kAvx2;
 
 const char* ExecutorKindName(ExecutorKind kind);
 
@@ -27,23 +31,49 @@ struct KernelKey {
 
 using KernelFactory = std::function<std::unique_ptr<Kernel>()>;
 
+// The weight layout a kernel wants the compiler to produce offline: input `input` (a
+// constant) rewritten into `layout` (ir/layout.h). The runtime binds it in place.
+struct WeightPacking {
+  size_t input = 1;
+  Layout layout = Layout::kPlain;
+};
+
+// What a kernel can do beyond its key.
+struct KernelTraits {
+  // Whether the kernel takes this node (shapes, attributes, input layouts). Null: any node
+  // whose inputs are all in plain layout.
+  bool (*supports)(const Graph& graph, const Node& node) = nullptr;
+  // Packing to ask the compiler for (pack-weights pass), if any. The kernel's `supports` must
+  // accept the packed node, and so must a kScalar (portable) kernel of the same op, so that a
+  // file packed for one ISA runs on a CPU without it.
+  std::optional<WeightPacking> packing;
+};
+
 class KernelRegistry {
  public:
   static KernelRegistry& Global();  // populated by RegisterAllKernels() on first use
 
-  void Register(KernelKey key, KernelFactory factory);
-
-  // Finds the best kernel for `node` on `executor`: exact dtype before wildcard, the highest
-  // isa not above `max_isa`. The dispatch dtype is the first present input's (or, with no
-  // inputs, the first output's).
-  const KernelFactory* Find(const Graph& graph, const Node& node, ExecutorKind executor,
-                            Isa max_isa) const;
-  static DType DispatchDType(const Graph& graph, const Node& node);
+  void Register(KernelKey key, KernelFactory factory, KernelTraits traits = {});
 
   struct Entry {
     KernelKey key;
     KernelFactory factory;
+    KernelTraits traits;
   };
+
+  // Finds the best kernel for `node` on `executor`: exact dtype before wildcard, the highest
+  // isa not above `max_isa`, among those whose traits accept the node. The dispatch dtype is
+  // the first present input's (or, with no inputs, the first output's).
+  const Entry* FindEntry(const Graph& graph, const Node& node, ExecutorKind executor,
+                         Isa max_isa) const;
+  const KernelFactory* Find(const Graph& graph, const Node& node, ExecutorKind executor,
+                            Isa max_isa) const {
+    const Entry* e = FindEntry(graph, node, executor, max_isa);
+    return e ? &e->factory : nullptr;
+  }
+  static DType DispatchDType(const Graph& graph, const Node& node);
+  // The default `supports`: every present input is in plain layout.
+  static bool AllInputsPlain(const Graph& graph, const Node& node);
   const std::vector<Entry>& entries() const { return entries_; }
 
  private:
@@ -59,8 +89,9 @@ void RegisterReferenceTensorKernels(KernelRegistry& r);
 template <typename T>
 void RegisterKernel(KernelRegistry& r, OpType op, DType dtype,
                     ExecutorKind executor = ExecutorKind::kCpu, Isa isa = Isa::kReference,
-                    Layout layout = Layout::kPlain) {
-  r.Register(KernelKey{op, executor, dtype, layout, isa}, [] { return std::make_unique<T>(); });
+                    Layout layout = Layout::kPlain, KernelTraits traits = {}) {
+  r.Register(KernelKey{op, executor, dtype, layout, isa}, [] { return std::make_unique<T>(); },
+             std::move(traits));
 }
 
 }  // namespace kiln
