@@ -40,13 +40,17 @@ struct WeightPacking {
 
 // What a kernel can do beyond its key.
 struct KernelTraits {
-  // Whether the kernel takes this node (shapes, attributes, input layouts). Null: any node
-  // whose inputs are all in plain layout.
-  bool (*supports)(const Graph& graph, const Node& node) = nullptr;
-  // Packing to ask the compiler for (pack-weights pass), if any. The kernel's `supports` must
-  // accept the packed node, and so must a kScalar (portable) kernel of the same op, so that a
-  // file packed for one ISA runs on a CPU without it.
+  // Whether the kernel handles this node's shapes and attributes (null: every node of its
+  // key). Independent of the inputs' layouts, which the rules below decide.
+  bool (*accepts)(const Graph& graph, const Node& node) = nullptr;
+  // The weight layout the kernel reads, which the compiler's pack-weights pass produces:
+  // input `packing->input` must be in `packing->layout`, every other input plain. A kScalar
+  // (portable) kernel must read every layout a faster one asks for, so that a file packed for
+  // one ISA runs on a CPU without it.
   std::optional<WeightPacking> packing;
+  // Reads its weights (input 1) in any layout ir/layout.h can unpack (the reference kernels,
+  // which unpack once at prepare; the oracle's convenience). Every other input plain.
+  bool any_weight_layout = false;
 };
 
 class KernelRegistry {
@@ -62,18 +66,22 @@ class KernelRegistry {
   };
 
   // Finds the best kernel for `node` on `executor`: exact dtype before wildcard, the highest
-  // isa not above `max_isa`, among those whose traits accept the node. The dispatch dtype is
-  // the first present input's (or, with no inputs, the first output's).
+  // isa not above `max_isa`, among those whose traits accept the node and its input layouts.
+  // The dispatch dtype is the first present input's (or, with no inputs, the first output's).
   const Entry* FindEntry(const Graph& graph, const Node& node, ExecutorKind executor,
                          Isa max_isa) const;
+  // The kernel the pack-weights pass packs for: the best one that asks for a weight layout
+  // and accepts the node, whatever layout its weights are in now.
+  const Entry* FindPackingEntry(const Graph& graph, const Node& node, ExecutorKind executor,
+                                Isa max_isa) const;
   const KernelFactory* Find(const Graph& graph, const Node& node, ExecutorKind executor,
                             Isa max_isa) const {
     const Entry* e = FindEntry(graph, node, executor, max_isa);
     return e ? &e->factory : nullptr;
   }
   static DType DispatchDType(const Graph& graph, const Node& node);
-  // The default `supports`: every present input is in plain layout.
-  static bool AllInputsPlain(const Graph& graph, const Node& node);
+  // Whether the node's input layouts are what the traits say the kernel reads.
+  static bool LayoutsMatch(const KernelTraits& traits, const Graph& graph, const Node& node);
   const std::vector<Entry>& entries() const { return entries_; }
 
  private:

@@ -44,6 +44,15 @@ std::optional<Affine> FoldTarget(const GraphRewriter& rw, ValueId y) {
   return Affine{*p, features, !tb};
 }
 
+// "w.folded_2" -> "w": repeated folds name their constants after the original.
+std::string FoldBase(std::string name) {
+  const size_t at = name.rfind(".folded");
+  if (at != std::string::npos && name.find_first_not_of("_0123456789", at + 7) == std::string::npos) {
+    name.resize(at);
+  }
+  return name;
+}
+
 // Rewrites the producer's weights and bias for y' = y * scale + shift.
 void Fold(GraphRewriter& rw, const Affine& t, const std::vector<float>& scale,
           const std::vector<float>& shift) {
@@ -61,7 +70,7 @@ void Fold(GraphRewriter& rw, const Affine& t, const std::vector<float>& scale,
   if (n.inputs.size() > 2 && n.inputs[2] != kNoValue) bias = *ConstantFloats(rw.value(n.inputs[2]));
   for (size_t i = 0; i < c; ++i) bias[i] = bias[i] * scale[i] + shift[i];
   const Shape w_shape = w.shape;
-  const std::string w_name = w.name, base = n.name;
+  const std::string w_name = FoldBase(w.name), base = n.name;
   const ValueId new_w = AddF32Constant(rw, w_name + ".folded", w_shape, weights);
   const ValueId new_b = AddF32Constant(rw, base + ".bias.folded", {t.channels}, bias);
   rw.SetInput(t.node, 1, new_w);

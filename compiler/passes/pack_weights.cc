@@ -38,8 +38,9 @@ class PackWeightsPass : public Pass {
     GraphRewriter rw(graph);
     const KernelRegistry& registry = KernelRegistry::Global();
     for (NodeId id : rw.LiveNodes()) {
-      const KernelRegistry::Entry* e =
-          registry.FindEntry(graph, rw.node(id), ExecutorKind::kCpu, ctx.options().target_isa);
+      const KernelRegistry::Entry* e = registry.FindPackingEntry(graph, rw.node(id),
+                                                                 ExecutorKind::kCpu,
+                                                                 ctx.options().target_isa);
       if (!e || !e->traits.packing) continue;
       const WeightPacking spec = *e->traits.packing;
       Node& node = rw.node(id);

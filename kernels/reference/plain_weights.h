@@ -17,16 +17,9 @@ namespace kiln {
 
 // Kernel traits of a reference kernel that reads its weights (input 1) through PlainWeights:
 // any weight layout ir/layout.h can unpack; every other input plain.
-inline bool SupportsAnyWeightLayout(const Graph& graph, const Node& node) {
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    if (node.inputs[i] == kNoValue || i == 1) continue;
-    if (graph.value(node.inputs[i]).layout != Layout::kPlain) return false;
-  }
-  return true;
-}
 inline KernelTraits AnyWeightLayoutTraits() {
   KernelTraits t;
-  t.supports = SupportsAnyWeightLayout;
+  t.any_weight_layout = true;
   return t;
 }
 
