@@ -8,6 +8,27 @@ namespace kiln {
 namespace {
 
 constexpr int64_t kBlock = 16;
+constexpr int64_t kGemmPad = 64;
+
+// Output channels as stored: padded to the layout's block.
+int64_t PaddedO(Layout layout, int64_t o) {
+  const int64_t b = layout == Layout::kGemmKO64 ? kGemmPad : kBlock;
+  return (o + b - 1) / b * b;
+}
+
+// Byte offset of logical element (oc, r) of an [O, rest] weight in a blocked layout.
+size_t BlockedOffset(Layout layout, int64_t o, int64_t rest, int64_t oc, int64_t r,
+                     size_t elem) {
+  if (layout == Layout::kGemmKO64) {
+    return static_cast<size_t>(r * PaddedO(layout, o) + oc) * elem;
+  }
+  const int64_t block = oc / kBlock, lane = oc % kBlock;
+  return static_cast<size_t>(((block * rest + r) * kBlock + lane)) * elem;
+}
+
+bool IsBlockedLayout(Layout layout) {
+  return layout == Layout::kBlock16O || layout == Layout::kGemmKO64;
+}
 
 // [O, rest] dimensions of a kBlock16O tensor; false for a scalar or unknown shape.
 bool BlockDims(const Shape& shape, int64_t* o, int64_t* rest) {
@@ -26,6 +47,7 @@ std::string_view LayoutName(Layout layout) {
     case Layout::kNC4HW4: return "nc4hw4";
     case Layout::kPacked: return "packed";
     case Layout::kBlock16O: return "block16o";
+    case Layout::kGemmKO64: return "gemmko64";
   }
   return "unknown";
 }
@@ -39,7 +61,7 @@ size_t LayoutByteSize(Layout layout, DType dtype, const Shape& shape) {
   const int64_t n = NumElements(shape);
   if (n < 0 || n == kMaxElements) return std::numeric_limits<size_t>::max();
   const size_t elem = DTypeSize(dtype);
-  if (layout != Layout::kBlock16O) {
+  if (!IsBlockedLayout(layout)) {
     if (elem && static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max() / elem) {
       return std::numeric_limits<size_t>::max();
     }
@@ -47,9 +69,8 @@ size_t LayoutByteSize(Layout layout, DType dtype, const Shape& shape) {
   }
   int64_t o = 0, rest = 0;
   if (!BlockDims(shape, &o, &rest)) return std::numeric_limits<size_t>::max();
-  const int64_t blocks = (o + kBlock - 1) / kBlock;
-  // blocks * 16 * rest * elem, checked.
-  __int128 total = static_cast<__int128>(blocks) * kBlock * rest * static_cast<int64_t>(elem);
+  // padded O * rest * elem, checked.
+  __int128 total = static_cast<__int128>(PaddedO(layout, o)) * rest * static_cast<int64_t>(elem);
   if (total > static_cast<__int128>(std::numeric_limits<int64_t>::max())) {
     return std::numeric_limits<size_t>::max();
   }
@@ -64,17 +85,18 @@ Expected<std::vector<uint8_t>> PackLayout(Layout layout, DType dtype, const Shap
                            std::string(DTypeName(dtype)) + ShapeToString(shape));
   }
   if (layout == Layout::kPlain) return std::vector<uint8_t>(plain, plain + size);
-  if (layout != Layout::kBlock16O) {
+  if (!IsBlockedLayout(layout)) {
     return Unsupported("pack: layout " + std::string(LayoutName(layout)) + " is not a weight layout");
   }
   int64_t o = 0, rest = 0;
-  if (!BlockDims(shape, &o, &rest)) return InvalidArgument("pack: block16o needs rank >= 1");
+  if (!BlockDims(shape, &o, &rest)) {
+    return InvalidArgument("pack: " + std::string(LayoutName(layout)) + " needs rank >= 1");
+  }
   std::vector<uint8_t> out(LayoutByteSize(layout, dtype, shape), 0);
   for (int64_t oc = 0; oc < o; ++oc) {
-    const int64_t block = oc / kBlock, lane = oc % kBlock;
     for (int64_t r = 0; r < rest; ++r) {
-      const size_t dst = static_cast<size_t>(((block * rest + r) * kBlock + lane)) * elem;
-      std::memcpy(out.data() + dst, plain + static_cast<size_t>(oc * rest + r) * elem, elem);
+      std::memcpy(out.data() + BlockedOffset(layout, o, rest, oc, r, elem),
+                  plain + static_cast<size_t>(oc * rest + r) * elem, elem);
     }
   }
   return out;
@@ -89,7 +111,7 @@ Expected<std::vector<uint8_t>> UnpackLayout(Layout layout, DType dtype, const Sh
                            std::string(LayoutName(layout)));
   }
   if (layout == Layout::kPlain) return std::vector<uint8_t>(packed, packed + size);
-  if (layout != Layout::kBlock16O) {
+  if (!IsBlockedLayout(layout)) {
     return Unsupported("unpack: layout " + std::string(LayoutName(layout)) +
                        " is not a weight layout");
   }
@@ -97,10 +119,9 @@ Expected<std::vector<uint8_t>> UnpackLayout(Layout layout, DType dtype, const Sh
   BlockDims(shape, &o, &rest);
   std::vector<uint8_t> out(static_cast<size_t>(o * rest) * elem);
   for (int64_t oc = 0; oc < o; ++oc) {
-    const int64_t block = oc / kBlock, lane = oc % kBlock;
     for (int64_t r = 0; r < rest; ++r) {
-      const size_t src = static_cast<size_t>(((block * rest + r) * kBlock + lane)) * elem;
-      std::memcpy(out.data() + static_cast<size_t>(oc * rest + r) * elem, packed + src, elem);
+      std::memcpy(out.data() + static_cast<size_t>(oc * rest + r) * elem,
+                  packed + BlockedOffset(layout, o, rest, oc, r, elem), elem);
     }
   }
   return out;

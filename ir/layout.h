@@ -23,8 +23,12 @@ enum class Layout : int32_t {
   // stored as [ceil(O/16), r..., 16], O zero-padded to a multiple of 16. One block holds the
   // same weight of 16 consecutive output channels: one AVX-512 vector, two AVX2 vectors.
   kBlock16O = 4,
+  // GPU convolution weights: a logical [O, r...] tensor stored as [prod(r), ceil(O/64)*64],
+  // reduction index major with the output channels contiguous and zero-padded to 64, so a
+  // work-group's tile of 16..64 output channels at one reduction step is one coalesced row.
+  kGemmKO64 = 5,
 };
-inline constexpr Layout kLastLayout = Layout::kBlock16O;
+inline constexpr Layout kLastLayout = Layout::kGemmKO64;
 
 std::string_view LayoutName(Layout layout);
 // Known and meaningful in a file (kPacked is not).

@@ -12,6 +12,7 @@
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
 #include "tools/kiln/onnx_inputs.h"
+#include "runtime/placement.h"
 #include "tools/kiln/session_setup.h"
 
 namespace kiln::cli {
@@ -25,6 +26,7 @@ struct ValidateArgs {
   bool json = false;
   std::string isa = "auto";
   int threads = 1;
+  DeviceArgs device;
   ModelSourceOptions source;
   std::vector<std::string> raw_shapes;
 };
@@ -81,23 +83,27 @@ struct OutputResult {
   int64_t elements = 0;
 };
 
-void PrintText(const std::vector<OutputResult>& results, const ValidateArgs& args, bool pass) {
+void PrintText(const std::vector<OutputResult>& results, const ValidateArgs& args, bool pass,
+               const std::string& placement) {
   for (const auto& r : results) {
     std::printf("%s %s: max_abs_err %.3g  cosine %.8f  SQNR %.2f dB  mismatches %lld/%lld\n",
                 r.cmp.within_tolerance ? "PASS" : "FAIL", r.name.c_str(), r.cmp.max_abs_err,
                 r.cmp.cosine, r.cmp.sqnr_db, static_cast<long long>(r.cmp.mismatch_count),
                 static_cast<long long>(r.elements));
   }
+  std::printf("placement: %s\n", placement.c_str());
   std::printf("%s: %zu output(s), rtol %g, atol %g\n", pass ? "PASS" : "FAIL", results.size(),
               args.rtol, args.atol);
 }
 
-void PrintJson(const std::vector<OutputResult>& results, const ValidateArgs& args, bool pass) {
+void PrintJson(const std::vector<OutputResult>& results, const ValidateArgs& args, bool pass,
+               const std::string& placement) {
   std::ostringstream os;
   os << "{\n  \"model\": " << JsonString(args.model)
      << ",\n  \"test_data\": " << JsonString(args.test_data)
      << ",\n  \"rtol\": " << JsonNumber(args.rtol) << ",\n  \"atol\": " << JsonNumber(args.atol)
-     << ",\n  \"pass\": " << (pass ? "true" : "false") << ",\n  \"outputs\": [";
+     << ",\n  \"pass\": " << (pass ? "true" : "false")
+     << ",\n  \"placement\": " << JsonString(placement) << ",\n  \"outputs\": [";
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     os << (i ? "," : "") << "\n    {\"name\": " << JsonString(r.name)
@@ -115,6 +121,7 @@ Status Validate(ValidateArgs& args, int* exit_code) {
   KILN_RETURN_IF_ERROR(ParseInputShapes(args.raw_shapes, &args.source));
   KILN_ASSIGN_OR_RETURN(Isa isa, ParseIsa(args.isa));
   args.source.compile.target_isa = isa;  // ONNX sources: pack weights for the kernels used
+  args.source.compile.target_gpu = args.device.wants_gpu();
   if (args.rtol < 0 || args.atol < 0) return InvalidArgument("--rtol and --atol must be >= 0");
   std::error_code ec;
   if (!std::filesystem::exists(args.model, ec))
@@ -135,7 +142,7 @@ Status Validate(ValidateArgs& args, int* exit_code) {
     KILN_ASSIGN_OR_RETURN(loaded,
                           LoadModelForInputs(args.model, args.source, inputs, "test input"));
   }
-  auto session = CreateSession(loaded, isa, args.threads);
+  auto session = CreateSession(loaded, isa, args.threads, args.device);
   if (!session.ok()) return session.status().WithContext(args.model);
   KILN_RETURN_IF_ERROR(BindInputs(**session, inputs, "test input", !IsKilnFile(args.model)));
   KILN_RETURN_IF_ERROR((*session)->Run().WithContext("run"));
@@ -167,10 +174,11 @@ Status Validate(ValidateArgs& args, int* exit_code) {
     pass = pass && cmp->within_tolerance;
     results.push_back({name, *cmp, expected[i].num_elements()});
   }
+  const std::string placement = PlacementSummary((*session)->Placement());
   if (args.json) {
-    PrintJson(results, args, pass);
+    PrintJson(results, args, pass, placement);
   } else {
-    PrintText(results, args, pass);
+    PrintText(results, args, pass, placement);
   }
   if (!pass) *exit_code = kExitMismatch;
   return Status::Ok();
@@ -190,6 +198,7 @@ void RegisterValidate(CLI::App& app, int* exit_code) {
   cmd->add_flag("--json", args->json, "Print JSON instead of text");
   AddIsaFlag(*cmd, &args->isa);
   AddThreadsFlag(*cmd, &args->threads);
+  AddDeviceFlags(*cmd, &args->device);
   AddModelSourceFlags(*cmd, &args->source, &args->raw_shapes);
   cmd->callback([args, exit_code] {
     RunCommand("validate", exit_code, [&] {
