@@ -243,10 +243,13 @@ Expected<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
     if (elided[n]) {
       // Its output already holds the result (a view or a Concat written in place): its bytes
       // are its inputs', in whichever domain reads it. A no-op step keeps the events.
+      // (A view's bytes are its data input's; its other inputs, such as Reshape's shape, are
+      // not part of it.)
+      const size_t num_parts = node.op == OpType::kConcat ? node.inputs.size() : 1;
       for (ValueId out : node.outputs) {
         if (out == kNoValue) continue;
-        for (ValueId in : node.inputs) {
-          if (in != kNoValue) im.parts[static_cast<size_t>(out)].push_back(in);
+        for (size_t i = 0; i < num_parts && i < node.inputs.size(); ++i) {
+          if (node.inputs[i] != kNoValue) im.parts[static_cast<size_t>(out)].push_back(node.inputs[i]);
         }
       }
       Impl::Step step;

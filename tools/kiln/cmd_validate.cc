@@ -23,6 +23,7 @@ struct ValidateArgs {
   std::string test_data;
   double rtol = 1e-3;
   double atol = 1e-4;
+  double min_sqnr = 0;  // > 0: an output passes on SQNR >= this instead of rtol/atol
   bool json = false;
   std::string isa = "auto";
   int threads = 1;
@@ -92,8 +93,13 @@ void PrintText(const std::vector<OutputResult>& results, const ValidateArgs& arg
                 static_cast<long long>(r.elements));
   }
   std::printf("placement: %s\n", placement.c_str());
-  std::printf("%s: %zu output(s), rtol %g, atol %g\n", pass ? "PASS" : "FAIL", results.size(),
-              args.rtol, args.atol);
+  if (args.min_sqnr > 0) {
+    std::printf("%s: %zu output(s), SQNR >= %g dB\n", pass ? "PASS" : "FAIL", results.size(),
+                args.min_sqnr);
+  } else {
+    std::printf("%s: %zu output(s), rtol %g, atol %g\n", pass ? "PASS" : "FAIL", results.size(),
+                args.rtol, args.atol);
+  }
 }
 
 void PrintJson(const std::vector<OutputResult>& results, const ValidateArgs& args, bool pass,
@@ -122,7 +128,9 @@ Status Validate(ValidateArgs& args, int* exit_code) {
   KILN_ASSIGN_OR_RETURN(Isa isa, ParseIsa(args.isa));
   args.source.compile.target_isa = isa;  // ONNX sources: pack weights for the kernels used
   args.source.compile.target_gpu = args.device.wants_gpu();
-  if (args.rtol < 0 || args.atol < 0) return InvalidArgument("--rtol and --atol must be >= 0");
+  if (args.rtol < 0 || args.atol < 0 || args.min_sqnr < 0) {
+    return InvalidArgument("--rtol, --atol and --min-sqnr must be >= 0");
+  }
   std::error_code ec;
   if (!std::filesystem::exists(args.model, ec))
     return NotFound("model file '" + args.model + "' not found");
@@ -171,6 +179,7 @@ Status Validate(ValidateArgs& args, int* exit_code) {
     const std::string name = (*session)->output_info(index).name;
     auto cmp = CompareTensors(actual, expected[i], args.rtol, args.atol);
     if (!cmp.ok()) return cmp.status().WithContext("output '" + name + "'");
+    if (args.min_sqnr > 0) cmp->within_tolerance = cmp->sqnr_db >= args.min_sqnr;
     pass = pass && cmp->within_tolerance;
     results.push_back({name, *cmp, expected[i].num_elements()});
   }
@@ -195,6 +204,9 @@ void RegisterValidate(CLI::App& app, int* exit_code) {
       ->required();
   cmd->add_option("--rtol", args->rtol, "Relative tolerance")->default_val(1e-3);
   cmd->add_option("--atol", args->atol, "Absolute tolerance")->default_val(1e-4);
+  cmd->add_option("--min-sqnr", args->min_sqnr,
+                  "Pass an output on its SQNR (dB) instead of rtol/atol (e.g. 40 for "
+                  "--gpu-precision fp16, docs/gpu.md)");
   cmd->add_flag("--json", args->json, "Print JSON instead of text");
   AddIsaFlag(*cmd, &args->isa);
   AddThreadsFlag(*cmd, &args->threads);
