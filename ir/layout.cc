@@ -17,8 +17,7 @@ int64_t PaddedO(Layout layout, int64_t o) {
 }
 
 // Byte offset of logical element (oc, r) of an [O, rest] weight in a blocked layout.
-size_t BlockedOffset(Layout layout, int64_t o, int64_t rest, int64_t oc, int64_t r,
-                     size_t elem) {
+size_t BlockedOffset(Layout layout, int64_t o, int64_t rest, int64_t oc, int64_t r, size_t elem) {
   if (layout == Layout::kGemmKO64) {
     return static_cast<size_t>(r * PaddedO(layout, o) + oc) * elem;
   }
@@ -47,7 +46,8 @@ std::string_view LayoutName(Layout layout) {
     case Layout::kNC4HW4: return "nc4hw4";
     case Layout::kPacked: return "packed";
     case Layout::kBlock16O: return "block16o";
-    case Layout::kGemmKO64: return "gemmko64";
+    case Layout::kGemmKO64:
+      return "gemmko64";
   }
   return "unknown";
 }

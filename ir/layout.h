@@ -15,10 +15,10 @@
 namespace kiln {
 
 enum class Layout : int32_t {
-  kPlain = 0,    // row-major in the ONNX dimension order (NCHW for images)
-  kNHWC = 1,     // channels last
-  kNC4HW4 = 2,   // channels blocked by 4 (MNN / OpenCL image friendly)
-  kPacked = 3,   // retired before any file used it: never written, refused when read
+  kPlain = 0,   // row-major in the ONNX dimension order (NCHW for images)
+  kNHWC = 1,    // channels last
+  kNC4HW4 = 2,  // channels blocked by 4 (MNN / OpenCL image friendly)
+  kPacked = 3,  // retired before any file used it: never written, refused when read
   // Weights blocked by 16 along dim 0 (the output channels, O): a logical [O, r...] tensor is
   // stored as [ceil(O/16), r..., 16], O zero-padded to a multiple of 16. One block holds the
   // same weight of 16 consecutive output channels: one AVX-512 vector, two AVX2 vectors.

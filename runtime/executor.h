@@ -50,8 +50,7 @@ class Executor {
   virtual Expected<std::unique_ptr<DeviceBuffer>> Allocate(size_t bytes) = 0;
   // Copies between host memory and a Region handle of this executor's memory. `bytes` is the
   // logical size. Both return once `host` may be reused (or read).
-  virtual Status Upload(const void* host_src, void* dst, size_t bytes, DType dtype,
-                        int stream) = 0;
+  virtual Status Upload(const void* host_src, void* dst, size_t bytes, DType dtype, int stream) = 0;
   virtual Status Download(void* src, void* host_dst, size_t bytes, DType dtype, int stream) = 0;
 
   // Called once before any kernel is created: how many streams and cross-stream events the

@@ -23,7 +23,8 @@ Expected<std::unique_ptr<Executor>> MakeExecutor(const std::string& name,
     GpuOptions gpu = options.gpu;
     if (!index.empty()) {
       if (index.size() > 3 || index.find_first_not_of("0123456789") != std::string::npos) {
-        return InvalidArgument("executor '" + name + "': expected " + base + ":N, N a device index");
+        return InvalidArgument("executor '" + name + "': expected " + base +
+                               ":N, N a device index");
       }
       gpu.device = std::atoi(index.c_str());
     }

@@ -54,9 +54,8 @@ std::optional<std::string> GpuFallbackReason(const Graph& graph, const Node& nod
     dtype_ok = dtype_ok || e.key.dtype == dtype || e.key.dtype == DType::kUndefined;
   }
   if (!any) {
-    return r.entries().empty() || !HasOpenClKernels()
-               ? "this runtime has no OpenCL kernels"
-               : "no OpenCL kernel for " + op;
+    return r.entries().empty() || !HasOpenClKernels() ? "this runtime has no OpenCL kernels"
+                                                      : "no OpenCL kernel for " + op;
   }
   if (!dtype_ok) {
     return "no OpenCL " + op + " kernel for " + std::string(DTypeName(dtype)) +
@@ -89,7 +88,8 @@ std::string PlacementSummary(const std::vector<std::string>& placement) {
     }
   }
   std::string out;
-  for (const auto& [name, n] : counts) out += (out.empty() ? "" : ", ") + name + " " + std::to_string(n);
+  for (const auto& [name, n] : counts)
+    out += (out.empty() ? "" : ", ") + name + " " + std::to_string(n);
   return out;
 }
 

@@ -39,28 +39,35 @@ struct Session::Impl {
   SessionMemory memory;
   int64_t copies_per_run = 0;
 
+  // A host<->device copy at a placement boundary.
+  struct Copy {
+    bool upload = false;
+    Executor* executor = nullptr;  // owns the device side
+    void* host = nullptr;
+    void* device = nullptr;
+    size_t bytes = 0;
+    DType dtype = DType::kUndefined;
+  };
   struct Step {
-    enum Kind { kKernel, kCopy, kNoop } kind = kKernel;
-    NodeId node = kNoNode;  // the node whose work this step is part of (copies included)
+    enum Kind { kKernel, kNoop } kind = kKernel;
+    NodeId node = kNoNode;
     int stream = 0;
-    // kernel step: runs on `executor`; copy step: `executor` owns the device side
     Executor* executor = nullptr;
     std::unique_ptr<Kernel> kernel;
     std::vector<TensorView> inputs, outputs;
     void* scratch = nullptr;
     int profile_index = -1;
     int profile_slot = -1;  // device-timed steps
-    // copy step
-    bool upload = false;
-    void* host = nullptr;
-    void* device = nullptr;
-    size_t bytes = 0;
-    DType dtype = DType::kUndefined;
-    // Schedule events waited on before this step (the first of its node's steps) and
-    // signalled after it (the last).
+    // Copies of this node's outputs into the other domains that read them, made right after
+    // the kernel (and before the events it signals), so every reader, on any stream, finds
+    // them done once it may start.
+    std::vector<Copy> copies_after;
+    // Schedule events waited on before this step and signalled after it.
     std::vector<size_t> waits, signals;
   };
   std::vector<std::vector<Step>> streams;  // steps of each stream, in graph order
+  std::vector<std::pair<size_t, size_t>> step_of;  // by node: (stream, index) of its step
+  std::vector<Copy> prologue;  // graph inputs into other domains, first thing in each run
   std::vector<std::atomic<uint64_t>> events;
   uint64_t generation = 0;  // Run() count: an event is set when it holds the current one
   bool concurrent = false;
@@ -105,44 +112,51 @@ struct Session::Impl {
            std::find(g.outputs().begin(), g.outputs().end(), v) != g.outputs().end();
   }
 
-  // Ensures `v` has a buffer in `domain`. A value produced in another domain gets a copy step
-  // in `steps` (part of node `node`'s work on `stream`), staged through the host between two
-  // devices; same offsets in every arena make the copy land in its own slot. An elided
-  // node's output is present once its parts are; a constant is copied once, now.
-  Status EnsureIn(const Graph& g, const MemoryPlan& plan, ValueId v, int domain, NodeId node,
-                  int stream, std::vector<Step>& steps) {
+  // Ensures `v` has a buffer in `domain`. A value produced in another domain gets a copy
+  // (into its own offset there: the same offsets in every arena), staged through the host
+  // between two devices: after its producer's kernel, or at the start of each run for a graph
+  // input. An elided node's output is present once its parts are; a constant is copied once,
+  // now.
+  Status EnsureIn(const Graph& g, const MemoryPlan& plan, ValueId v, int domain) {
     auto& m = buffers[static_cast<size_t>(v)];
     if (m.count(domain)) return Status::Ok();
     const Value& val = g.value(v);
     if (!parts[static_cast<size_t>(v)].empty()) {
       for (ValueId p : parts[static_cast<size_t>(v)]) {
-        KILN_RETURN_IF_ERROR(EnsureIn(g, plan, p, domain, node, stream, steps));
+        KILN_RETURN_IF_ERROR(EnsureIn(g, plan, p, domain));
       }
       KILN_ASSIGN_OR_RETURN(m[domain], BufferFor(g, plan, v, domain));
       return Status::Ok();
     }
     const int src = home[static_cast<size_t>(v)];
     if (src != kHostDomain && domain != kHostDomain) {
-      KILN_RETURN_IF_ERROR(EnsureIn(g, plan, v, kHostDomain, node, stream, steps));
+      KILN_RETURN_IF_ERROR(EnsureIn(g, plan, v, kHostDomain));
     }
     KILN_ASSIGN_OR_RETURN(void* h, BufferFor(g, plan, v, domain));
     m[domain] = h;
     if (val.is_constant()) {  // constants live on the host: one upload at creation
       return ExecutorOf(domain)->Upload(m.at(kHostDomain), h, val.byte_size(), val.dtype, 0);
     }
-    Step s;
-    s.kind = Step::kCopy;
-    s.node = node;
-    s.stream = stream;
-    s.upload = domain != kHostDomain;
-    s.executor = ExecutorOf(s.upload ? domain : src);
-    s.host = s.upload ? m.at(kHostDomain) : h;
-    s.device = s.upload ? h : m.at(src);
-    s.bytes = val.byte_size();
-    s.dtype = val.dtype;
-    steps.push_back(std::move(s));
+    Copy c;
+    c.upload = domain != kHostDomain;
+    c.executor = ExecutorOf(c.upload ? domain : src);
+    c.host = c.upload ? m.at(kHostDomain) : h;
+    c.device = c.upload ? h : m.at(src);
+    c.bytes = val.byte_size();
+    c.dtype = val.dtype;
     ++copies_per_run;
+    if (val.producer == kNoNode) {
+      prologue.push_back(c);
+    } else {
+      const auto [st, index] = step_of[static_cast<size_t>(val.producer)];
+      streams[st][index].copies_after.push_back(c);
+    }
     return Status::Ok();
+  }
+
+  static Status RunCopy(const Copy& c, int stream) {
+    return c.upload ? c.executor->Upload(c.host, c.device, c.bytes, c.dtype, stream)
+                    : c.executor->Download(c.device, c.host, c.bytes, c.dtype, stream);
   }
 
   Status RunStep(Step& step, const Graph& g, std::vector<NodeProfile>& profile);
@@ -232,6 +246,7 @@ Expected<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
   im.input_set.assign(g.inputs().size(), false);
 
   im.streams.resize(static_cast<size_t>(sched.num_streams));
+  im.step_of.resize(g.num_nodes());
   std::vector<size_t> scratch_need(static_cast<size_t>(sched.num_streams), 0);
   std::vector<int> profile_slots(im.executors.size(), 0);
   for (size_t n = 0; n < g.num_nodes(); ++n) {
@@ -239,7 +254,7 @@ Expected<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
     const Node& node = g.node(id);
     const int st = sched.stream[n];
     auto& stream = im.streams[static_cast<size_t>(st)];
-    const size_t group_begin = stream.size();
+    im.step_of[n] = {static_cast<size_t>(st), stream.size()};
     if (elided[n]) {
       // Its output already holds the result (a view or a Concat written in place): its bytes
       // are its inputs', in whichever domain reads it. A no-op step keeps the events.
@@ -249,7 +264,8 @@ Expected<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
       for (ValueId out : node.outputs) {
         if (out == kNoValue) continue;
         for (size_t i = 0; i < num_parts && i < node.inputs.size(); ++i) {
-          if (node.inputs[i] != kNoValue) im.parts[static_cast<size_t>(out)].push_back(node.inputs[i]);
+          if (node.inputs[i] != kNoValue)
+            im.parts[static_cast<size_t>(out)].push_back(node.inputs[i]);
         }
       }
       Impl::Step step;
@@ -272,7 +288,7 @@ Expected<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
           view.dtype = g.value(in).dtype;
           view.shape = &g.value(in).shape;
           if (!(g.value(in).is_constant() && ex->binds_constants())) {
-            KILN_RETURN_IF_ERROR(im.EnsureIn(g, mp, in, domain, id, st, stream));
+            KILN_RETURN_IF_ERROR(im.EnsureIn(g, mp, in, domain));
             view.data = im.buffers[static_cast<size_t>(in)][domain];
           }
         }
@@ -308,18 +324,17 @@ Expected<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
       // Graph outputs produced off the host are copied back right after their producer.
       for (ValueId out : node.outputs) {
         if (out != kNoValue && Impl::graph_io(g, out)) {
-          KILN_RETURN_IF_ERROR(im.EnsureIn(g, mp, out, kHostDomain, id, st, stream));
+          KILN_RETURN_IF_ERROR(im.EnsureIn(g, mp, out, kHostDomain));
         }
       }
     }
-    // Events: waited on before the node's first step, signalled after its last.
     for (size_t ev = 0; ev < sched.events.size(); ++ev) {
-      if (sched.events[ev].wait == id) stream[group_begin].waits.push_back(ev);
+      if (sched.events[ev].wait == id) stream.back().waits.push_back(ev);
       if (sched.events[ev].signal == id) stream.back().signals.push_back(ev);
     }
   }
-  for (ValueId out : g.outputs()) {  // outputs that are inputs or constants
-    KILN_RETURN_IF_ERROR(im.EnsureIn(g, mp, out, kHostDomain, kNoNode, 0, im.streams[0]));
+  for (ValueId out : g.outputs()) {  // outputs that are inputs or constants: on the host
+    KILN_RETURN_IF_ERROR(im.EnsureIn(g, mp, out, kHostDomain));
   }
   // Host scratch: one buffer per stream, as large as its largest kernel needs.
   for (size_t st = 0; st < im.streams.size(); ++st) {
@@ -400,12 +415,7 @@ Status Session::Impl::RunStep(Step& step, const Graph& g, std::vector<NodeProfil
     for (Executor* ex : async) KILN_RETURN_IF_ERROR(ex->DeviceWait(step.stream, e));
   }
   Status st;
-  if (step.kind == Step::kCopy) {
-    st = step.upload ? step.executor->Upload(step.host, step.device, step.bytes, step.dtype,
-                                             step.stream)
-                     : step.executor->Download(step.device, step.host, step.bytes, step.dtype,
-                                               step.stream);
-  } else if (step.kind == Step::kKernel) {
+  if (step.kind == Step::kKernel) {
     const auto t0 = std::chrono::steady_clock::now();
     st = step.executor->Execute(*step.kernel, step.inputs, step.outputs, step.scratch,
                                 StepContext{step.stream, step.profile_slot});
@@ -416,11 +426,12 @@ Status Session::Impl::RunStep(Step& step, const Graph& g, std::vector<NodeProfil
       p.runs++;
     }
   }
+  for (size_t i = 0; i < step.copies_after.size() && st.ok(); ++i) {
+    st = RunCopy(step.copies_after[i], step.stream).WithContext("output copy");
+  }
   if (!st.ok()) {
-    if (step.node == kNoNode) return st.WithContext("output copy");
     const Node& node = g.node(step.node);
-    return st.WithContext("node '" + node.name + "' (" + std::string(OpTypeName(node.op)) + ")" +
-                          (step.kind == Step::kCopy ? " input/output copy" : ""));
+    return st.WithContext("node '" + node.name + "' (" + std::string(OpTypeName(node.op)) + ")");
   }
   for (size_t e : step.signals) {
     for (Executor* ex : async) KILN_RETURN_IF_ERROR(ex->Mark(step.stream, e));
@@ -454,24 +465,14 @@ Status Session::Run() {
     if (!im.input_set[i]) return InvalidArgument("input '" + input_info(i).name + "' not set");
   }
   ++im.generation;
+  for (const Impl::Copy& c : im.prologue) {
+    KILN_RETURN_IF_ERROR(Impl::RunCopy(c, 0).WithContext("input copy"));
+  }
   if (!im.concurrent) {
-    // One stream, or too few threads for the streams: every node's steps in graph order.
-    if (im.streams.size() == 1) {
-      for (auto& step : im.streams[0]) KILN_RETURN_IF_ERROR(im.RunStep(step, *graph_, profile_));
-    } else {
-      std::vector<size_t> next(im.streams.size(), 0);
-      for (size_t n = 0; n < graph_->num_nodes(); ++n) {
-        auto& steps = im.streams[static_cast<size_t>(plan_->schedule.stream[n])];
-        auto& i = next[static_cast<size_t>(plan_->schedule.stream[n])];
-        while (i < steps.size() && steps[i].node == static_cast<NodeId>(n)) {
-          KILN_RETURN_IF_ERROR(im.RunStep(steps[i++], *graph_, profile_));
-        }
-      }
-      for (size_t st = 0; st < im.streams.size(); ++st) {  // trailing output copies
-        while (next[st] < im.streams[st].size()) {
-          KILN_RETURN_IF_ERROR(im.RunStep(im.streams[st][next[st]++], *graph_, profile_));
-        }
-      }
+    // One stream, or too few threads for the streams: every node in graph order.
+    for (size_t n = 0; n < graph_->num_nodes(); ++n) {
+      const auto [st, index] = im.step_of[n];
+      KILN_RETURN_IF_ERROR(im.RunStep(im.streams[st][index], *graph_, profile_));
     }
   } else {
     im.pool->RunTasks(im.stream_tasks);

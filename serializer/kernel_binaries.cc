@@ -31,7 +31,8 @@ Expected<KernelBinaries> ReadKernelBinaries(const SectionBytes& section) {
     }
   }
   if (fk->tuning()) {
-    for (const fb::GpuTuning* t : *fk->tuning()) k.tuning.emplace_back(Str(t->key()), Str(t->value()));
+    for (const fb::GpuTuning* t : *fk->tuning())
+      k.tuning.emplace_back(Str(t->key()), Str(t->value()));
   }
   return k;
 }

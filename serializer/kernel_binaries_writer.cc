@@ -8,9 +8,8 @@ std::vector<uint8_t> WriteKernelBinariesSection(const KernelBinaries& k) {
   flatbuffers::FlatBufferBuilder b(1 << 16);
   std::vector<flatbuffers::Offset<fb::GpuProgram>> programs;
   for (const auto& p : k.programs) {
-    programs.push_back(fb::CreateGpuProgram(b, b.CreateString(p.precision),
-                                            b.CreateString(p.source_hash),
-                                            b.CreateVector(p.binary)));
+    programs.push_back(fb::CreateGpuProgram(
+        b, b.CreateString(p.precision), b.CreateString(p.source_hash), b.CreateVector(p.binary)));
   }
   std::vector<flatbuffers::Offset<fb::GpuTuning>> tuning;
   for (const auto& [key, value] : k.tuning) {

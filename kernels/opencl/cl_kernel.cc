@@ -11,7 +11,8 @@ namespace kiln::opencl {
 const char* ClErrorName(cl_int err) {
   switch (err) {
 #define KILN_CL_ERR(e) \
-  case e: return #e;
+  case e:              \
+    return #e;
     KILN_CL_ERR(CL_DEVICE_NOT_FOUND)
     KILN_CL_ERR(CL_DEVICE_NOT_AVAILABLE)
     KILN_CL_ERR(CL_COMPILER_NOT_AVAILABLE)
@@ -47,9 +48,11 @@ const char* ClErrorName(cl_int err) {
     KILN_CL_ERR(CL_INVALID_OPERATION)
     KILN_CL_ERR(CL_INVALID_BUFFER_SIZE)
     KILN_CL_ERR(CL_INVALID_GLOBAL_WORK_SIZE)
-    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
+    case -1001:
+      return "CL_PLATFORM_NOT_FOUND_KHR";
 #undef KILN_CL_ERR
-    default: return "unknown OpenCL error";
+    default:
+      return "unknown OpenCL error";
   }
 }
 
@@ -83,9 +86,9 @@ Expected<std::vector<float>> ConstantFloats(const Value& v) {
     return Unsupported("constant '" + v.name + "' is " + std::string(DTypeName(v.dtype)) +
                        ", not a float tensor");
   }
-  KILN_ASSIGN_OR_RETURN(std::vector<uint8_t> plain, UnpackLayout(v.layout, v.dtype, v.shape,
-                                                                 v.constant->data(),
-                                                                 v.constant->size()));
+  KILN_ASSIGN_OR_RETURN(
+      std::vector<uint8_t> plain,
+      UnpackLayout(v.layout, v.dtype, v.shape, v.constant->data(), v.constant->size()));
   const size_t n = static_cast<size_t>(NumElements(v.shape));
   std::vector<float> out(n);
   if (v.dtype == DType::kF32) {
@@ -121,12 +124,11 @@ Status ClLaunch::Run(cl_kernel kernel, cl_uint dims, const size_t* global, const
   return Status::Ok();
 }
 
-Status ClLaunch::Copy(cl_mem src, size_t src_offset, cl_mem dst, size_t dst_offset,
-                      size_t bytes) {
+Status ClLaunch::Copy(cl_mem src, size_t src_offset, cl_mem dst, size_t dst_offset, size_t bytes) {
   if (bytes == 0) return Status::Ok();
   cl_event ev = nullptr;
-  KILN_RETURN_IF_ERROR(ClCheck(clEnqueueCopyBuffer(queue_, src, dst, src_offset, dst_offset,
-                                                   bytes, 0, nullptr, first_ ? &ev : nullptr),
+  KILN_RETURN_IF_ERROR(ClCheck(clEnqueueCopyBuffer(queue_, src, dst, src_offset, dst_offset, bytes,
+                                                   0, nullptr, first_ ? &ev : nullptr),
                                "clEnqueueCopyBuffer"));
   if (first_) Record(ev);
   return Status::Ok();
@@ -149,8 +151,8 @@ ClArgs& ClArgs::Set(size_t size, const void* value) {
 
 Status ClArgs::status(const char* kernel) const {
   if (err_ == CL_SUCCESS) return Status::Ok();
-  return ClCheck(err_, std::string("clSetKernelArg(") + kernel + ", " +
-                           std::to_string(failed_at_) + ")");
+  return ClCheck(err_,
+                 std::string("clSetKernelArg(") + kernel + ", " + std::to_string(failed_at_) + ")");
 }
 
 bool ClKernel::NeedsBind(std::span<const TensorView> in, std::span<const TensorView> out,

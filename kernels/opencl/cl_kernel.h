@@ -85,7 +85,7 @@ class ClEnv {
   virtual cl_device_id device() const = 0;
   // An in-order queue for uploads and tuning at session creation.
   virtual cl_command_queue setup_queue() const = 0;
-  virtual bool fp16() const = 0;   // f32 tensors are stored as f16
+  virtual bool fp16() const = 0;  // f32 tensors are stored as f16
   virtual bool is_gpu() const = 0;
   virtual int compute_units() const = 0;
   virtual size_t max_work_group_size() const = 0;

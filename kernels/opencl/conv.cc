@@ -30,8 +30,8 @@ Expected<ConvGeom> ReadGeom(const Graph& g, const Node& node) {
   const Shape& w = g.value(node.inputs[1]).shape;
   const Shape& y = g.value(node.outputs[0]).shape;
   if (x.size() != 4 || w.size() != 4 || y.size() != 4) return Unsupported("only 2-D convolutions");
-  KILN_ASSIGN_OR_RETURN(WindowGeometry geo, ResolveWindow(node.attrs, {x[2], x[3]}, {w[2], w[3]},
-                                                          false));
+  KILN_ASSIGN_OR_RETURN(WindowGeometry geo,
+                        ResolveWindow(node.attrs, {x[2], x[3]}, {w[2], w[3]}, false));
   ConvGeom c;
   c.n = static_cast<int>(x[0]);
   c.c = static_cast<int>(x[1]);
@@ -97,9 +97,9 @@ class ConvCl : public ClKernel {
     if (kind_ != ConvKind::kGemm) {
       KILN_ASSIGN_OR_RETURN(std::vector<float> w, ConstantFloats(*weight_));
       KILN_ASSIGN_OR_RETURN(weights_, UploadStorage(env, w));
-      KILN_ASSIGN_OR_RETURN(kernel_, env.CreateKernel(kind_ == ConvKind::kDepthwise
-                                                          ? "conv_depthwise"
-                                                          : "conv_direct"));
+      KILN_ASSIGN_OR_RETURN(
+          kernel_,
+          env.CreateKernel(kind_ == ConvKind::kDepthwise ? "conv_depthwise" : "conv_direct"));
       return Status::Ok();
     }
     KILN_RETURN_IF_ERROR(UploadGemmWeights(env));
@@ -132,8 +132,8 @@ class ConvCl : public ClKernel {
     shape_.pw = c.pw;
     shape_.is_1x1 = c.kh == 1 && c.kw == 1 && c.sh == 1 && c.sw == 1 && c.ph == 0 && c.pw == 0 &&
                     c.oh == c.h && c.ow == c.w;
-    KILN_ASSIGN_OR_RETURN(choice_,
-                          ChooseConvGemm(env, shape_, weights_.get(), bias_buf_.get(), ktab_.get()));
+    KILN_ASSIGN_OR_RETURN(
+        choice_, ChooseConvGemm(env, shape_, weights_.get(), bias_buf_.get(), ktab_.get()));
     KILN_ASSIGN_OR_RETURN(kernel_, env.CreateKernel(ConvGemmVariants()[choice_.variant].name));
     KILN_ASSIGN_OR_RETURN(reduce_, env.CreateKernel("conv_splitk_reduce"));
     return Status::Ok();
@@ -145,14 +145,19 @@ class ConvCl : public ClKernel {
                : 0;
   }
 
-  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in,
-                 std::span<const TensorView> out, void* scratch) override {
+  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in, std::span<const TensorView> out,
+                 void* scratch) override {
     const ConvGeom& c = geo_;
     const ClTensor* res = has_res_ ? T(in[3]) : nullptr;
     if (kind_ == ConvKind::kGemm) {
       if (NeedsBind(in, out, scratch)) {
-        const ConvGemmBuffers b{T(in[0]), weights_.get(), bias_buf_.get(), res, T(out[0]),
-                                ktab_.get(), static_cast<const ClTensor*>(scratch)};
+        const ConvGemmBuffers b{T(in[0]),
+                                weights_.get(),
+                                bias_buf_.get(),
+                                res,
+                                T(out[0]),
+                                ktab_.get(),
+                                static_cast<const ClTensor*>(scratch)};
         KILN_RETURN_IF_ERROR(BindConvGemm(kernel_.get(), reduce_.get(), shape_, choice_, b, act_));
       }
       return LaunchConvGemm(launch, kernel_.get(), reduce_.get(), shape_, choice_);
@@ -187,13 +192,13 @@ class ConvCl : public ClKernel {
     mpad_ = (geo_.m + 63) / 64 * 64;
     std::vector<float> packed;
     if (weight_->layout == Layout::kGemmKO64 && weight_->dtype == DType::kF32 && !env.fp16()) {
-      KILN_ASSIGN_OR_RETURN(weights_, UploadBytes(env, weight_->constant->data(),
-                                                  weight_->constant->size()));
+      KILN_ASSIGN_OR_RETURN(weights_,
+                            UploadBytes(env, weight_->constant->data(), weight_->constant->size()));
       return Status::Ok();
     }
     if (weight_->layout == Layout::kGemmKO64 && weight_->dtype == DType::kF16 && env.fp16()) {
-      KILN_ASSIGN_OR_RETURN(weights_, UploadBytes(env, weight_->constant->data(),
-                                                  weight_->constant->size()));
+      KILN_ASSIGN_OR_RETURN(weights_,
+                            UploadBytes(env, weight_->constant->data(), weight_->constant->size()));
       return Status::Ok();
     }
     KILN_ASSIGN_OR_RETURN(std::vector<float> w, ConstantFloats(*weight_));

@@ -128,8 +128,8 @@ Expected<ConvGemmChoice> Tune(ClEnv& env, const ConvGemmShape& s, cl_mem weights
 
 std::string ConvGemmShape::Key() const {
   char buf[160];
-  std::snprintf(buf, sizeof(buf), "conv_gemm n%d c%d h%d w%d m%d k%d o%dx%d s%dx%d p%dx%d%s", n,
-                c, h, w, m, k, oh, ow, sh, sw, ph, pw, is_1x1 ? " 1x1" : "");
+  std::snprintf(buf, sizeof(buf), "conv_gemm n%d c%d h%d w%d m%d k%d o%dx%d s%dx%d p%dx%d%s", n, c,
+                h, w, m, k, oh, ow, sh, sw, ph, pw, is_1x1 ? " 1x1" : "");
   return buf;
 }
 
@@ -176,8 +176,8 @@ Status BindConvGemm(cl_kernel gemm, cl_kernel reduce, const ConvGemmShape& s,
   return r.status("conv_splitk_reduce");
 }
 
-Status LaunchConvGemm(ClLaunch& launch, cl_kernel gemm, cl_kernel reduce,
-                      const ConvGemmShape& s, const ConvGemmChoice& c) {
+Status LaunchConvGemm(ClLaunch& launch, cl_kernel gemm, cl_kernel reduce, const ConvGemmShape& s,
+                      const ConvGemmChoice& c) {
   const ConvGemmVariant& v = ConvGemmVariants()[static_cast<size_t>(c.variant)];
   const size_t local[3] = {static_cast<size_t>(v.tn / v.rn), static_cast<size_t>(v.tm / v.rm), 1};
   const size_t global[3] = {Ceil(s.p(), v.tn) * local[0], Ceil(s.m, v.tm) * local[1],

@@ -12,7 +12,7 @@
 namespace kiln::opencl {
 
 struct ConvGemmShape {
-  int n = 1;     // images
+  int n = 1;  // images
   int c = 0, h = 0, w = 0;
   int m = 0;     // output channels
   int mpad = 0;  // m padded to 64 (the gemmko64 weight rows)
@@ -46,10 +46,9 @@ struct ConvGemmBuffers {
 size_t ConvGemmPartialFloats(const ConvGemmShape& s, const ConvGemmChoice& c);
 
 Status BindConvGemm(cl_kernel gemm, cl_kernel reduce, const ConvGemmShape& s,
-                    const ConvGemmChoice& c, const ConvGemmBuffers& b,
-                    const ActivationParams& act);
-Status LaunchConvGemm(ClLaunch& launch, cl_kernel gemm, cl_kernel reduce,
-                      const ConvGemmShape& s, const ConvGemmChoice& c);
+                    const ConvGemmChoice& c, const ConvGemmBuffers& b, const ActivationParams& act);
+Status LaunchConvGemm(ClLaunch& launch, cl_kernel gemm, cl_kernel reduce, const ConvGemmShape& s,
+                      const ConvGemmChoice& c);
 
 Expected<ConvGemmChoice> ChooseConvGemm(ClEnv& env, const ConvGemmShape& s, cl_mem weights,
                                         cl_mem bias, cl_mem ktab);

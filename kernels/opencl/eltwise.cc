@@ -15,13 +15,20 @@ constexpr int kMaxRank = 6;
 
 int BinaryCode(OpType op) {
   switch (op) {
-    case OpType::kAdd: return 0;
-    case OpType::kSub: return 1;
-    case OpType::kMul: return 2;
-    case OpType::kDiv: return 3;
-    case OpType::kPow: return 4;
-    case OpType::kMax: return 5;
-    default: return 6;  // Min
+    case OpType::kAdd:
+      return 0;
+    case OpType::kSub:
+      return 1;
+    case OpType::kMul:
+      return 2;
+    case OpType::kDiv:
+      return 3;
+    case OpType::kPow:
+      return 4;
+    case OpType::kMax:
+      return 5;
+    default:
+      return 6;  // Min
   }
 }
 
@@ -101,8 +108,8 @@ class BinaryCl : public ClKernel {
     KILN_ASSIGN_OR_RETURN(kernel_, env.CreateKernel(same_ ? "binary_same" : "binary_bcast"));
     return Status::Ok();
   }
-  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in,
-                 std::span<const TensorView> out, void* scratch) override {
+  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in, std::span<const TensorView> out,
+                 void* scratch) override {
     if (NeedsBind(in, out, scratch)) {
       ClArgs a(kernel_.get());
       a.Tensor(consts_[0] ? &const_tensor_[0] : T(in[0]));
@@ -130,10 +137,18 @@ class BinaryCl : public ClKernel {
 bool UnaryCode(const Graph& g, const Node& n, int* code, float* alpha, float* beta) {
   *alpha = *beta = 0.f;
   switch (n.op) {
-    case OpType::kRelu: *code = static_cast<int>(Activation::kRelu); return true;
-    case OpType::kSigmoid: *code = static_cast<int>(Activation::kSigmoid); return true;
-    case OpType::kTanh: *code = static_cast<int>(Activation::kTanh); return true;
-    case OpType::kHardSwish: *code = static_cast<int>(Activation::kHardSwish); return true;
+    case OpType::kRelu:
+      *code = static_cast<int>(Activation::kRelu);
+      return true;
+    case OpType::kSigmoid:
+      *code = static_cast<int>(Activation::kSigmoid);
+      return true;
+    case OpType::kTanh:
+      *code = static_cast<int>(Activation::kTanh);
+      return true;
+    case OpType::kHardSwish:
+      *code = static_cast<int>(Activation::kHardSwish);
+      return true;
     case OpType::kLeakyRelu:
       *code = static_cast<int>(Activation::kLeakyRelu);
       *alpha = n.attrs.GetFloat("alpha", 0.01f);
@@ -155,12 +170,23 @@ bool UnaryCode(const Graph& g, const Node& n, int* code, float* alpha, float* be
       }
       return true;
     }
-    case OpType::kSqrt: *code = 20; return true;
-    case OpType::kExp: *code = 21; return true;
-    case OpType::kNeg: *code = 22; return true;
-    case OpType::kAbs: *code = 23; return true;
-    case OpType::kReciprocal: *code = 24; return true;
-    default: return false;
+    case OpType::kSqrt:
+      *code = 20;
+      return true;
+    case OpType::kExp:
+      *code = 21;
+      return true;
+    case OpType::kNeg:
+      *code = 22;
+      return true;
+    case OpType::kAbs:
+      *code = 23;
+      return true;
+    case OpType::kReciprocal:
+      *code = 24;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -183,8 +209,8 @@ class UnaryCl : public ClKernel {
     KILN_ASSIGN_OR_RETURN(kernel_, env.CreateKernel("unary"));
     return Status::Ok();
   }
-  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in,
-                 std::span<const TensorView> out, void* scratch) override {
+  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in, std::span<const TensorView> out,
+                 void* scratch) override {
     if (NeedsBind(in, out, scratch)) {
       ClArgs a(kernel_.get());
       a.Tensor(T(in[0])).Tensor(T(out[0])).I32(total_).I32(code_).F32(alpha_).F32(beta_);
@@ -239,8 +265,8 @@ class BatchNormCl : public ClKernel {
     KILN_ASSIGN_OR_RETURN(kernel_, env.CreateKernel("channel_affine"));
     return Status::Ok();
   }
-  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in,
-                 std::span<const TensorView> out, void* scratch) override {
+  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in, std::span<const TensorView> out,
+                 void* scratch) override {
     if (NeedsBind(in, out, scratch)) {
       ClArgs a(kernel_.get());
       a.Tensor(T(in[0])).Tensor(T(out[0])).Mem(scale_.get()).Mem(shift_.get()).I32(channels_);

@@ -90,8 +90,8 @@ class GemmCl : public ClKernel {
     return Status::Ok();
   }
 
-  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in,
-                 std::span<const TensorView> out, void* scratch) override {
+  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in, std::span<const TensorView> out,
+                 void* scratch) override {
     if (NeedsBind(in, out, scratch)) {
       ClArgs a(kernel_.get());
       a.Tensor(T(in[0])).Mem(weights_.get()).Mem(c_buf_.get()).I32(c_rows_).Tensor(T(out[0]));
@@ -140,8 +140,8 @@ class MatMulCl : public ClKernel {
       std::vector<int64_t> st(batch_rank, 0);
       int64_t step = static_cast<int64_t>(s[s.size() - 2] * s.back());
       for (size_t i = 0; i + 2 < s.size(); ++i) {
-        const size_t d = s.size() - 3 - i;              // operand batch dim
-        const size_t yd = batch_rank - 1 - i;           // output batch dim
+        const size_t d = s.size() - 3 - i;     // operand batch dim
+        const size_t yd = batch_rank - 1 - i;  // output batch dim
         st[yd] = s[d] == 1 ? 0 : step;
         step *= s[d];
       }
@@ -173,14 +173,14 @@ class MatMulCl : public ClKernel {
       KILN_ASSIGN_OR_RETURN(const_buf_[i], UploadStorage(env, v));
       const_tensor_[i] = ClTensor{const_buf_[i].get(), 0, 0, 0};
     }
-    KILN_ASSIGN_OR_RETURN(offsets_buf_, UploadBytes(env, offsets_.data(),
-                                                    offsets_.size() * sizeof(cl_int)));
+    KILN_ASSIGN_OR_RETURN(offsets_buf_,
+                          UploadBytes(env, offsets_.data(), offsets_.size() * sizeof(cl_int)));
     KILN_ASSIGN_OR_RETURN(kernel_, env.CreateKernel("matmul_tiled"));
     return Status::Ok();
   }
 
-  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in,
-                 std::span<const TensorView> out, void* scratch) override {
+  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in, std::span<const TensorView> out,
+                 void* scratch) override {
     if (NeedsBind(in, out, scratch)) {
       ClArgs a(kernel_.get());
       a.Tensor(consts_[0] ? &const_tensor_[0] : T(in[0]));
@@ -217,16 +217,20 @@ class SoftmaxCl : public ClKernel {
     return Status::Ok();
   }
   Status Setup(ClEnv& env) override {
-    local_ = Pow2AtMost(static_cast<size_t>(len_), std::min<size_t>(256, env.max_work_group_size()));
+    local_ =
+        Pow2AtMost(static_cast<size_t>(len_), std::min<size_t>(256, env.max_work_group_size()));
     local_ = std::max<size_t>(local_, 32);
     KILN_ASSIGN_OR_RETURN(kernel_, env.CreateKernel("softmax_rows"));
     return Status::Ok();
   }
-  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in,
-                 std::span<const TensorView> out, void* scratch) override {
+  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in, std::span<const TensorView> out,
+                 void* scratch) override {
     if (NeedsBind(in, out, scratch)) {
       ClArgs a(kernel_.get());
-      a.Tensor(T(in[0])).Tensor(T(out[0])).I32(static_cast<int>(len_)).I32(static_cast<int>(inner_));
+      a.Tensor(T(in[0]))
+          .Tensor(T(out[0]))
+          .I32(static_cast<int>(len_))
+          .I32(static_cast<int>(inner_));
       a.Local(local_ * sizeof(float));
       KILN_RETURN_IF_ERROR(a.status("softmax_rows"));
     }
@@ -252,8 +256,8 @@ void RegisterOpenClLinearKernels(KernelRegistry& r) {
   gemm.accepts = AcceptsGemm;
   gemm.any_weight_layout = true;  // bound at setup, any layout
   for (OpType op : {OpType::kGemm, OpType::kFusedGemm}) {
-    r.Register({op, ExecutorKind::kOpenCL, DType::kF32, Layout::kPlain, Isa::kOpenCL},
-               Make<GemmCl>, gemm);
+    r.Register({op, ExecutorKind::kOpenCL, DType::kF32, Layout::kPlain, Isa::kOpenCL}, Make<GemmCl>,
+               gemm);
   }
   KernelTraits matmul;
   matmul.accepts = AcceptsMatMul;

@@ -40,7 +40,7 @@ void CheckOnGpu(const Graph& g, float tol32 = 2e-5f, float tol16 = 2e-2f, GpuOpt
   ExpectClose(half.outputs, want, tol16);
 }
 
-const char* kActs[] = {"", "relu", "clip", "leaky_relu", "sigmoid", "hard_sigmoid",
+const char* kActs[] = {"",           "relu", "clip", "leaky_relu", "sigmoid", "hard_sigmoid",
                        "hard_swish", "tanh", "silu"};
 
 Attributes ConvAttrs(std::mt19937& rng, int k, int group, bool fused) {
@@ -103,9 +103,9 @@ TEST(OpenClKernels, EveryConvGemmVariantAndSplit) {
     const ValueId x = b.Input("x", {1, c, h, w});
     const ValueId wt = b.Const("w", {m, c, one ? 1 : 3, one ? 1 : 3});
     const ValueId bias = b.Const("b", {m});
-    Attributes a = Attrs({{"pads", std::vector<int64_t>{one ? 0 : 1, one ? 0 : 1, one ? 0 : 1,
-                                                         one ? 0 : 1}},
-                          {"activation", std::string("relu")}});
+    Attributes a =
+        Attrs({{"pads", std::vector<int64_t>{one ? 0 : 1, one ? 0 : 1, one ? 0 : 1, one ? 0 : 1}},
+               {"activation", std::string("relu")}});
     b.Output(b.Op(OpType::kFusedConv, "conv", {x, wt, bias}, a));
     opencl::ConvGemmShape s;
     s.c = c;
@@ -125,10 +125,10 @@ TEST(OpenClKernels, EveryConvGemmVariantAndSplit) {
         auto binaries = std::make_shared<KernelBinaries>();
         binaries->device = dev->name;
         binaries->driver = dev->driver;
-        binaries->tuning.emplace_back("fp32 " + s.Key(),
-                                      opencl::ConvGemmChoice{static_cast<int>(v), splits}.ToString());
-        binaries->tuning.emplace_back("fp16 " + s.Key(),
-                                      opencl::ConvGemmChoice{static_cast<int>(v), splits}.ToString());
+        binaries->tuning.emplace_back(
+            "fp32 " + s.Key(), opencl::ConvGemmChoice{static_cast<int>(v), splits}.ToString());
+        binaries->tuning.emplace_back(
+            "fp16 " + s.Key(), opencl::ConvGemmChoice{static_cast<int>(v), splits}.ToString());
         GpuOptions gpu;
         gpu.binaries = binaries;
         SCOPED_TRACE(std::string(variants[v].name) + " splits " + std::to_string(splits));
@@ -163,11 +163,13 @@ TEST(OpenClKernels, Pools) {
 
 TEST(OpenClKernels, ElementwiseWithBroadcasting) {
   REQUIRE_DEVICE();
-  const std::vector<std::pair<Shape, Shape>> shapes = {
-      {{2, 3, 5, 7}, {2, 3, 5, 7}}, {{2, 3, 5, 7}, {1, 3, 1, 1}}, {{3, 1, 7}, {4, 1}},
-      {{1, 6, 4, 4}, {}},           {{5}, {2, 3, 5}}};
-  const OpType ops[] = {OpType::kAdd, OpType::kSub, OpType::kMul, OpType::kDiv,
-                        OpType::kMax, OpType::kMin};
+  const std::vector<std::pair<Shape, Shape>> shapes = {{{2, 3, 5, 7}, {2, 3, 5, 7}},
+                                                       {{2, 3, 5, 7}, {1, 3, 1, 1}},
+                                                       {{3, 1, 7}, {4, 1}},
+                                                       {{1, 6, 4, 4}, {}},
+                                                       {{5}, {2, 3, 5}}};
+  const OpType ops[] = {OpType::kAdd, OpType::kSub, OpType::kMul,
+                        OpType::kDiv, OpType::kMax, OpType::kMin};
   for (size_t i = 0; i < shapes.size(); ++i) {
     GraphBuilder b;
     const ValueId x = b.Input("x", shapes[i].first);
@@ -201,7 +203,9 @@ TEST(OpenClKernels, GemmMatMulSoftmax) {
     const ValueId w = b.Const("w", trans_b ? Shape{19, 70} : Shape{70, 19});
     const ValueId c = b.Const("c", trans_b ? Shape{19} : Shape{3, 1});
     b.Output(b.Op(OpType::kFusedGemm, "fc", {a, w, c},
-                  Attrs({{"transB", int64_t{trans_b}}, {"alpha", 0.5f}, {"beta", 2.f},
+                  Attrs({{"transB", int64_t{trans_b}},
+                         {"alpha", 0.5f},
+                         {"beta", 2.f},
                          {"activation", std::string("relu")}})));
     CheckOnGpu(b.graph(), 2e-5f, 2e-2f);
   }
@@ -220,7 +224,8 @@ TEST(OpenClKernels, DataMovement) {
   GraphBuilder b;
   const ValueId x = b.Input("x", {2, 6, 5, 4});
   const ValueId y = b.Input("y", {2, 3, 5, 4});
-  b.Output(b.Op(OpType::kTranspose, "tr", {x}, Attrs({{"perm", std::vector<int64_t>{0, 2, 3, 1}}})));
+  b.Output(
+      b.Op(OpType::kTranspose, "tr", {x}, Attrs({{"perm", std::vector<int64_t>{0, 2, 3, 1}}})));
   b.Output(b.Op(OpType::kSlice, "sl",
                 {x, b.ConstI64("st", {2}, {5, 1}), b.ConstI64("en", {2}, {0, 4}),
                  b.ConstI64("ax", {2}, {1, 3}), b.ConstI64("sp", {2}, {-2, 2})}));

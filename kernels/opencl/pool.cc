@@ -22,14 +22,25 @@ class Pool2dCl : public ClKernel {
     const Shape& x = ctx.input(0).shape;
     const Shape& y = ctx.output(0).shape;
     KILN_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, PoolKernelShape(ctx.attrs(), 2));
-    KILN_ASSIGN_OR_RETURN(WindowGeometry geo,
-                          ResolveWindow(ctx.attrs(), {x[2], x[3]}, kernel,
-                                        ctx.attrs().GetInt("ceil_mode", 0) != 0));
+    KILN_ASSIGN_OR_RETURN(
+        WindowGeometry geo,
+        ResolveWindow(ctx.attrs(), {x[2], x[3]}, kernel, ctx.attrs().GetInt("ceil_mode", 0) != 0));
     is_max_ = ctx.node().op == OpType::kMaxPool;
     include_pad_ = !is_max_ && ctx.attrs().GetInt("count_include_pad", 0) != 0;
-    const int64_t v[] = {x[2], x[3], y[2], y[3], kernel[0], kernel[1], geo.strides[0],
-                         geo.strides[1], geo.pads_begin[0], geo.pads_begin[1], geo.pads_end[0],
-                         geo.pads_end[1], geo.dilations[0], geo.dilations[1]};
+    const int64_t v[] = {x[2],
+                         x[3],
+                         y[2],
+                         y[3],
+                         kernel[0],
+                         kernel[1],
+                         geo.strides[0],
+                         geo.strides[1],
+                         geo.pads_begin[0],
+                         geo.pads_begin[1],
+                         geo.pads_end[0],
+                         geo.pads_end[1],
+                         geo.dilations[0],
+                         geo.dilations[1]};
     for (size_t i = 0; i < 14; ++i) p_[i] = static_cast<int>(v[i]);
     planes_ = static_cast<size_t>(x[0] * x[1]);
     return Status::Ok();
@@ -38,8 +49,8 @@ class Pool2dCl : public ClKernel {
     KILN_ASSIGN_OR_RETURN(kernel_, env.CreateKernel("pool2d"));
     return Status::Ok();
   }
-  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in,
-                 std::span<const TensorView> out, void* scratch) override {
+  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in, std::span<const TensorView> out,
+                 void* scratch) override {
     if (NeedsBind(in, out, scratch)) {
       ClArgs a(kernel_.get());
       a.Tensor(T(in[0])).Tensor(T(out[0]));
@@ -61,8 +72,7 @@ class Pool2dCl : public ClKernel {
 };
 
 // [outer, len, inner] view of a reduction over a block of contiguous axes; false otherwise.
-bool ReductionBlock(const Graph& g, const Node& n, int64_t* outer, int64_t* len,
-                    int64_t* inner) {
+bool ReductionBlock(const Graph& g, const Node& n, int64_t* outer, int64_t* len, int64_t* inner) {
   const Shape& x = g.value(n.inputs[0]).shape;
   std::vector<bool> reduced(x.size(), false);
   if (n.op == OpType::kGlobalAveragePool || n.op == OpType::kGlobalMaxPool) {
@@ -79,8 +89,7 @@ bool ReductionBlock(const Graph& g, const Node& n, int64_t* outer, int64_t* len,
                                               : v.constant->as<int64_t>()[i]);
       }
     }
-    auto r = ResolveReduceAxes(n.attrs, has_axes ? &axes : nullptr,
-                               static_cast<int64_t>(x.size()));
+    auto r = ResolveReduceAxes(n.attrs, has_axes ? &axes : nullptr, static_cast<int64_t>(x.size()));
     if (!r.ok()) return false;
     reduced = *r;
   }
@@ -95,8 +104,8 @@ bool ReductionBlock(const Graph& g, const Node& n, int64_t* outer, int64_t* len,
     if (!reduced[d] && x[d] != 1) return false;
   }
   *outer = NumElements(Shape(x.begin(), x.begin() + static_cast<int64_t>(first)));
-  *len = NumElements(Shape(x.begin() + static_cast<int64_t>(first),
-                           x.begin() + static_cast<int64_t>(last) + 1));
+  *len = NumElements(
+      Shape(x.begin() + static_cast<int64_t>(first), x.begin() + static_cast<int64_t>(last) + 1));
   *inner = NumElements(Shape(x.begin() + static_cast<int64_t>(last) + 1, x.end()));
   return *len > 0;
 }
@@ -120,15 +129,17 @@ class ReduceCl : public ClKernel {
   }
   Status Setup(ClEnv& env) override {
     size_t l = 32;
-    while (l * 2 <= static_cast<size_t>(len_) && l * 2 <= std::min<size_t>(256, env.max_work_group_size())) {
+    while (l * 2 <= static_cast<size_t>(len_) &&
+           l * 2 <= std::min<size_t>(256, env.max_work_group_size())) {
       l *= 2;
     }
     local_ = l;
-    KILN_ASSIGN_OR_RETURN(kernel_, env.CreateKernel(inner_ == 1 ? "reduce_rows" : "reduce_mid_mean"));
+    KILN_ASSIGN_OR_RETURN(kernel_,
+                          env.CreateKernel(inner_ == 1 ? "reduce_rows" : "reduce_mid_mean"));
     return Status::Ok();
   }
-  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in,
-                 std::span<const TensorView> out, void* scratch) override {
+  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in, std::span<const TensorView> out,
+                 void* scratch) override {
     if (NeedsBind(in, out, scratch)) {
       ClArgs a(kernel_.get());
       a.Tensor(T(in[0])).Tensor(T(out[0])).I32(static_cast<int>(len_));

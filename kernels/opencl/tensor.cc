@@ -20,8 +20,8 @@ std::vector<int64_t> Contiguous(const Shape& s) {
 }
 
 // {rank, dims[6], src strides[6], dst strides[6]} after dropping unit dims; false past rank 6.
-bool CopyGeometry(const Shape& dims, const std::vector<int64_t>& ss,
-                  const std::vector<int64_t>& ds, std::vector<int>* geo) {
+bool CopyGeometry(const Shape& dims, const std::vector<int64_t>& ss, const std::vector<int64_t>& ds,
+                  std::vector<int>* geo) {
   std::vector<int64_t> d2, s2, t2;
   for (size_t d = 0; d < dims.size(); ++d) {
     if (dims[d] == 1) continue;
@@ -45,8 +45,8 @@ bool CopyGeometry(const Shape& dims, const std::vector<int64_t>& ss,
 class CopyCl : public ClKernel {
  public:
   Status Setup(ClEnv&) override { return Status::Ok(); }
-  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in,
-                 std::span<const TensorView> out, void*) override {
+  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in, std::span<const TensorView> out,
+                 void*) override {
     const ClTensor* src = T(in[0]);
     const ClTensor* dst = T(out[0]);
     if (src->mem == dst->mem && src->byte_offset == dst->byte_offset) return Status::Ok();
@@ -109,8 +109,8 @@ class StridedCl : public ClKernel {
         int64_t at = 0;
         for (size_t i = 0; i < ctx.num_inputs(); ++i) {
           const int64_t len = ctx.input(i).shape[a];
-          KILN_RETURN_IF_ERROR(Add(i, {outer, len * inner}, {len * inner, 1},
-                                   {y[a] * inner, 1}, at * inner));
+          KILN_RETURN_IF_ERROR(
+              Add(i, {outer, len * inner}, {len * inner, 1}, {y[a] * inner, 1}, at * inner));
           at += len;
         }
         break;
@@ -127,8 +127,8 @@ class StridedCl : public ClKernel {
     }
     return Status::Ok();
   }
-  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in,
-                 std::span<const TensorView> out, void* scratch) override {
+  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in, std::span<const TensorView> out,
+                 void* scratch) override {
     const bool bind = NeedsBind(in, out, scratch);
     for (Part& p : parts_) {
       if (p.total == 0) continue;
@@ -240,8 +240,8 @@ class ResizeCl : public ClKernel {
     KILN_ASSIGN_OR_RETURN(kernel_, env.CreateKernel("resize2d"));
     return Status::Ok();
   }
-  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in,
-                 std::span<const TensorView> out, void* scratch) override {
+  Status Enqueue(ClLaunch& launch, std::span<const TensorView> in, std::span<const TensorView> out,
+                 void* scratch) override {
     const int h = static_cast<int>(p_.input[2]), w = static_cast<int>(p_.input[3]);
     const int oh = static_cast<int>(p_.output[2]), ow = static_cast<int>(p_.output[3]);
     if (NeedsBind(in, out, scratch)) {

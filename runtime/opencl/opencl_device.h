@@ -2,10 +2,10 @@
 // KILN_OPENCL_PLATFORM), which device (an index, GPUs first), and what the device offers.
 #pragma once
 
-#include "kernels/opencl/cl_kernel.h"
-
 #include <string>
 #include <vector>
+
+#include "kernels/opencl/cl_kernel.h"
 
 namespace kiln::opencl {
 
@@ -15,10 +15,10 @@ struct DeviceInfo {
   std::string platform_name;
   std::string name;
   std::string vendor;
-  std::string driver;      // CL_DRIVER_VERSION
-  std::string version;     // CL_DEVICE_VERSION
+  std::string driver;   // CL_DRIVER_VERSION
+  std::string version;  // CL_DEVICE_VERSION
   bool is_gpu = false;
-  bool has_fp16 = false;   // cl_khr_fp16 (f16 arithmetic; f16 storage needs no extension)
+  bool has_fp16 = false;  // cl_khr_fp16 (f16 arithmetic; f16 storage needs no extension)
   int compute_units = 1;
   size_t max_work_group_size = 256;
   uint64_t global_mem = 0;

@@ -70,9 +70,9 @@ class OpenClBuffer : public DeviceBuffer {
 class OpenClExecutor : public Executor, public opencl::ClEnv {
  public:
   static Expected<std::unique_ptr<OpenClExecutor>> Create(const GpuOptions& options) {
-    KILN_ASSIGN_OR_RETURN(opencl::DeviceInfo dev,
-                          opencl::SelectDevice(options.platform, options.device,
-                                                               options.device_name));
+    KILN_ASSIGN_OR_RETURN(
+        opencl::DeviceInfo dev,
+        opencl::SelectDevice(options.platform, options.device, options.device_name));
     std::unique_ptr<OpenClExecutor> ex(new OpenClExecutor(options, dev));
     KILN_RETURN_IF_ERROR(ex->Init().WithContext("OpenCL device " + dev.name));
     return ex;
@@ -102,8 +102,8 @@ class OpenClExecutor : public Executor, public opencl::ClEnv {
     const KernelFactory* f =
         KernelRegistry::Global().Find(graph, node, ExecutorKind::kOpenCL, Isa::kOpenCL);
     if (!f) {
-      return Unsupported("no opencl kernel for " + std::string(OpTypeName(node.op)) +
-                         " at node '" + node.name + "'");
+      return Unsupported("no opencl kernel for " + std::string(OpTypeName(node.op)) + " at node '" +
+                         node.name + "'");
     }
     std::unique_ptr<Kernel> kernel = (*f)();
     auto* cl = dynamic_cast<opencl::ClKernel*>(kernel.get());
@@ -118,8 +118,8 @@ class OpenClExecutor : public Executor, public opencl::ClEnv {
     cl_int err = CL_SUCCESS;
     cl_mem m = clCreateBuffer(context_, CL_MEM_READ_WRITE, bytes ? bytes : 64, nullptr, &err);
     KILN_RETURN_IF_ERROR(ClCheck(err, "clCreateBuffer(" + std::to_string(bytes) + " bytes)"));
-    return std::unique_ptr<DeviceBuffer>(new OpenClBuffer(
-        m, bytes, fp16(), [this](size_t stored) { GrowStaging(stored); }));
+    return std::unique_ptr<DeviceBuffer>(
+        new OpenClBuffer(m, bytes, fp16(), [this](size_t stored) { GrowStaging(stored); }));
   }
 
   Status Upload(const void* host, void* dst, size_t bytes, DType dtype, int stream) override {
@@ -142,9 +142,8 @@ class OpenClExecutor : public Executor, public opencl::ClEnv {
     const bool convert = fp16() && dtype == DType::kF32;
     void* dst = convert ? static_cast<void*>(Staging(stream)) : host;
     if (t->bytes == 0) return Status::Ok();
-    KILN_RETURN_IF_ERROR(ClCheck(clEnqueueReadBuffer(Queue(stream), t->mem, CL_TRUE,
-                                                     t->byte_offset, t->bytes, dst, 0, nullptr,
-                                                     nullptr),
+    KILN_RETURN_IF_ERROR(ClCheck(clEnqueueReadBuffer(Queue(stream), t->mem, CL_TRUE, t->byte_offset,
+                                                     t->bytes, dst, 0, nullptr, nullptr),
                                  "clEnqueueReadBuffer"));
     if (convert) {
       const uint16_t* h = Staging(stream);
@@ -173,7 +172,8 @@ class OpenClExecutor : public Executor, public opencl::ClEnv {
   Status Execute(Kernel& kernel, std::span<const TensorView> inputs,
                  std::span<const TensorView> outputs, void* scratch,
                  const StepContext& step) override {
-    const bool timed = step.profile_slot >= 0 && static_cast<size_t>(step.profile_slot) < first_.size();
+    const bool timed =
+        step.profile_slot >= 0 && static_cast<size_t>(step.profile_slot) < first_.size();
     opencl::ClLaunch launch(Queue(step.stream),
                             timed ? &first_[static_cast<size_t>(step.profile_slot)] : nullptr,
                             timed ? &last_[static_cast<size_t>(step.profile_slot)] : nullptr);
@@ -256,9 +256,9 @@ class OpenClExecutor : public Executor, public opencl::ClEnv {
     KILN_RETURN_IF_ERROR(ClCheck(err, "clCreateCommandQueue"));
     const std::string cache_dir = opencl::ResolveCacheDir(options_.cache_dir);
     source_ = opencl::MakeProgramSource(options_.precision);
-    KILN_ASSIGN_OR_RETURN(opencl::BuiltProgram built,
-                          opencl::BuildProgram(context_, info_device_, source_, cache_dir,
-                                               options_.binaries.get()));
+    KILN_ASSIGN_OR_RETURN(
+        opencl::BuiltProgram built,
+        opencl::BuildProgram(context_, info_device_, source_, cache_dir, options_.binaries.get()));
     program_ = built.program;
     tune_ = std::make_unique<opencl::TuneCache>(info_device_, cache_dir, options_.binaries.get());
     int tune = options_.tune;
@@ -287,8 +287,8 @@ class OpenClExecutor : public Executor, public opencl::ClEnv {
     staging_need_ = std::max(staging_need_, stored_bytes / 2);
   }
   uint16_t* Staging(int stream) {
-    auto& s = staging_[static_cast<size_t>(stream) < staging_.size() ? static_cast<size_t>(stream)
-                                                                     : 0];
+    auto& s =
+        staging_[static_cast<size_t>(stream) < staging_.size() ? static_cast<size_t>(stream) : 0];
     if (s.size() < staging_need_) s.resize(staging_need_);  // only before the first run
     return s.data();
   }

@@ -19,10 +19,10 @@ Expected<std::unique_ptr<Executor>> MakeOpenClExecutor(const GpuOptions& options
 
 // What an OpenCL executor reports about itself (for `kiln bench` and `kiln run` lines).
 struct OpenClExecutorInfo {
-  std::string device;           // DeviceInfo::Describe()
-  std::string program_origin;   // "embedded", "cache" or "jit"
-  double program_ms = 0;        // time to get the program
-  std::string precision;        // "fp32" | "fp16"
+  std::string device;          // DeviceInfo::Describe()
+  std::string program_origin;  // "embedded", "cache" or "jit"
+  double program_ms = 0;       // time to get the program
+  std::string precision;       // "fp32" | "fp16"
 };
 // Null when `executor` is not an OpenCL executor.
 const OpenClExecutorInfo* GetOpenClExecutorInfo(const Executor& executor);

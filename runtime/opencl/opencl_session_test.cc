@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "compiler/pipeline.h"
+#include "ir/execution_plan.h"
 #include "runtime/model.h"
 #include "runtime/opencl/opencl_executor.h"
 #include "runtime/session.h"
@@ -31,8 +32,9 @@ using testing::RunOnGpu;
   if (!testing::HaveOpenClDevice()) GTEST_SKIP() << "no OpenCL device (install pocl-opencl-icd)"
 
 ValueId Conv(GraphBuilder& b, const std::string& name, ValueId x, int64_t m, int64_t c) {
-  return b.Op(OpType::kFusedConv, name, {x, b.Const(name + ".w", {m, c, 3, 3}), b.Const(name + ".b", {m})},
-              Attrs({{"pads", std::vector<int64_t>{1, 1, 1, 1}}, {"activation", std::string("relu")}}));
+  return b.Op(
+      OpType::kFusedConv, name, {x, b.Const(name + ".w", {m, c, 3, 3}), b.Const(name + ".b", {m})},
+      Attrs({{"pads", std::vector<int64_t>{1, 1, 1, 1}}, {"activation", std::string("relu")}}));
 }
 
 // conv (GPU) -> reflect Pad (no GPU kernel: CPU; a zero one would fold into the conv) -> conv
@@ -42,12 +44,12 @@ Graph MixedGraph() {
   GraphBuilder b;
   const ValueId x = b.Input("x", {1, 3, 12, 12});
   const ValueId a = Conv(b, "a", x, 8, 3);
-  const ValueId padded = b.Op(OpType::kPad, "pad",
-                              {a, b.ConstI64("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1})},
-                              Attrs({{"mode", std::string("reflect")}}));
-  const ValueId c = Conv(b, "c", padded, 8, 8);                       // [1, 8, 14, 14]
-  const ValueId d = b.Op(OpType::kPad, "pad2", {Conv(b, "d", x, 4, 3),
-                                                b.ConstI64("p2", {8}, {0, 0, 1, 1, 0, 0, 1, 1})},
+  const ValueId padded =
+      b.Op(OpType::kPad, "pad", {a, b.ConstI64("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1})},
+           Attrs({{"mode", std::string("reflect")}}));
+  const ValueId c = Conv(b, "c", padded, 8, 8);  // [1, 8, 14, 14]
+  const ValueId d = b.Op(OpType::kPad, "pad2",
+                         {Conv(b, "d", x, 4, 3), b.ConstI64("p2", {8}, {0, 0, 1, 1, 0, 0, 1, 1})},
                          Attrs({{"mode", std::string("constant")}}));  // CPU, [1, 4, 14, 14]
   const ValueId cat = b.Op(OpType::kConcat, "cat", {c, d}, Attrs({{"axis", int64_t{1}}}));
   const ValueId e = Conv(b, "e", cat, 6, 12);
@@ -119,6 +121,49 @@ TEST(OpenClSession, StreamsWithEvents) {
     auto run = RunOnGpu(compiled->graph, inputs, {}, plan, threads);
     testing::ExpectAllOnGpu(run);
     ExpectClose(run.outputs, want, 2e-5f);
+  }
+}
+
+// A CPU value read by GPU nodes on two streams: its upload is made right after its producer,
+// before the producer's events, so the reader on the other stream cannot see the device slot
+// before the copy. (When the copy belonged to the first reader in graph order, which here
+// comes after slow CPU work on stream 0, the stream-1 reader raced it and read stale bytes.)
+TEST(OpenClSession, BoundaryCopyIsDoneBeforeReadersOnOtherStreams) {
+  REQUIRE_DEVICE();
+  GraphBuilder b;
+  const ValueId x = b.Input("x", {1, 4, 16, 16});
+  const ValueId y = b.Input("y", {1, 16, 96, 96});
+  const ValueId a = Conv(b, "a", x, 4, 4);  // node 0
+  const Attributes reflect = Attrs({{"mode", std::string("reflect")}});
+  const ValueId pads = b.ConstI64("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
+  const ValueId p = b.Op(OpType::kPad, "p", {a, pads}, reflect);          // 1, CPU
+  const ValueId big = b.Op(OpType::kPad, "big", {y, pads}, reflect);      // 2, CPU
+  const ValueId big2 = b.Op(OpType::kPad, "big2", {big, pads}, reflect);  // 3, CPU
+  const ValueId r1 = Conv(b, "r1", p, 4, 4);                              // 4
+  const ValueId r2 = Conv(b, "r2", p, 4, 4);                              // 5
+  b.Output(b.Op(OpType::kAdd, "sum", {r1, r2}));                          // 6
+  b.Output(big2);
+  const Graph g = b.Take();
+  ASSERT_EQ(g.num_nodes(), 7u);
+  auto plan = std::make_shared<ExecutionPlan>(ExecutionPlan::Default(g));
+  plan->schedule.num_streams = 2;
+  plan->schedule.stream = {0, 0, 0, 0, 0, 1, 0};
+  plan->schedule.events = {{1, 5}, {5, 6}};
+  ASSERT_TRUE(ValidateExecutionPlan(g, *plan).ok());
+  SessionOptions so;
+  so.executors = {"opencl", "cpu"};
+  so.num_threads = 2;
+  auto s = Session::Create(std::make_shared<const Graph>(g), so, plan);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_TRUE((*s)->memory().concurrent);
+  const auto placement = (*s)->Placement();
+  EXPECT_EQ(placement[1], "cpu");
+  EXPECT_EQ(placement[5], "opencl");
+  for (uint32_t seed = 1; seed <= 4; ++seed) {  // new inputs each run: stale bytes show
+    const auto inputs = RandomInputs(g, seed);
+    auto out = (*s)->Run(inputs);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    ExpectClose(*out, RunGraph(g, inputs), 2e-5f);
   }
 }
 

@@ -42,8 +42,8 @@ cl_program FromBinary(cl_context ctx, const DeviceInfo& dev, const std::vector<u
   cl_int status = CL_SUCCESS, err = CL_SUCCESS;
   cl_program p = clCreateProgramWithBinary(ctx, 1, &dev.device, &len, &ptr, &status, &err);
   if (err != CL_SUCCESS || status != CL_SUCCESS) {
-    *why = std::string("clCreateProgramWithBinary: ") +
-           ClErrorName(err != CL_SUCCESS ? err : status);
+    *why =
+        std::string("clCreateProgramWithBinary: ") + ClErrorName(err != CL_SUCCESS ? err : status);
     if (p) clReleaseProgram(p);
     return nullptr;
   }
@@ -157,21 +157,20 @@ ProgramSource MakeProgramSource(GpuPrecision precision) {
 
 Expected<std::vector<uint8_t>> ProgramBinary(cl_program program) {
   size_t size = 0;
-  KILN_RETURN_IF_ERROR(ClCheck(clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof(size),
-                                                &size, nullptr),
-                               "clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)"));
+  KILN_RETURN_IF_ERROR(
+      ClCheck(clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, nullptr),
+              "clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)"));
   if (size == 0) return Unsupported("the OpenCL driver gives no program binary");
   std::vector<uint8_t> bin(size);
   unsigned char* ptr = bin.data();
-  KILN_RETURN_IF_ERROR(ClCheck(clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof(ptr), &ptr,
-                                                nullptr),
-                               "clGetProgramInfo(CL_PROGRAM_BINARIES)"));
+  KILN_RETURN_IF_ERROR(
+      ClCheck(clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof(ptr), &ptr, nullptr),
+              "clGetProgramInfo(CL_PROGRAM_BINARIES)"));
   return bin;
 }
 
-Expected<BuiltProgram> BuildProgram(cl_context ctx, const DeviceInfo& dev,
-                                    const ProgramSource& src, const std::string& cache_dir,
-                                    const KernelBinaries* embedded) {
+Expected<BuiltProgram> BuildProgram(cl_context ctx, const DeviceInfo& dev, const ProgramSource& src,
+                                    const std::string& cache_dir, const KernelBinaries* embedded) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::string precision = GpuPrecisionName(src.precision);
   BuiltProgram out;
@@ -184,8 +183,8 @@ Expected<BuiltProgram> BuildProgram(cl_context ctx, const DeviceInfo& dev,
     for (const auto& p : embedded->programs) {
       if (p.precision != precision) continue;
       if (p.source_hash != src.hash) {
-        mismatch = "kernel source " + p.source_hash.substr(0, 12) + " (this runtime's: " +
-                   src.hash.substr(0, 12) + ")";
+        mismatch = "kernel source " + p.source_hash.substr(0, 12) +
+                   " (this runtime's: " + src.hash.substr(0, 12) + ")";
         continue;
       }
       if (!mismatch.empty()) break;
@@ -236,14 +235,14 @@ Expected<BuiltProgram> BuildProgram(cl_context ctx, const DeviceInfo& dev,
   if (err != CL_SUCCESS) {
     const std::string log = BuildLog(p, dev.device);
     clReleaseProgram(p);
-    return Internal(std::string("OpenCL: building the ") + precision + " kernels for " +
-                    dev.name + " failed (" + ClErrorName(err) + "):\n" + log);
+    return Internal(std::string("OpenCL: building the ") + precision + " kernels for " + dev.name +
+                    " failed (" + ClErrorName(err) + "):\n" + log);
   }
   out.program = p;
   out.origin = "jit";
   out.ms = MsSince(t0);
-  if (const std::string log = BuildLog(p, dev.device); log.find_first_not_of(" \n\r\t") !=
-                                                        std::string::npos) {
+  if (const std::string log = BuildLog(p, dev.device);
+      log.find_first_not_of(" \n\r\t") != std::string::npos) {
     ClLog().debug("build log:\n{}", log);
   }
   ClLog().info("compiled the {} kernels for {} in {:.0f} ms{}", precision, dev.name, out.ms,

@@ -15,8 +15,7 @@ namespace kiln::opencl {
 
 class TuneCache {
  public:
-  TuneCache(const DeviceInfo& device, const std::string& cache_dir,
-            const KernelBinaries* embedded);
+  TuneCache(const DeviceInfo& device, const std::string& cache_dir, const KernelBinaries* embedded);
   std::optional<std::string> Find(const std::string& key) const;
   void Record(const std::string& key, const std::string& value);
   // Every choice known for this device (for embedding into a model).

@@ -110,8 +110,8 @@ std::string GpuLine(const Session& s) {
 
 void PrintProfile(const std::vector<OpRow>& rows, double total) {
   std::printf("\nper-op profile (avg over runs, run order):\n");
-  std::printf("%4s  %-18s %-30s %-7s %9s %6s %6s %12s %8s  %s\n", "#", "op", "name", "device",
-              "ms", "%", "cdf%", "MACs", "GMAC/s", "output");
+  std::printf("%4s  %-18s %-30s %-7s %9s %6s %6s %12s %8s  %s\n", "#", "op", "name", "device", "ms",
+              "%", "cdf%", "MACs", "GMAC/s", "output");
   double cdf = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
     const OpRow& r = rows[i];
@@ -218,8 +218,9 @@ Status Bench(BenchArgs& args) {
 
   if (args.json) {
     std::ostringstream os;
-    os << "{\n  \"model\": " << JsonString(args.model) << ",\n  \"device\": "
-       << JsonString(args.device.device) << ",\n  \"placement\": " << JsonString(placement);
+    os << "{\n  \"model\": " << JsonString(args.model)
+       << ",\n  \"device\": " << JsonString(args.device.device)
+       << ",\n  \"placement\": " << JsonString(placement);
     if (!gpu.empty()) os << ",\n  \"gpu\": " << JsonString(gpu);
     os << ",\n  \"threads\": " << args.threads << ",\n  \"load_ms\": " << JsonNumber(load_ms)
        << ",\n  \"session_ms\": " << JsonNumber(session_ms)
@@ -274,7 +275,8 @@ void RegisterBench(CLI::App& app, int* exit_code) {
   AddThreadsFlag(*cmd, &args->threads);
   AddDeviceFlags(*cmd, &args->device);
   AddModelSourceFlags(*cmd, &args->source, &args->raw_shapes);
-  cmd->callback([args, exit_code] { RunCommand("bench", exit_code, [&] { return Bench(*args); }); });
+  cmd->callback(
+      [args, exit_code] { RunCommand("bench", exit_code, [&] { return Bench(*args); }); });
 }
 
 }  // namespace kiln::cli

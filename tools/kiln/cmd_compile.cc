@@ -78,9 +78,9 @@ Status Compile(CompileArgs& args) {
     // Built and tuned on that device now: the file then starts there without JIT or tuning.
     GpuOptions gpu;
     gpu.device_name = args.gpu_binaries_for;
-    KILN_ASSIGN_OR_RETURN(binaries,
-                          BuildKernelBinaries(*loaded.graph, gpu,
-                                              {GpuPrecision::kFp32, GpuPrecision::kFp16}));
+    KILN_ASSIGN_OR_RETURN(
+        binaries,
+        BuildKernelBinaries(*loaded.graph, gpu, {GpuPrecision::kFp32, GpuPrecision::kFp16}));
     options.kernel_binaries = &binaries;
     size_t bytes = 0;
     for (const auto& p : binaries.programs) bytes += p.binary.size();
@@ -99,7 +99,8 @@ Status Compile(CompileArgs& args) {
   meta.compile_options.emplace_back("opt-level", std::to_string(source.compile.opt_level));
   meta.compile_options.emplace_back("target", args.target);
   meta.compile_options.emplace_back("streams", std::to_string(source.compile.streams));
-  if (!binaries.device.empty()) meta.compile_options.emplace_back("gpu-binaries-for", binaries.device);
+  if (!binaries.device.empty())
+    meta.compile_options.emplace_back("gpu-binaries-for", binaries.device);
   if (source.compile.weights_f16) meta.compile_options.emplace_back("weights-f16", "yes");
   for (const auto& p : source.compile.disabled_passes) {
     meta.compile_options.emplace_back("disable-pass", p);

@@ -191,7 +191,8 @@ void PrintText(const std::string& path, const ModelStats& s, const PlanSummary& 
   if (p.gpu) {
     os << "gpu placement: " << p.gpu_placement << "\n";
     if (!p.fallbacks.empty()) os << "cpu fallbacks (node, op: reason):\n";
-    for (const auto& f : p.fallbacks) os << "  " << f.node << "  " << f.op << ": " << f.reason << "\n";
+    for (const auto& f : p.fallbacks)
+      os << "  " << f.node << "  " << f.op << ": " << f.reason << "\n";
   }
   if (nodes) {
     const Graph& g = *m.graph;

@@ -9,11 +9,11 @@
 #include <sstream>
 
 #include "calibration/npy_io.h"
+#include "runtime/placement.h"
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
 #include "tools/kiln/onnx_inputs.h"
 #include "tools/kiln/output_report.h"
-#include "runtime/placement.h"
 #include "tools/kiln/session_setup.h"
 #include "tools/kiln/tensor_files.h"
 

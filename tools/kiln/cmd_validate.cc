@@ -9,10 +9,10 @@
 
 #include "compiler/tensor_compare.h"
 #include "parsers/onnx/tensor_proto.h"
+#include "runtime/placement.h"
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
 #include "tools/kiln/onnx_inputs.h"
-#include "runtime/placement.h"
 #include "tools/kiln/session_setup.h"
 
 namespace kiln::cli {

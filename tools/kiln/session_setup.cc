@@ -64,7 +64,8 @@ Expected<std::vector<std::string>> DeviceArgs::Executors() const {
                item.find_first_not_of("0123456789", item.find(':') + 1) == std::string::npos) {
       out.push_back(std::string(kExecutorOpenCL) + item.substr(item.find(':')));
     } else {
-      return InvalidArgument("--device '" + device + "': expected cpu, gpu or gpu:N, or a comma "
+      return InvalidArgument("--device '" + device +
+                             "': expected cpu, gpu or gpu:N, or a comma "
                              "list of them (e.g. gpu,cpu)");
     }
     if (comma == std::string::npos) break;
