@@ -36,6 +36,8 @@ Status Pad(InferenceContext& ctx) {
                              ShapeToString(ctx.input_shape(2)));
     }
   }
+  // |pads| <= 2^40 (ir/shape.h limits) keeps x + begin + end inside int64.
+  KILN_RETURN_IF_ERROR(CheckRange(pads, -kMaxDim, kMaxDim, "pads"));
   Shape out(rank);
   for (size_t i = 0; i < rank; ++i) {
     const int64_t b = pads[i];

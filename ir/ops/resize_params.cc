@@ -73,6 +73,11 @@ Status OutputFromScales(ResizeParams& p, const std::vector<float>& scales) {
                              std::to_string(scales[i]) + " on axis " + std::to_string(i));
     }
     p.resized_length[i] = static_cast<float>(p.input[i]) * scales[i];
+    // Converting a float beyond int64 is undefined behaviour: refuse extents past kMaxDim.
+    if (!(p.resized_length[i] <= static_cast<float>(kMaxDim))) {
+      return InvalidArgument("scale " + std::to_string(scales[i]) + " makes axis " +
+                             std::to_string(i) + " larger than 2^40");
+    }
     p.output[i] = static_cast<int64_t>(p.resized_length[i]);
     if (p.output[i] <= 0 && p.input[i] > 0) {
       return InvalidArgument("scale " + std::to_string(scales[i]) + " leaves axis " +
@@ -116,8 +121,8 @@ Expected<ResizeParams> ResolveResize(const Attributes& attrs, const Shape& input
     p.scales.resize(rank);
     p.resized_length.resize(rank);
     for (size_t i = 0; i < rank; ++i) {
-      if (sizes[i] <= 0) {
-        return InvalidArgument("sizes must be positive, got " + ShapeToString(sizes));
+      if (sizes[i] <= 0 || sizes[i] > kMaxDim) {
+        return InvalidArgument("sizes must lie in [1, 2^40], got " + ShapeToString(sizes));
       }
       if (input[i] <= 0) return InvalidArgument("cannot resize an empty input axis");
       p.scales[i] = static_cast<float>(sizes[i]) / static_cast<float>(input[i]);

@@ -75,7 +75,7 @@ Expected<SliceParams> ResolveSlice(const Shape& in_shape, const std::vector<int6
       end = std::clamp<int64_t>(end, 0, dim);
       // Written as 1 + (n - 1) / step so huge steps cannot overflow.
       if (end > start) count = 1 + (end - start - 1) / step;
-    } else {
+    } else if (dim > 0) {  // (clamp's bounds would cross for an empty axis)
       start = std::clamp<int64_t>(start, 0, dim - 1);
       end = std::clamp<int64_t>(end, -1, dim - 1);
       // Dividing by the negative step itself avoids negating INT64_MIN.

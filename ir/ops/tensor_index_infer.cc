@@ -47,7 +47,9 @@ Status InferConcat(InferenceContext& ctx) {
                              " does not match input 0 shape " + ShapeToString(first) +
                              " outside axis " + Str(axis));
     }
-    out[static_cast<size_t>(axis)] += s[static_cast<size_t>(axis)];
+    KILN_ASSIGN_OR_RETURN(out[static_cast<size_t>(axis)],
+                          CheckedAdd(out[static_cast<size_t>(axis)], s[static_cast<size_t>(axis)],
+                                     "concatenated extent"));
   }
   ctx.SetOutput(0, ctx.input_dtype(0), std::move(out));
   return Status::Ok();
@@ -88,7 +90,7 @@ Status InferSplit(InferenceContext& ctx) {
     int64_t sum = 0;
     for (int64_t s : sizes) {
       if (s < 0) return InvalidArgument("split has a negative size " + Str(s));
-      sum += s;
+      KILN_ASSIGN_OR_RETURN(sum, CheckedAdd(sum, s, "split sizes"));
     }
     if (sum != dim) {
       return InvalidArgument("split sizes sum to " + Str(sum) + " but axis " + Str(axis) +
@@ -158,7 +160,7 @@ Status InferTile(InferenceContext& ctx) {
   Shape out(in.size());
   for (size_t i = 0; i < in.size(); ++i) {
     if (repeats[i] < 0) return InvalidArgument("repeats has a negative entry " + Str(repeats[i]));
-    out[i] = in[i] * repeats[i];
+    KILN_ASSIGN_OR_RETURN(out[i], CheckedMul(in[i], repeats[i], "Tile extent"));
   }
   ctx.SetOutput(0, ctx.input_dtype(0), std::move(out));
   return Status::Ok();

@@ -14,6 +14,7 @@
 
 #include "parsers/onnx/onnx_canonicalize.h"
 #include "parsers/onnx/onnx_graph_builder.h"
+#include "parsers/onnx/onnx_structure.h"
 #include "parsers/onnx/tensor_proto.h"
 
 namespace kiln {
@@ -230,7 +231,9 @@ Expected<Graph> ParseOnnxBytes(const std::string& bytes, const std::string& base
     return DataLoss("not a valid ONNX model: the protobuf is truncated or corrupt (" +
                     std::to_string(bytes.size()) + " bytes)");
   }
-  if (!model.has_graph()) return DataLoss("not a valid ONNX model: it has no graph");
+  // Before any libonnx routine: they assume a well-formed graph (a graph output that no node
+  // produces used to crash onnx's version converter).
+  KILN_RETURN_IF_ERROR(ValidateOnnxStructure(model));
   KILN_ASSIGN_OR_RETURN(const int64_t opset, DefaultOpset(model));
   KILN_RETURN_IF_ERROR(CheckOpsSupported(model, opset));
   KILN_RETURN_IF_ERROR(RunChecker(model, base_dir));
