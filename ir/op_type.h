@@ -93,7 +93,9 @@ namespace kiln {
   X(ArgMax, "ArgMax", 81)                      \
   X(ArgMin, "ArgMin", 82)                      \
   X(QuantizeLinear, "QuantizeLinear", 83)      \
-  X(DequantizeLinear, "DequantizeLinear", 84)
+  X(DequantizeLinear, "DequantizeLinear", 84) \
+  X(LayerNormalization, "LayerNormalization", 85) \
+  X(Gelu, "Gelu", 86)
 
 enum class OpType : int32_t {
   kUnknown = 0,

@@ -1,6 +1,7 @@
 // Resize/Upsample parameter resolution and coordinate mapping (ONNX Resize-13 semantics).
 #include "ir/ops/resize_params.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -34,6 +35,8 @@ Status ParseCoordMode(const std::string& m, ResizeParams& p) {
     p.coord = ResizeCoordMode::kTfHalfPixelForNn;
   } else if (m == "tf_crop_and_resize") {
     p.coord = ResizeCoordMode::kTfCropAndResize;
+  } else if (m == "half_pixel_symmetric") {
+    p.coord = ResizeCoordMode::kHalfPixelSymmetric;
   } else {
     return InvalidArgument("coordinate_transformation_mode '" + m + "' is not supported");
   }
@@ -101,44 +104,92 @@ Expected<ResizeParams> ResolveResize(const Attributes& attrs, const Shape& input
       ParseCoordMode(attrs.GetString("coordinate_transformation_mode", "half_pixel"), p));
   KILN_RETURN_IF_ERROR(ParseNearestMode(attrs.GetString("nearest_mode", "round_prefer_floor"), p));
   p.extrapolation_value = attrs.GetFloat("extrapolation_value", 0.f);
-  if (attrs.Has("antialias") || attrs.Has("axes") || attrs.Has("keep_aspect_ratio_policy")) {
-    return Unsupported(
-        "Resize-18 attributes (antialias, axes, keep_aspect_ratio_policy) are "
-        "not supported: Kiln implements opset-17 Resize");
+  if (attrs.GetInt("antialias", 0) != 0) {
+    return Unsupported("Resize antialias=1 (opset 18) is not supported");
   }
   if (scales.empty() == sizes.empty()) {
     return InvalidArgument("exactly one of scales and sizes must be given (got " +
                            std::string(scales.empty() ? "neither" : "both") + ")");
   }
-  if (!scales.empty()) {
-    KILN_RETURN_IF_ERROR(OutputFromScales(p, scales));
-  } else {
-    if (sizes.size() != rank) {
-      return InvalidArgument("sizes has " + std::to_string(sizes.size()) +
-                             " entries, input rank is " + std::to_string(rank));
+  // Resize-18 axes: the listed axes take the given values, every other axis keeps its extent.
+  std::vector<int64_t> axes;
+  if (attrs.Has("axes")) {
+    std::vector<bool> seen(rank, false);
+    for (int64_t a : attrs.GetInts("axes")) {
+      int64_t axis = a;
+      if (!NormalizeAxis(axis, static_cast<int64_t>(rank)) || seen[static_cast<size_t>(axis)]) {
+        return InvalidArgument("Resize axes " + ShapeToString(attrs.GetInts("axes")) +
+                               " must be distinct axes of a rank-" + std::to_string(rank) +
+                               " input");
+      }
+      seen[static_cast<size_t>(axis)] = true;
+      axes.push_back(axis);
     }
-    p.output = sizes;
+  } else {
+    for (size_t i = 0; i < rank; ++i) axes.push_back(static_cast<int64_t>(i));
+  }
+  const size_t given = scales.empty() ? sizes.size() : scales.size();
+  if (given != axes.size()) {
+    return InvalidArgument(std::string(scales.empty() ? "sizes" : "scales") + " has " +
+                           std::to_string(given) + " entries, expected " +
+                           std::to_string(axes.size()) +
+                           (attrs.Has("axes") ? " (one per listed axis)" : " (the input rank)"));
+  }
+  const std::string policy = attrs.GetString("keep_aspect_ratio_policy", "stretch");
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller") {
+    return InvalidArgument("keep_aspect_ratio_policy '" + policy +
+                           "' is not one of stretch, not_larger, not_smaller");
+  }
+  if (!scales.empty()) {
+    std::vector<float> full(rank, 1.f);
+    for (size_t i = 0; i < axes.size(); ++i) full[static_cast<size_t>(axes[i])] = scales[i];
+    KILN_RETURN_IF_ERROR(OutputFromScales(p, full));
+  } else {
+    std::vector<int64_t> full(input.begin(), input.end());
+    for (size_t i = 0; i < axes.size(); ++i) full[static_cast<size_t>(axes[i])] = sizes[i];
+    p.output = full;
     p.scales.resize(rank);
     p.resized_length.resize(rank);
     for (size_t i = 0; i < rank; ++i) {
-      if (sizes[i] <= 0 || sizes[i] > kMaxDim) {
+      if (full[i] <= 0 || full[i] > kMaxDim) {
         return InvalidArgument("sizes must lie in [1, 2^40], got " + ShapeToString(sizes));
       }
       if (input[i] <= 0) return InvalidArgument("cannot resize an empty input axis");
-      p.scales[i] = static_cast<float>(sizes[i]) / static_cast<float>(input[i]);
-      p.resized_length[i] = static_cast<float>(sizes[i]);
+      p.scales[i] = static_cast<float>(full[i]) / static_cast<float>(input[i]);
+      p.resized_length[i] = static_cast<float>(full[i]);
+    }
+    if (policy != "stretch") {
+      // One scale for every listed axis: the smallest (not_larger) or largest (not_smaller)
+      // of sizes / input; extents are that scale times the input, rounded half up.
+      float scale = p.scales[static_cast<size_t>(axes[0])];
+      for (int64_t a : axes) {
+        const float s = p.scales[static_cast<size_t>(a)];
+        scale = policy == "not_larger" ? std::min(scale, s) : std::max(scale, s);
+      }
+      for (int64_t a : axes) {
+        const size_t i = static_cast<size_t>(a);
+        const float extent = scale * static_cast<float>(input[i]);
+        if (!(extent <= static_cast<float>(kMaxDim))) {
+          return InvalidArgument("keep_aspect_ratio_policy makes an axis larger than 2^40");
+        }
+        p.scales[i] = scale;
+        p.output[i] = static_cast<int64_t>(extent + 0.5f);
+        p.resized_length[i] = extent;
+        if (p.output[i] <= 0) return InvalidArgument("keep_aspect_ratio_policy empties an axis");
+      }
     }
   }
   p.roi_start.assign(rank, 0.f);
   p.roi_end.assign(rank, 1.f);
   if (p.coord == ResizeCoordMode::kTfCropAndResize) {
-    if (roi.size() != 2 * rank) {
-      return InvalidArgument("tf_crop_and_resize needs roi with " + std::to_string(2 * rank) +
+    if (roi.size() != 2 * axes.size()) {
+      return InvalidArgument("tf_crop_and_resize needs roi with " +
+                             std::to_string(2 * axes.size()) +
                              " entries (starts then ends), got " + std::to_string(roi.size()));
     }
-    for (size_t i = 0; i < rank; ++i) {
-      p.roi_start[i] = roi[i];
-      p.roi_end[i] = roi[rank + i];
+    for (size_t i = 0; i < axes.size(); ++i) {
+      p.roi_start[static_cast<size_t>(axes[i])] = roi[i];
+      p.roi_end[static_cast<size_t>(axes[i])] = roi[axes.size() + i];
     }
   }
   return p;
@@ -181,6 +232,12 @@ float ResizeSourceCoordinate(const ResizeParams& p, size_t axis, int64_t out, bo
       return x / scale;
     case ResizeCoordMode::kTfHalfPixelForNn:
       return (x + 0.5f) / scale;
+    case ResizeCoordMode::kHalfPixelSymmetric: {
+      // Resize-19: half_pixel, re-centred for the rounding of the output extent.
+      const float adjustment = static_cast<float>(p.output[axis]) / out_len;
+      const float offset = in_len / 2 * (1 - adjustment);
+      return offset + (x + 0.5f) / scale - 0.5f;
+    }
     case ResizeCoordMode::kTfCropAndResize: {
       const float start = p.roi_start[axis];
       const float end = p.roi_end[axis];

@@ -19,6 +19,7 @@ enum class ResizeCoordMode {
   kAsymmetric,
   kTfHalfPixelForNn,
   kTfCropAndResize,
+  kHalfPixelSymmetric,  // Resize-19
 };
 enum class ResizeNearestMode { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil };
 
@@ -37,9 +38,12 @@ struct ResizeParams {
   std::vector<float> roi_end;
 };
 
-// Resize-13 (opset 17): attributes plus the constant values of roi, scales and sizes. An empty
-// vector means "not given" (omitted input or an empty tensor); exactly one of scales/sizes must
-// be given. Cubic mode is rejected as Unsupported.
+// Resize-11..19: attributes plus the constant values of roi, scales and sizes. An empty vector
+// means "not given" (omitted input or an empty tensor); exactly one of scales/sizes must be
+// given. Resize-18: `axes` (scales/sizes/roi then cover only those axes; the others keep their
+// extent), keep_aspect_ratio_policy (stretch, not_larger, not_smaller: one scale for every
+// listed axis, extents rounded half up); antialias=1 is Unsupported. Resize-19:
+// half_pixel_symmetric. Cubic mode is Unsupported.
 Expected<ResizeParams> ResolveResize(const Attributes& attrs, const Shape& input,
                                      const std::vector<float>& roi,
                                      const std::vector<float>& scales,

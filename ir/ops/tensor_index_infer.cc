@@ -80,29 +80,12 @@ Status InferSplit(InferenceContext& ctx) {
   KILN_ASSIGN_OR_RETURN(const int64_t axis, AxisAttr(ctx, 0, static_cast<int64_t>(in.size())));
   const int64_t dim = in[static_cast<size_t>(axis)];
   const int64_t n = static_cast<int64_t>(ctx.num_outputs());
-  std::vector<int64_t> sizes;
+  std::vector<int64_t> split;
   if (ctx.has_input(1)) {
-    KILN_ASSIGN_OR_RETURN(sizes, ctx.ConstantInts(1));
-    if (static_cast<int64_t>(sizes.size()) != n) {
-      return InvalidArgument("split has " + Str(static_cast<int64_t>(sizes.size())) +
-                             " entries but the node has " + Str(n) + " outputs");
-    }
-    int64_t sum = 0;
-    for (int64_t s : sizes) {
-      if (s < 0) return InvalidArgument("split has a negative size " + Str(s));
-      KILN_ASSIGN_OR_RETURN(sum, CheckedAdd(sum, s, "split sizes"));
-    }
-    if (sum != dim) {
-      return InvalidArgument("split sizes sum to " + Str(sum) + " but axis " + Str(axis) +
-                             " has size " + Str(dim));
-    }
-  } else {
-    if (dim % n != 0) {
-      return InvalidArgument("axis " + Str(axis) + " of size " + Str(dim) +
-                             " does not split evenly into " + Str(n) + " outputs");
-    }
-    sizes.assign(static_cast<size_t>(n), dim / n);
+    KILN_ASSIGN_OR_RETURN(split, ctx.ConstantInts(1));
   }
+  KILN_ASSIGN_OR_RETURN(std::vector<int64_t> sizes,
+                        ResolveSplitSizes(ctx.attrs(), ctx.has_input(1) ? &split : nullptr, dim, n));
   for (size_t i = 0; i < sizes.size(); ++i) {
     Shape out = in;
     out[static_cast<size_t>(axis)] = sizes[i];

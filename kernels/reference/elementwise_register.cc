@@ -32,7 +32,7 @@ void RegisterReferenceElementwiseKernels(KernelRegistry& r) {
   // Unary: float-only math on f32/f16; Relu/Abs/Neg/Sign also on signed ints.
   RegisterFor<UnaryKernel, float, Float16>(
       r, {OpType::kRelu, OpType::kLeakyRelu, OpType::kSigmoid, OpType::kTanh, OpType::kHardSigmoid,
-          OpType::kHardSwish, OpType::kElu, OpType::kSelu, OpType::kSoftplus, OpType::kErf,
+          OpType::kHardSwish, OpType::kElu, OpType::kSelu, OpType::kSoftplus, OpType::kErf, OpType::kGelu,
           OpType::kExp, OpType::kLog, OpType::kSqrt, OpType::kAbs, OpType::kNeg,
           OpType::kReciprocal, OpType::kFloor, OpType::kCeil, OpType::kSign});
   RegisterFor<UnaryKernel, int8_t, int32_t, int64_t>(

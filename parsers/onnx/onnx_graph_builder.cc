@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "ir/op_schema.h"
+#include "parsers/onnx/onnx_op_versions.h"
 #include "parsers/onnx/tensor_proto.h"
 
 namespace kiln {
@@ -198,7 +199,7 @@ Expected<Graph> BuildGraph(const onnx::ModelProto& model, const GraphBuildOption
     Node node;
     node.name = name;
     node.op = *op;
-    node.opset = options.source_opset;
+    node.opset = options.opset;
     for (const auto& a : n.attribute()) {
       auto v = ConvertAttribute(a, options.base_dir);
       if (!v.ok()) return v.status().WithContext(where);
@@ -235,12 +236,17 @@ Expected<Graph> BuildGraph(const onnx::ModelProto& model, const GraphBuildOption
     }
   }
 
+  for (const auto& [id, names] : pending_inputs) {
+    KILN_RETURN_IF_ERROR(UpgradeNode(g, id, options.opset));
+  }
+
   for (const auto& out : gp.output()) {
     auto v = g.FindValue(out.name());
     if (!v) return InvalidArgument("graph output '" + out.name() + "' is not produced");
     g.outputs().push_back(*v);
   }
   KILN_RETURN_IF_ERROR(g.SortTopologically());
+  KILN_RETURN_IF_ERROR(UpgradeTypedForms(g));
   return g;
 }
 

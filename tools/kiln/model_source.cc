@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 
 #include "compiler/frontend.h"
 #include "tools/kiln/session_setup.h"
@@ -65,6 +66,7 @@ Expected<std::shared_ptr<const Graph>> LoadModel(const std::string& path,
   OnnxParseOptions parse;
   parse.input_shapes = options.input_shapes;
   parse.frozen_inputs = options.frozen_inputs;
+  parse.notice = [](const std::string& notice) { std::cerr << "kiln: note: " << notice << "\n"; };
   auto graph = ImportOnnx(path, parse);
   if (!graph.ok()) {
     // The importer names the file in most messages; add it where it does not.
