@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# What CI runs: install dependencies; build and run the whole suite under AddressSanitizer +
+# What CI runs: install dependencies (Debian packages; a pip venv with onnx/onnxruntime and the
+# test data generated with it, tests/setup_python_tools.sh); build and run the whole suite under AddressSanitizer +
 # UBSan (KILN_ASAN=0 skips it); the deterministic fuzz gate (scripts/fuzz.sh, fixed seed: the
 # repository's seed corpora replayed plus a bounded number of new inputs per target:
 # KILN_FUZZ_RUNS for the .kiln loader, KILN_ONNX_FUZZ_RUNS for the ONNX import path; 0 skips
@@ -14,6 +15,10 @@ onnx_fuzz_runs=${KILN_ONNX_FUZZ_RUNS:-30000}
 asan=${KILN_ASAN:-1}
 
 bash scripts/install-deps.sh --fuzz
+# pip onnx/onnxruntime venv, the current onnx node suite and the exporter-style models, read by
+# the OnnxCurrentNodeSuite and ExporterModels tests of both builds below.
+bash tests/setup_python_tools.sh "$PWD/$build_dir-pytools"
+export KILN_PYTOOLS_DIR="$PWD/$build_dir-pytools"
 if [[ $asan != 0 ]]; then
   cmake -S . -B "$build_dir-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_SANITIZE=ON \
     -DKILN_BUILD_BENCH=OFF

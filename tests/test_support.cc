@@ -12,4 +12,9 @@ std::string SharedDir() {
 
 std::string OnnxNodeTestDir() { return "/usr/share/libonnx-testdata/data/node"; }
 
+std::string PythonToolsDir() {
+  if (const char* env = std::getenv("KILN_PYTOOLS_DIR")) return env;
+  return std::string(KILN_SOURCE_DIR) + "/build-pytools";
+}
+
 }  // namespace kiln::testing
