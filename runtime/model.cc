@@ -40,9 +40,6 @@ Expected<std::shared_ptr<const Model>> Model::LoadFromMemory(std::shared_ptr<con
   // 2. Signature over header + section table (which holds every section's hash).
   std::string key_id;
   KILN_RETURN_IF_ERROR(format::VerifySignature(view, trust, options.allow_unsigned, &key_id));
-  // 3. Every section's hash, unknown ones included: nothing unverified is ever read.
-  for (const auto& e : view.sections) KILN_RETURN_IF_ERROR(format::VerifySectionHash(view, e));
-
   std::shared_ptr<Model> model(new Model());
   ModelInfo& info = model->impl_->info;
   info.format_major = view.header.major;
@@ -54,16 +51,32 @@ Expected<std::shared_ptr<const Model>> Model::LoadFromMemory(std::shared_ptr<con
         {format::SectionKindName(e.kind), format::CompressionName(e.compression), e.stored_size,
          e.uncompressed_size, format::HexEncode(e.sha256.data(), e.sha256.size())});
   }
-  // 4. Decompress (capped at the declared sizes) and parse. Unknown kinds are skipped.
+  // 3 + 4. Every section's hash, unknown ones included: nothing unverified is ever read. Known
+  // sections are copied while hashed and the verified copy is used (then decompressed), so a
+  // file changed on disk after this point cannot change what runs; only zero-copy weights
+  // (options.map_weights, uncompressed) are hashed and then used in place from the mapping.
   const format::SectionEntry* graph_entry = view.Find(format::SectionKind::kGraph);
   const format::SectionEntry* weights_entry = view.Find(format::SectionKind::kWeights);
-  KILN_ASSIGN_OR_RETURN(format::SectionBytes weights,
-                        format::ReadSection(view, *weights_entry, owner));
+  const format::SectionEntry* meta_entry = view.Find(format::SectionKind::kMetadata);
+  for (const auto& e : view.sections) {
+    if (&e != graph_entry && &e != weights_entry && &e != meta_entry) {
+      KILN_RETURN_IF_ERROR(format::VerifySectionHash(view, e));  // skipped, but verified
+    }
+  }
+  format::SectionBytes weights;
+  if (options.map_weights &&
+      weights_entry->compression == static_cast<uint32_t>(format::Compression::kNone)) {
+    KILN_RETURN_IF_ERROR(format::VerifySectionHash(view, *weights_entry));
+    KILN_ASSIGN_OR_RETURN(weights, format::ReadSection(view, *weights_entry, owner));
+  } else {
+    KILN_ASSIGN_OR_RETURN(weights, format::CopyVerifiedSection(view, *weights_entry));
+  }
   KILN_ASSIGN_OR_RETURN(format::SectionBytes graph_bytes,
-                        format::ReadSection(view, *graph_entry, owner));
-  info.weights_mapped = weights.owner == owner;
-  if (const format::SectionEntry* meta = view.Find(format::SectionKind::kMetadata)) {
-    KILN_ASSIGN_OR_RETURN(format::SectionBytes meta_bytes, format::ReadSection(view, *meta, owner));
+                        format::CopyVerifiedSection(view, *graph_entry));
+  info.weights_mapped = owner != nullptr && weights.owner == owner;
+  if (meta_entry) {
+    KILN_ASSIGN_OR_RETURN(format::SectionBytes meta_bytes,
+                          format::CopyVerifiedSection(view, *meta_entry));
     KILN_ASSIGN_OR_RETURN(info.metadata, format::ReadMetadata(meta_bytes));
   }
   KILN_ASSIGN_OR_RETURN(Graph graph, format::ReadGraph(graph_bytes, weights));

@@ -22,6 +22,9 @@ void AddModelSourceFlags(CLI::App& cmd, ModelSourceOptions* options,
                  "Folder of trusted public keys (default: $KILN_TRUST_DIR)");
   cmd.add_flag("--allow-unsigned", options->allow_unsigned,
                "Accept .kiln files without a signature (development only)");
+  cmd.add_flag("--map-weights", options->map_weights,
+               "Use uncompressed .kiln weights in place from the file mapping (zero-copy; only "
+               "for files on read-only storage)");
 }
 
 Status ParseInputShapes(const std::vector<std::string>& raw, ModelSourceOptions* options) {

@@ -23,9 +23,12 @@ struct ModelSourceOptions {
   std::vector<std::string> public_keys;
   std::string trust_dir;
   bool allow_unsigned = false;
+  // --map-weights: use an uncompressed weights section in place from the file mapping
+  // (LoadOptions::map_weights; read-only storage only).
+  bool map_weights = false;
 };
 
-// Adds --input-shape, --pub, --trust-dir and --allow-unsigned to a subcommand.
+// Adds --input-shape, --pub, --trust-dir, --allow-unsigned and --map-weights to a subcommand.
 void AddModelSourceFlags(CLI::App& cmd, ModelSourceOptions* options,
                          std::vector<std::string>* raw_input_shapes);
 // Parses "NAME=1,3,224,224" strings into options->input_shapes.

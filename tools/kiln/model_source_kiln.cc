@@ -18,6 +18,7 @@ Expected<std::shared_ptr<const Graph>> LoadKilnModel(const std::string& path,
   }
   LoadOptions load;
   load.allow_unsigned = options.allow_unsigned;
+  load.map_weights = options.map_weights;
   KILN_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, Model::Load(path, trust, load));
   // The graph's constants keep the file mapping alive after the Model goes away.
   return model->graph();
