@@ -58,6 +58,9 @@ void RegisterReferenceElementwiseKernels(KernelRegistry& r) {
   RegisterFor<ReduceKernel, float, Float16, int32_t, int64_t>(
       r, {OpType::kReduceMean, OpType::kReduceMax, OpType::kReduceMin, OpType::kReduceSum,
           OpType::kReduceProd, OpType::kReduceL2});
+  // ReduceMax/ReduceMin-20 on bool: any / all.
+  RegisterKernel<ReduceKernel<BoolByte>>(r, OpType::kReduceMax, DType::kBool);
+  RegisterKernel<ReduceKernel<BoolByte>>(r, OpType::kReduceMin, DType::kBool);
   RegisterFor<ArgReduceKernel, float, Float16, int8_t, uint8_t, int32_t, int64_t>(
       r, {OpType::kArgMax, OpType::kArgMin});
 

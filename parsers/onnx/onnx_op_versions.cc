@@ -177,6 +177,10 @@ Status UpgradeNode(Graph& g, NodeId id, int64_t opset) {
       }
       n.attrs.Erase("block_size");
       n.attrs.Erase("saturate");  // only float8 outputs saturate
+      if (n.attrs.GetInt("precision", 0) != 0) {  // QuantizeLinear-23, float8/float4 outputs
+        return Unsupported(Where(n) + ": precision (float8/float4 quantization) is not supported");
+      }
+      n.attrs.Erase("precision");
       if (n.attrs.Has("output_dtype")) {
         const int64_t t = n.attrs.GetInt("output_dtype", 0);
         if (n.op == OpType::kDequantizeLinear) {
@@ -203,6 +207,11 @@ Status UpgradeNode(Graph& g, NodeId id, int64_t opset) {
       return Status::Ok();
     case OpType::kCast:
       n.attrs.Erase("saturate");  // only float8 targets saturate
+      return Status::Ok();
+    case OpType::kAveragePool:
+      if (opset < 19 && n.attrs.Has("dilations")) {
+        return InvalidArgument(Where(n) + ": dilations need opset 19");
+      }
       return Status::Ok();
     default:
       break;
