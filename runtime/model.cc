@@ -24,7 +24,11 @@ Expected<std::shared_ptr<const Model>> Model::Load(const std::string& path, cons
   KILN_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file, MappedFile::Open(path));
   const uint8_t* data = file->data();
   const size_t size = file->size();
-  auto model = LoadFromMemory(std::move(file), data, size, trust, options);
+  // Copied sections' pages are dropped from the mapping as they are copied, so the file and
+  // its verified copy are never resident together.
+  const MappedFile* mapping = file.get();
+  format::ReleaseFn release = [mapping](const uint8_t* p, size_t n) { mapping->Release(p, n); };
+  auto model = LoadVerified(std::move(file), data, size, trust, options, release);
   if (!model.ok()) return model.status().WithContext("model '" + path + "'");
   return model;
 }
@@ -33,6 +37,12 @@ Expected<std::shared_ptr<const Model>> Model::LoadFromMemory(std::shared_ptr<con
                                                              const uint8_t* data, size_t size,
                                                              const TrustStore& trust,
                                                              LoadOptions options) {
+  return LoadVerified(std::move(owner), data, size, trust, options, {});
+}
+
+Expected<std::shared_ptr<const Model>> Model::LoadVerified(
+    std::shared_ptr<const void> owner, const uint8_t* data, size_t size, const TrustStore& trust,
+    const LoadOptions& options, const std::function<void(const uint8_t*, size_t)>& release) {
   format::ReadLimits limits;
   limits.max_section_bytes = options.max_section_bytes;
   // 1. Structure and bounds.
@@ -69,14 +79,14 @@ Expected<std::shared_ptr<const Model>> Model::LoadFromMemory(std::shared_ptr<con
     KILN_RETURN_IF_ERROR(format::VerifySectionHash(view, *weights_entry));
     KILN_ASSIGN_OR_RETURN(weights, format::ReadSection(view, *weights_entry, owner));
   } else {
-    KILN_ASSIGN_OR_RETURN(weights, format::CopyVerifiedSection(view, *weights_entry));
+    KILN_ASSIGN_OR_RETURN(weights, format::CopyVerifiedSection(view, *weights_entry, release));
   }
   KILN_ASSIGN_OR_RETURN(format::SectionBytes graph_bytes,
-                        format::CopyVerifiedSection(view, *graph_entry));
+                        format::CopyVerifiedSection(view, *graph_entry, release));
   info.weights_mapped = owner != nullptr && weights.owner == owner;
   if (meta_entry) {
     KILN_ASSIGN_OR_RETURN(format::SectionBytes meta_bytes,
-                          format::CopyVerifiedSection(view, *meta_entry));
+                          format::CopyVerifiedSection(view, *meta_entry, release));
     KILN_ASSIGN_OR_RETURN(info.metadata, format::ReadMetadata(meta_bytes));
   }
   KILN_ASSIGN_OR_RETURN(Graph graph, format::ReadGraph(graph_bytes, weights));

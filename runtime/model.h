@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,6 +71,11 @@ class Model {
  private:
   struct Impl;
   Model();
+  // The checks of Load/LoadFromMemory; `release` (may be empty) drops source pages once copied.
+  static Expected<std::shared_ptr<const Model>> LoadVerified(
+      std::shared_ptr<const void> owner, const uint8_t* data, size_t size,
+      const TrustStore& trust, const LoadOptions& options,
+      const std::function<void(const uint8_t*, size_t)>& release);
   std::unique_ptr<Impl> impl_;
 };
 

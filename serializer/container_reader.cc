@@ -301,7 +301,8 @@ Expected<SectionBytes> ReadSection(const ContainerView& view, const SectionEntry
   return s;
 }
 
-Expected<SectionBytes> CopyVerifiedSection(const ContainerView& view, const SectionEntry& e) {
+Expected<SectionBytes> CopyVerifiedSection(const ContainerView& view, const SectionEntry& e,
+                                           const ReleaseFn& release) {
   const std::string kind = SectionKindName(e.kind);
   auto copy = std::make_shared<AlignedBuffer>(e.stored_size);
   if (!copy->data) return Internal("out of memory copying section " + kind);
@@ -315,6 +316,7 @@ Expected<SectionBytes> CopyVerifiedSection(const ContainerView& view, const Sect
     const size_t n = std::min<size_t>(kChunk, e.stored_size - done);
     std::memcpy(copy->data + done, src + done, n);
     EVP_DigestUpdate(ctx.get(), copy->data + done, n);  // the copy, never the source again
+    if (release) release(src + done, n);
     done += n;
   }
   signing::Sha256Digest d;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,6 +70,10 @@ Expected<SectionBytes> ReadSection(const ContainerView& view, const SectionEntry
 // the copy while it is still in cache; the section is refused unless the copy's SHA-256 matches
 // the table. A zstd section is then decompressed from the copy (after the hash held), an
 // uncompressed one is the copy itself.
-Expected<SectionBytes> CopyVerifiedSection(const ContainerView& view, const SectionEntry& entry);
+// `release`, when set, is called on each source range once it is copied (the loader drops those
+// pages of its file mapping, so the mapped file and the copy are not resident together).
+using ReleaseFn = std::function<void(const uint8_t* data, size_t size)>;
+Expected<SectionBytes> CopyVerifiedSection(const ContainerView& view, const SectionEntry& entry,
+                                           const ReleaseFn& release = {});
 
 }  // namespace kiln::format
