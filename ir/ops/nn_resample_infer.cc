@@ -37,7 +37,7 @@ Status Resize(InferenceContext& ctx) {
   KILN_ASSIGN_OR_RETURN(auto sizes, ConstantValueInts(OptionalInput(ctx, 3), "sizes"));
   KILN_ASSIGN_OR_RETURN(ResizeParams p,
                         ResolveResize(ctx.attrs(), ctx.input_shape(0), roi, scales, sizes));
-  if (p.mode == ResizeMode::kLinear) KILN_RETURN_IF_ERROR(RequireFloatInput(ctx, 0, "input X"));
+  if (p.mode != ResizeMode::kNearest) KILN_RETURN_IF_ERROR(RequireFloatInput(ctx, 0, "input X"));
   ctx.SetOutput(0, ctx.input_dtype(0), p.output);
   return Status::Ok();
 }

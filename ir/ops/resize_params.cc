@@ -15,7 +15,7 @@ Status ParseMode(const std::string& mode, ResizeParams& p) {
   } else if (mode == "linear" || mode == "bilinear") {
     p.mode = ResizeMode::kLinear;
   } else if (mode == "cubic") {
-    return Unsupported("Resize mode 'cubic' is not supported (nearest and linear are)");
+    p.mode = ResizeMode::kCubic;
   } else {
     return InvalidArgument("Resize mode '" + mode + "' is not one of nearest, linear, cubic");
   }
@@ -104,8 +104,11 @@ Expected<ResizeParams> ResolveResize(const Attributes& attrs, const Shape& input
       ParseCoordMode(attrs.GetString("coordinate_transformation_mode", "half_pixel"), p));
   KILN_RETURN_IF_ERROR(ParseNearestMode(attrs.GetString("nearest_mode", "round_prefer_floor"), p));
   p.extrapolation_value = attrs.GetFloat("extrapolation_value", 0.f);
-  if (attrs.GetInt("antialias", 0) != 0) {
-    return Unsupported("Resize antialias=1 (opset 18) is not supported");
+  p.cubic_coeff_a = attrs.GetFloat("cubic_coeff_a", -0.75f);
+  p.exclude_outside = attrs.GetInt("exclude_outside", 0) != 0;
+  p.antialias = attrs.GetInt("antialias", 0) != 0;
+  if (p.antialias && p.mode == ResizeMode::kNearest) {
+    return InvalidArgument("Resize antialias=1 applies to linear and cubic modes, not nearest");
   }
   if (scales.empty() == sizes.empty()) {
     return InvalidArgument("exactly one of scales and sizes must be given (got " +
@@ -249,6 +252,68 @@ float ResizeSourceCoordinate(const ResizeParams& p, size_t axis, int64_t out, bo
     }
   }
   return x;
+}
+
+namespace {
+
+float CubicWeight(float x, float a) {  // Keys' cubic convolution kernel
+  x = std::fabs(x);
+  if (x <= 1.f) return ((a + 2.f) * x - (a + 3.f)) * x * x + 1.f;
+  if (x < 2.f) return ((a * x - 5.f * a) * x + 8.f * a) * x - 4.f * a;
+  return 0.f;
+}
+
+}  // namespace
+
+ResizeTaps ResizeInterpolationTaps(const ResizeParams& p, size_t axis, float x) {
+  const int64_t in = p.input[axis];
+  // The left neighbour is preferred: an integral x counts as ratio 1 from x - 1.
+  const float fl = std::floor(x);
+  const int64_t x_int = x == fl ? static_cast<int64_t>(fl) - 1 : static_cast<int64_t>(fl);
+  const float ratio = x == fl ? 1.f : x - fl;
+  // Antialias widens the filter when downsampling (scale < 1).
+  const float scale = p.antialias ? std::min(p.scales[axis], 1.f) : 1.f;
+  std::vector<float> w;
+  if (p.mode == ResizeMode::kCubic) {
+    if (p.antialias) {
+      const int64_t start = static_cast<int64_t>(std::floor(-2.f / scale)) + 1;
+      for (int64_t i = start; i < 2 - start; ++i) {
+        w.push_back(CubicWeight(scale * (static_cast<float>(i) - ratio), p.cubic_coeff_a));
+      }
+    } else {
+      for (int i = -1; i <= 2; ++i) w.push_back(CubicWeight(static_cast<float>(i) - ratio, p.cubic_coeff_a));
+    }
+  } else if (p.antialias) {
+    const int64_t start = static_cast<int64_t>(std::floor(-1.f / scale)) + 1;
+    for (int64_t i = start; i < 2 - start; ++i) {
+      const float arg = (static_cast<float>(i) - ratio) * scale;
+      w.push_back(std::clamp(1.f - std::fabs(arg), 0.f, 1.f));
+    }
+  } else {
+    w = {1.f - ratio, ratio};
+  }
+  float sum = 0.f;
+  for (float v : w) sum += v;
+  if (p.antialias && sum != 0.f) {
+    for (float& v : w) v /= sum;
+  }
+  const int64_t n = static_cast<int64_t>(w.size());
+  // The n neighbours of x in the edge-padded input (padding ceil(n/2) on each side).
+  const int64_t pad = (n + 1) / 2;
+  const int64_t left = std::clamp<int64_t>(x_int - (n / 2 - 1), -pad, in + pad - n);
+  ResizeTaps taps;
+  float kept = 0.f;
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t j = left + k;
+    if (p.exclude_outside && (j < 0 || j >= in)) w[static_cast<size_t>(k)] = 0.f;
+    kept += w[static_cast<size_t>(k)];
+    taps.index.push_back(std::clamp<int64_t>(j, 0, in - 1));
+    taps.weight.push_back(w[static_cast<size_t>(k)]);
+  }
+  if (p.exclude_outside && kept != 0.f) {
+    for (float& v : taps.weight) v /= kept;
+  }
+  return taps;
 }
 
 int64_t ResizeNearestIndex(const ResizeParams& p, float x, int64_t extent) {
