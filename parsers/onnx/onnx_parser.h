@@ -18,8 +18,10 @@ struct OnnxParseOptions {
   // Fixes symbolic/unknown dims of graph inputs (--input-shape NAME=D0,D1,...).
   std::map<std::string, std::vector<int64_t>> input_shapes;
   // Candidate values for graph inputs, matched by name. One is bound as a constant ONLY when
-  // its input feeds a schema value_input (shape-determining, e.g. Reshape's shape); used by
-  // test harnesses. Its shape also fixes the input's unknown dims when input_shapes does not.
+  // its input determines a shape: it feeds a schema value_input (e.g. Reshape's shape), directly
+  // or through other ops (not through Shape/Size, which read only shapes); used by test
+  // harnesses and `kiln validate`. Its shape also fixes the input's unknown dims when
+  // input_shapes does not.
   std::vector<HostTensor> frozen_inputs;
   // Receives one-line notices (e.g. "input 'x': symbolic batch dim 'N' set to 1"); the CLI
   // prints them. Unset: notices are dropped.

@@ -461,3 +461,42 @@ TEST(Frontend, ImportsOldBatchNormDropoutAndUpsample) {
 
 }  // namespace
 }  // namespace kiln
+
+namespace kiln {
+namespace {
+
+// A frozen input is bound as a constant when it determines a shape through other ops (here
+// Reshape's shape = shape_in + (Shape(x) - Shape(x))), not only when it feeds the shape directly; the
+// data input x, read only through Shape, stays a runtime input.
+TEST(OnnxParser, FreezesInputsThatDetermineAShapeTransitively) {
+  onnx::ModelProto m;
+  AddOpset(m, 13);
+  auto* g = m.mutable_graph();
+  AddTensorInput(g, "x", {2, 3});
+  auto* s = g->add_input();
+  s->set_name("shape_in");
+  s->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  s->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(2);
+  AddTensorInput(g, "y", {3, 2}, {}, true);
+  AddNode(g, "Shape", {"x"}, {"xs"});
+  AddNode(g, "Sub", {"xs", "xs"}, {"zero"});
+  AddNode(g, "Add", {"shape_in", "zero"}, {"target"});
+  AddNode(g, "Reshape", {"x", "target"}, {"y"});
+  OnnxParseOptions options;
+  HostTensor shape_in("shape_in", DType::kI64, {2});
+  shape_in.data<int64_t>()[0] = 3;
+  shape_in.data<int64_t>()[1] = 2;
+  options.frozen_inputs.push_back(shape_in);
+  const fs::path dir = TempDir("transitive");
+  const std::string path = (dir / "model.onnx").string();
+  std::ofstream(path, std::ios::binary) << Serialize(m);
+  auto r = ImportOnnx(path, options);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->inputs().size(), 1u);
+  EXPECT_EQ(r->value(r->inputs()[0]).name, "x");
+  EXPECT_EQ(r->value(r->outputs()[0]).shape, (Shape{3, 2}));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace kiln
