@@ -102,8 +102,8 @@ Status InferNode(Graph& graph, NodeId id) {
     // Every inference function may rely on the limits of ir/shape.h for its inputs.
     for (int64_t d : v.shape) {
       if (d < 0 || d > kMaxDim) {
-        return InvalidArgument(where + ": input '" + v.name + "' shape " +
-                               ShapeToString(v.shape) + " has a dim outside [0, 2^40]");
+        return InvalidArgument(where + ": input '" + v.name + "' shape " + ShapeToString(v.shape) +
+                               " has a dim outside [0, 2^40]");
       }
     }
   }

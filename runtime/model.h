@@ -73,9 +73,8 @@ class Model {
   Model();
   // The checks of Load/LoadFromMemory; `release` (may be empty) drops source pages once copied.
   static Expected<std::shared_ptr<const Model>> LoadVerified(
-      std::shared_ptr<const void> owner, const uint8_t* data, size_t size,
-      const TrustStore& trust, const LoadOptions& options,
-      const std::function<void(const uint8_t*, size_t)>& release);
+      std::shared_ptr<const void> owner, const uint8_t* data, size_t size, const TrustStore& trust,
+      const LoadOptions& options, const std::function<void(const uint8_t*, size_t)>& release);
   std::unique_ptr<Impl> impl_;
 };
 

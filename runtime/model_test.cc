@@ -298,7 +298,8 @@ namespace {
 // the file sees the change) with 0x3f bytes: every weight becomes 0.747...
 void TamperWeightsInPlace(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  std::vector<uint8_t> image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> image((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   auto view = format::ParseContainer(image.data(), image.size());
   ASSERT_TRUE(view.ok()) << view.status().ToString();
   const format::SectionEntry* w = view->Find(format::SectionKind::kWeights);

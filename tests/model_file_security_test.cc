@@ -375,8 +375,7 @@ TEST_F(ModelFileSecurityTest, FileLevelRefusalsNameTheCheck) {
   EXPECT_NE(load(bad).find("bad magic"), std::string::npos);
   bad = image;
   format::StoreU16(bad.data() + 8, 3);
-  EXPECT_NE(load(bad).find("version 3." + std::to_string(format::kMinorVersion)),
-            std::string::npos)
+  EXPECT_NE(load(bad).find("version 3." + std::to_string(format::kMinorVersion)), std::string::npos)
       << load(bad);
   bad = image;
   bad.push_back(0);

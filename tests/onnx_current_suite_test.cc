@@ -72,10 +72,11 @@ TEST(OnnxCurrentNodeSuite, EveryClaimedCasePasses) {
     }
   }
   const size_t claimed = passed + failed.size() + known_failed.size();
-  std::printf("onnx %s node suite: %zu cases; claimed %zu: %d passed, %zu failed (%zu with a "
-              "listed reason); not claimed %d:",
-              version.c_str(), names.size(), claimed, passed,
-              failed.size() + known_failed.size(), known_failed.size(), not_claimed_total);
+  std::printf(
+      "onnx %s node suite: %zu cases; claimed %zu: %d passed, %zu failed (%zu with a "
+      "listed reason); not claimed %d:",
+      version.c_str(), names.size(), claimed, passed, failed.size() + known_failed.size(),
+      known_failed.size(), not_claimed_total);
   for (const auto& [kind, count] : not_claimed) std::printf(" %s %d,", kind.c_str(), count);
   std::printf("\n");
   for (const auto& [name, reason] : known_failed) {

@@ -144,10 +144,9 @@ Status LayerNormalization(InferenceContext& ctx) {
   const Shape normalised(x.begin() + axis, x.end());
   for (size_t i = 1; i < 3; ++i) {
     if (ctx.has_input(i) && !BroadcastsTo(ctx.input_shape(i), normalised)) {
-      return InvalidArgument(std::string(i == 1 ? "Scale " : "B ") +
-                             ShapeToString(ctx.input_shape(i)) +
-                             " does not broadcast to the normalised shape " +
-                             ShapeToString(normalised));
+      return InvalidArgument(
+          std::string(i == 1 ? "Scale " : "B ") + ShapeToString(ctx.input_shape(i)) +
+          " does not broadcast to the normalised shape " + ShapeToString(normalised));
     }
   }
   ctx.SetOutput(0, ctx.input_dtype(0), x);

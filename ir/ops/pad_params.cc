@@ -6,8 +6,7 @@
 namespace kiln {
 
 Expected<PadParams> ResolvePad(const Attributes& attrs, const Shape& x,
-                               const std::vector<int64_t>& pads,
-                               const std::vector<int64_t>* axes) {
+                               const std::vector<int64_t>& pads, const std::vector<int64_t>* axes) {
   PadParams p;
   const std::string mode = attrs.GetString("mode", "constant");
   if (mode == "constant") {

@@ -22,7 +22,6 @@ struct PadParams {
 // (Pad-18; null means every axis in order, the opset-11 form); negative axes count from the
 // end. Modes constant, reflect, edge and wrap (Pad-19). Negative pads crop. |pads| <= 2^40.
 Expected<PadParams> ResolvePad(const Attributes& attrs, const Shape& x,
-                               const std::vector<int64_t>& pads,
-                               const std::vector<int64_t>* axes);
+                               const std::vector<int64_t>& pads, const std::vector<int64_t>* axes);
 
 }  // namespace kiln

@@ -187,8 +187,8 @@ Expected<ResizeParams> ResolveResize(const Attributes& attrs, const Shape& input
   if (p.coord == ResizeCoordMode::kTfCropAndResize) {
     if (roi.size() != 2 * axes.size()) {
       return InvalidArgument("tf_crop_and_resize needs roi with " +
-                             std::to_string(2 * axes.size()) +
-                             " entries (starts then ends), got " + std::to_string(roi.size()));
+                             std::to_string(2 * axes.size()) + " entries (starts then ends), got " +
+                             std::to_string(roi.size()));
     }
     for (size_t i = 0; i < axes.size(); ++i) {
       p.roi_start[static_cast<size_t>(axes[i])] = roi[i];
@@ -281,7 +281,8 @@ ResizeTaps ResizeInterpolationTaps(const ResizeParams& p, size_t axis, float x) 
         w.push_back(CubicWeight(scale * (static_cast<float>(i) - ratio), p.cubic_coeff_a));
       }
     } else {
-      for (int i = -1; i <= 2; ++i) w.push_back(CubicWeight(static_cast<float>(i) - ratio, p.cubic_coeff_a));
+      for (int i = -1; i <= 2; ++i)
+        w.push_back(CubicWeight(static_cast<float>(i) - ratio, p.cubic_coeff_a));
     }
   } else if (p.antialias) {
     const int64_t start = static_cast<int64_t>(std::floor(-1.f / scale)) + 1;

@@ -33,18 +33,16 @@ struct OneNode {
     return id;
   }
   ValueId Ints(std::vector<int64_t> values) {
-    const ValueId id =
-        g.AddConstant("c" + std::to_string(g.num_values()), DType::kI64,
-                      {static_cast<int64_t>(values.size())},
-                      ConstantBytes::Copy(values.data(), values.size() * sizeof(int64_t)));
+    const ValueId id = g.AddConstant(
+        "c" + std::to_string(g.num_values()), DType::kI64, {static_cast<int64_t>(values.size())},
+        ConstantBytes::Copy(values.data(), values.size() * sizeof(int64_t)));
     inputs.push_back(id);
     return id;
   }
   ValueId Floats(std::vector<float> values) {
-    const ValueId id =
-        g.AddConstant("c" + std::to_string(g.num_values()), DType::kF32,
-                      {static_cast<int64_t>(values.size())},
-                      ConstantBytes::Copy(values.data(), values.size() * sizeof(float)));
+    const ValueId id = g.AddConstant(
+        "c" + std::to_string(g.num_values()), DType::kF32, {static_cast<int64_t>(values.size())},
+        ConstantBytes::Copy(values.data(), values.size() * sizeof(float)));
     inputs.push_back(id);
     return id;
   }

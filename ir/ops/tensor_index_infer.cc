@@ -84,8 +84,9 @@ Status InferSplit(InferenceContext& ctx) {
   if (ctx.has_input(1)) {
     KILN_ASSIGN_OR_RETURN(split, ctx.ConstantInts(1));
   }
-  KILN_ASSIGN_OR_RETURN(std::vector<int64_t> sizes,
-                        ResolveSplitSizes(ctx.attrs(), ctx.has_input(1) ? &split : nullptr, dim, n));
+  KILN_ASSIGN_OR_RETURN(
+      std::vector<int64_t> sizes,
+      ResolveSplitSizes(ctx.attrs(), ctx.has_input(1) ? &split : nullptr, dim, n));
   for (size_t i = 0; i < sizes.size(); ++i) {
     Shape out = in;
     out[static_cast<size_t>(axis)] = sizes[i];

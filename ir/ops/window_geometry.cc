@@ -145,8 +145,7 @@ Expected<WindowGeometry> ResolveTransposedWindow(const Attributes& attrs,
                                                  const std::vector<int64_t>& kernel) {
   KILN_ASSIGN_OR_RETURN(WindowGeometry g, StartWindow(attrs, input, kernel));
   const size_t rank = input.size();
-  KILN_ASSIGN_OR_RETURN(std::vector<int64_t> out_pad,
-                        PerAxis(attrs, "output_padding", rank, 0, 0));
+  KILN_ASSIGN_OR_RETURN(std::vector<int64_t> out_pad, PerAxis(attrs, "output_padding", rank, 0, 0));
   for (size_t i = 0; i < rank; ++i) {
     if (out_pad[i] >= std::max(g.strides[i], g.dilations[i])) {
       return InvalidArgument("output_padding " + Join(out_pad) +
@@ -188,8 +187,7 @@ Expected<WindowGeometry> ResolveTransposedWindow(const Attributes& attrs,
       if (target[i] <= 0) return InvalidArgument("output_shape entries must be positive");
       // ONNX splits total padding with floor division (it may be negative when output_shape
       // asks for more than the full extent, which then grows the output at the end).
-      KILN_ASSIGN_OR_RETURN(const int64_t total,
-                            CheckedSub(full, target[i], "transposed padding"));
+      KILN_ASSIGN_OR_RETURN(const int64_t total, CheckedSub(full, target[i], "transposed padding"));
       const int64_t half = FloorDiv(total, 2);
       if (auto_pad == "SAME_UPPER") {
         g.pads_begin[i] = half;

@@ -119,8 +119,8 @@ TEST(ReduceKernelTest, BoolMaxIsAnyMinIsAll) {
   const uint8_t bits[6] = {0, 1, 0, 1, 1, 1};
   std::copy(bits, bits + 6, b.bytes.begin());
   for (OpType op : {OpType::kReduceMax, OpType::kReduceMin}) {
-    auto out = testing::RunSingleOp(op, {}, {testing::In(b), testing::Const(MakeI64({1}, {1}))},
-                                    1, 20);
+    auto out =
+        testing::RunSingleOp(op, {}, {testing::In(b), testing::Const(MakeI64({1}, {1}))}, 1, 20);
     ASSERT_TRUE(out.ok()) << out.status().ToString();
     ASSERT_EQ((*out)[0].dtype, DType::kBool);
     const std::vector<uint8_t> want =

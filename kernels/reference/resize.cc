@@ -107,7 +107,8 @@ class ResizeKernelBase : public Kernel {
           int64_t off = 0;
           float wt = 1.f;
           for (size_t a = 0; a < rank_; ++a) {
-            const size_t at = static_cast<size_t>(coord[a]) * taps_[a] + static_cast<size_t>(tap[a]);
+            const size_t at =
+                static_cast<size_t>(coord[a]) * taps_[a] + static_cast<size_t>(tap[a]);
             off += offset_[a][at];
             wt *= weight_[a][at];
           }

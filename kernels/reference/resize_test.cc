@@ -98,8 +98,9 @@ TEST(NnUpsample, NearestAndLinearShareResize) {
 TEST(NnResize, CubicExcludeOutsideAndAntialias) {
   const auto x = MakeF32({1, 4}, {1, 2, 4, 8});
   const auto up = Const(MakeI64({2}, {1, 6}));
-  ExpectF32(RunOk(OpType::kResize, ResizeAttrs("cubic", "half_pixel"), {In(x), Omitted(), Omitted(), up}),
-            {1, 6}, {0.913195f, 1.3125f, 2.304402f, 3.383102f, 6.1875f, 8.347225f}, 1e-5f);
+  ExpectF32(
+      RunOk(OpType::kResize, ResizeAttrs("cubic", "half_pixel"), {In(x), Omitted(), Omitted(), up}),
+      {1, 6}, {0.913195f, 1.3125f, 2.304402f, 3.383102f, 6.1875f, 8.347225f}, 1e-5f);
   Attributes exclude = ResizeAttrs("cubic", "half_pixel");
   exclude.Set("exclude_outside", int64_t{1});
   ExpectF32(RunOk(OpType::kResize, exclude, {In(x), Omitted(), Omitted(), up}), {1, 6},

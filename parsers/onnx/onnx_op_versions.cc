@@ -11,8 +11,8 @@ namespace kiln {
 namespace {
 
 std::string Where(const Node& n) {
-  return "node '" + n.name + "' (" + std::string(OpTypeName(n.op)) + "-" +
-         std::to_string(n.opset) + ")";
+  return "node '" + n.name + "' (" + std::string(OpTypeName(n.op)) + "-" + std::to_string(n.opset) +
+         ")";
 }
 
 std::string UniqueName(const Graph& g, const std::string& base) {
@@ -148,7 +148,8 @@ Status UpgradeNode(Graph& g, NodeId id, int64_t opset) {
       }
       if (opset < 18 && (n.attrs.Has("antialias") || n.attrs.Has("axes") ||
                          n.attrs.Has("keep_aspect_ratio_policy"))) {
-        return InvalidArgument(Where(n) + ": antialias, axes and keep_aspect_ratio_policy need "
+        return InvalidArgument(Where(n) +
+                               ": antialias, axes and keep_aspect_ratio_policy need "
                                "opset 18");
       }
       if (opset < 19 &&
@@ -176,7 +177,7 @@ Status UpgradeNode(Graph& g, NodeId id, int64_t opset) {
         return Unsupported(Where(n) + ": block-wise quantization (block_size) is not supported");
       }
       n.attrs.Erase("block_size");
-      n.attrs.Erase("saturate");  // only float8 outputs saturate
+      n.attrs.Erase("saturate");                  // only float8 outputs saturate
       if (n.attrs.GetInt("precision", 0) != 0) {  // QuantizeLinear-23, float8/float4 outputs
         return Unsupported(Where(n) + ": precision (float8/float4 quantization) is not supported");
       }
@@ -196,9 +197,9 @@ Status UpgradeNode(Graph& g, NodeId id, int64_t opset) {
           // Without a zero point the output type comes from output_dtype: add a zero point.
           if (n.inputs.size() < 3 || n.inputs[2] == kNoValue) {
             const uint8_t zero = 0;
-            const ValueId zp = g.AddConstant(UniqueName(g, n.name + "/zero_point"),
-                                             t == 2 ? DType::kU8 : DType::kI8, {},
-                                             ConstantBytes::Copy(&zero, 1));
+            const ValueId zp =
+                g.AddConstant(UniqueName(g, n.name + "/zero_point"),
+                              t == 2 ? DType::kU8 : DType::kI8, {}, ConstantBytes::Copy(&zero, 1));
             SetInput(g.node(id), 2, zp);
           }
         }
@@ -262,8 +263,8 @@ void ExpandLegacySoftmax(Graph& g, NodeId id, int64_t axis) {
   f.attrs.Set("axis", axis);
   g.AddNode(std::move(f));
   g.AddNode(Node{original.name + "/shape", OpType::kShape, original.opset, {x}, {shape}, {}, ""});
-  g.AddNode(
-      Node{original.name + "/reshape", OpType::kReshape, original.opset, {soft, shape}, {y}, {}, ""});
+  g.AddNode(Node{
+      original.name + "/reshape", OpType::kReshape, original.opset, {soft, shape}, {y}, {}, ""});
 }
 
 }  // namespace

@@ -82,7 +82,8 @@ class OneOp {
       return InvalidArgument("test input has the wrong size");
     }
     std::copy(x_values.begin(), x_values.end(), in.data<float>());
-    KILN_ASSIGN_OR_RETURN(auto session, Session::Create(std::make_shared<const Graph>(std::move(g))));
+    KILN_ASSIGN_OR_RETURN(auto session,
+                          Session::Create(std::make_shared<const Graph>(std::move(g))));
     return session->Run({in});
   }
 
@@ -158,8 +159,7 @@ TEST(OnnxOpVersions, SplitAttributeInputAndNumOutputs) {
   EXPECT_EQ(Values((*r)[0]), (std::vector<float>{1, 2}));
   EXPECT_EQ(Values((*r)[1]), (std::vector<float>{3, 4}));
   EXPECT_EQ(Values((*r)[2]), (std::vector<float>{5}));
-  ExpectRefused(OneOp("Split", 13, {6}, 2).Int("num_outputs", 2), "num_outputs needs opset 18",
-                k6);
+  ExpectRefused(OneOp("Split", 13, {6}, 2).Int("num_outputs", 2), "num_outputs needs opset 18", k6);
   ExpectRefused(OneOp("Split", 18, {6}, 2).Int("num_outputs", 3), "differs from the node's 2", k6);
 }
 
@@ -214,12 +214,12 @@ TEST(OnnxOpVersions, UpsampleResize10AndResize18Axes) {
              OneOp("Resize", 10, {1, 1, 2, 2}).InputFloats({1, 1, 2, 2}), x4);
   // Resize-18 axes: scales for axes 2, 3 only.
   ExpectSame(OneOp("Resize", 13, {1, 1, 2, 2}).Skip().InputFloats({1, 1, 2, 3}),
-             OneOp("Resize", 18, {1, 1, 2, 2}).Skip().InputFloats({2, 3}).Ints("axes", {2, 3}),
-             x4);
+             OneOp("Resize", 18, {1, 1, 2, 2}).Skip().InputFloats({2, 3}).Ints("axes", {2, 3}), x4);
   ExpectRefused(OneOp("Resize", 13, {1, 1, 2, 2}).Skip().InputFloats({2, 3}).Ints("axes", {2, 3}),
                 "need opset 18", x4);
-  ExpectRefused(OneOp("Resize", 13, {1, 1, 2, 2}).Skip().InputFloats({1, 1, 2, 2}).Int("antialias", 1),
-                "need opset 18", x4);
+  ExpectRefused(
+      OneOp("Resize", 13, {1, 1, 2, 2}).Skip().InputFloats({1, 1, 2, 2}).Int("antialias", 1),
+      "need opset 18", x4);
 }
 
 TEST(OnnxOpVersions, ResizeKeepAspectRatioPolicy) {

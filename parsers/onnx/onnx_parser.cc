@@ -33,8 +33,8 @@ Expected<int64_t> DefaultOpset(const onnx::ModelProto& m) {
   }
   if (opset < 1 || opset > kMaxOnnxOpset) {
     return Unsupported("model uses opset " + std::to_string(opset) +
-                       " of domain ai.onnx; Kiln imports opsets " +
-                       std::to_string(kMinOnnxOpset) + ".." + std::to_string(kMaxOnnxOpset));
+                       " of domain ai.onnx; Kiln imports opsets " + std::to_string(kMinOnnxOpset) +
+                       ".." + std::to_string(kMaxOnnxOpset));
   }
   return opset;
 }
@@ -49,8 +49,8 @@ Expected<int64_t> EffectiveOpset(const onnx::ModelProto& m, int64_t opset) {
   for (const auto& n : m.graph().node()) {
     const auto* old_schema =
         onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(opset), n.domain());
-    const auto* new_schema = onnx::OpSchemaRegistry::Schema(
-        n.op_type(), static_cast<int>(kMinOnnxOpset), n.domain());
+    const auto* new_schema =
+        onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(kMinOnnxOpset), n.domain());
     if (!old_schema || !new_schema || old_schema->SinceVersion() != new_schema->SinceVersion()) {
       changed.push_back(n.op_type());
     }
@@ -59,8 +59,8 @@ Expected<int64_t> EffectiveOpset(const onnx::ModelProto& m, int64_t opset) {
     std::string list;
     for (size_t i = 0; i < changed.size() && i < 8; ++i) list += (i ? ", " : "") + changed[i];
     return Unsupported("model uses opset " + std::to_string(opset) +
-                       " of domain ai.onnx; Kiln imports opsets " +
-                       std::to_string(kMinOnnxOpset) + ".." + std::to_string(kMaxOnnxOpset) +
+                       " of domain ai.onnx; Kiln imports opsets " + std::to_string(kMinOnnxOpset) +
+                       ".." + std::to_string(kMaxOnnxOpset) +
                        " (older models only when no op changed since; changed: " + list + ")");
   }
   return kMinOnnxOpset;
@@ -161,8 +161,7 @@ Status FixInputShapes(onnx::ModelProto& m, const OnnxParseOptions& options) {
     for (int i = 0; i < tt->shape().dim_size(); ++i) {
       auto* d = tt->mutable_shape()->mutable_dim(i);
       // A symbolic leading dim of a rank >= 2 input is the batch: compile for batch 1.
-      if (i == 0 && tt->shape().dim_size() >= 2 && !d->has_dim_value() &&
-          !d->dim_param().empty()) {
+      if (i == 0 && tt->shape().dim_size() >= 2 && !d->has_dim_value() && !d->dim_param().empty()) {
         if (options.notice) {
           options.notice("input '" + in.name() + "': symbolic batch dim 0 ('" + d->dim_param() +
                          "') set to 1 (pass --input-shape " + in.name() +

@@ -466,8 +466,8 @@ namespace kiln {
 namespace {
 
 // A frozen input is bound as a constant when it determines a shape through other ops (here
-// Reshape's shape = shape_in + (Shape(x) - Shape(x))), not only when it feeds the shape directly; the
-// data input x, read only through Shape, stays a runtime input.
+// Reshape's shape = shape_in + (Shape(x) - Shape(x))), not only when it feeds the shape directly;
+// the data input x, read only through Shape, stays a runtime input.
 TEST(OnnxParser, FreezesInputsThatDetermineAShapeTransitively) {
   onnx::ModelProto m;
   AddOpset(m, 13);

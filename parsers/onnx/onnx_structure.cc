@@ -75,12 +75,11 @@ Status CheckInitializer(const TensorProto& t) {
   const int64_t size = OnnxTypeSize(t.data_type());
   if (t.has_raw_data()) {
     if (size == 0) return Status::Ok();  // DTypeFromOnnx refuses the type with its name
-    if (static_cast<uint64_t>(t.raw_data().size()) != static_cast<uint64_t>(count) *
-                                                          static_cast<uint64_t>(size)) {
-      return DataLoss(what + " (" + OnnxDataTypeName(t.data_type()) + ", " +
-                      std::to_string(count) + " elements) holds " +
-                      std::to_string(t.raw_data().size()) + " bytes of raw data, expected " +
-                      std::to_string(count * size));
+    if (static_cast<uint64_t>(t.raw_data().size()) !=
+        static_cast<uint64_t>(count) * static_cast<uint64_t>(size)) {
+      return DataLoss(what + " (" + OnnxDataTypeName(t.data_type()) + ", " + std::to_string(count) +
+                      " elements) holds " + std::to_string(t.raw_data().size()) +
+                      " bytes of raw data, expected " + std::to_string(count * size));
     }
     return Status::Ok();
   }
