@@ -8,7 +8,8 @@
 # corpus, the replay of the seed corpus kept in the repository (tests/fuzz/corpus/TARGET) plus
 # generated seeds (loader: valid signed/unsigned files the fuzzer writes; onnx_import: the
 # ONNX node-test models of libonnx-testdata), then a bounded number of new inputs (--runs,
-# default 20000). Same binary + same seeds => same inputs, so CI cannot fail by chance.
+# default 20000), with ASLR off. Same binary + same seeds => same inputs, so CI cannot fail by
+# chance.
 # Long mode: --runs/--seconds large, --keep-corpus keeps BUILD/fuzz-corpus-TARGET between runs
 # (grows coverage; not for the gate), --seed 0 lets libFuzzer pick one.
 # Exit status: 0 when the run found nothing; non-zero (libFuzzer's) when it crashed, leaked, hit
@@ -75,9 +76,18 @@ REPO_CORPUS="$ROOT/tests/fuzz/corpus/$TARGET"
 echo "fuzz.sh: $TARGET: seed $SEED, runs $RUNS, seconds $SECONDS_TO_RUN;" \
   "$(ls "$REPO_CORPUS" | wc -l) repository seeds, $(ls "$SEEDS" | wc -l) generated," \
   "$(ls "$WORK" | wc -l) kept"
-args=(-seed="$SEED" -rss_limit_mb=2048 -timeout=10 -max_len=65536 -print_final_stats=1
+# -reload=0: libFuzzer otherwise re-reads the corpus folder every second (wall-clock driven,
+# so not reproducible).
+args=(-seed="$SEED" -reload=0 -rss_limit_mb=2048 -timeout=10 -max_len=65536 -print_final_stats=1
   -artifact_prefix="$ARTIFACTS/")
 if ((RUNS >= 0)); then args+=(-runs="$RUNS"); fi
 if ((SECONDS_TO_RUN > 0)); then args+=(-max_total_time="$SECONDS_TO_RUN"); fi
+# With a fixed seed, address-space randomisation is switched off for the run: libFuzzer's
+# comparison tracing records operand values, pointers among them, and with ASLR those (hence
+# the mutations) differ from run to run.
+runner=()
+if [[ $SEED != 0 ]] && setarch "$(uname -m)" -R true 2>/dev/null; then
+  runner=(setarch "$(uname -m)" -R)
+fi
 # New inputs go into the first folder (the working corpus), never into the repository.
-"$FUZZER" "${args[@]}" "$WORK" "$REPO_CORPUS" "$SEEDS"
+"${runner[@]}" "$FUZZER" "${args[@]}" "$WORK" "$REPO_CORPUS" "$SEEDS"
