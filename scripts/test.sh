@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 build_dir=${KILN_BUILD_DIR:-build}
 jobs=${KILN_JOBS:-$(nproc)}
 fuzz_runs=${KILN_FUZZ_RUNS:-200000}
-onnx_fuzz_runs=${KILN_ONNX_FUZZ_RUNS:-30000}
+onnx_fuzz_runs=${KILN_ONNX_FUZZ_RUNS:-100000}
 asan=${KILN_ASAN:-1}
 
 bash scripts/install-deps.sh --fuzz
