@@ -1,7 +1,8 @@
 // libFuzzer target for the .kiln loader. Each input is loaded twice: as is (signature path,
 // deterministic trusted key), and with its section hashes recomputed and signature stripped, so
 // that mutations reach decompression, the flatbuffers Verifier, graph building and VerifyGraph.
-// With KILN_FUZZ_WRITE_SEEDS=DIR set, it writes a seed corpus of valid files to DIR and exits.
+// With KILN_FUZZ_WRITE_SEEDS=DIR set, it writes a seed corpus of valid files to DIR and exits
+// (tests/fuzz/corpus/loader holds further, hand-made inputs replayed on every CI run).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -102,9 +103,25 @@ std::vector<Graph> SeedGraphs() {
   return out;
 }
 
+// Valid graphs, plus one whose Conv pads are near INT64_MAX (the overflow the fuzzer found in
+// window geometry; the loader must refuse it in VerifyGraph, never overflow).
+std::vector<Graph> AllSeedGraphs() {
+  std::vector<Graph> graphs = SeedGraphs();
+  if (!graphs.empty()) {
+    Graph hostile = graphs[0];
+    for (Node& n : hostile.mutable_nodes()) {
+      if (n.op == OpType::kConv) {
+        n.attrs.Set("pads", std::vector<int64_t>(4, INT64_MAX - 5));
+      }
+    }
+    graphs.push_back(std::move(hostile));
+  }
+  return graphs;
+}
+
 void WriteSeeds(const std::string& dir) {
   int n = 0;
-  for (const Graph& g : SeedGraphs()) {
+  for (const Graph& g : AllSeedGraphs()) {
     for (const char* compress : {"none", "zstd:3"}) {
       for (bool sign : {true, false}) {
         WriteOptions options;
