@@ -71,8 +71,11 @@ Expected<std::shared_ptr<const Model>> Model::LoadVerified(
   const format::SectionEntry* graph_entry = view.Find(format::SectionKind::kGraph);
   const format::SectionEntry* weights_entry = view.Find(format::SectionKind::kWeights);
   const format::SectionEntry* meta_entry = view.Find(format::SectionKind::kMetadata);
+  const format::SectionEntry* streams_entry = view.Find(format::SectionKind::kStreams);
+  const format::SectionEntry* memory_entry = view.Find(format::SectionKind::kMemoryPlan);
   for (const auto& e : view.sections) {
-    if (&e != graph_entry && &e != weights_entry && &e != meta_entry) {
+    if (&e != graph_entry && &e != weights_entry && &e != meta_entry && &e != streams_entry &&
+        &e != memory_entry) {
       KILN_RETURN_IF_ERROR(format::VerifySectionHash(view, e));  // skipped, but verified
     }
   }
@@ -96,18 +99,19 @@ Expected<std::shared_ptr<const Model>> Model::LoadVerified(
   // 5. The IR's own structural and type checks (shape inference re-run on every node).
   Status verified = VerifyGraph(graph);
   if (!verified.ok()) return DataLoss("graph verification: " + verified.message());
-  // 6. The execution plan, proven safe for this graph before a session may follow it.
-  const format::SectionEntry* streams_entry = view.Find(format::SectionKind::kStreams);
-  const format::SectionEntry* memory_entry = view.Find(format::SectionKind::kMemoryPlan);
+  // 6. The execution plan (verified copies too), proven safe for this graph before a session
+  // may follow it.
   if ((streams_entry == nullptr) != (memory_entry == nullptr)) {
     return DataLoss("layout: a file with a streams section needs a memory-plan section and "
                     "vice versa");
   }
   ExecutionPlan plan;
   if (streams_entry) {
-    KILN_ASSIGN_OR_RETURN(format::SectionBytes sb, format::ReadSection(view, *streams_entry, owner));
+    KILN_ASSIGN_OR_RETURN(format::SectionBytes sb,
+                          format::CopyVerifiedSection(view, *streams_entry, release));
     KILN_ASSIGN_OR_RETURN(plan.schedule, format::ReadSchedule(sb));
-    KILN_ASSIGN_OR_RETURN(format::SectionBytes mb, format::ReadSection(view, *memory_entry, owner));
+    KILN_ASSIGN_OR_RETURN(format::SectionBytes mb,
+                          format::CopyVerifiedSection(view, *memory_entry, release));
     KILN_ASSIGN_OR_RETURN(plan.memory, format::ReadMemoryPlan(mb));
     Status valid = ValidateExecutionPlan(graph, plan);
     if (!valid.ok()) return DataLoss("execution plan: " + valid.message());
