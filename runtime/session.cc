@@ -431,7 +431,7 @@ Status Session::Impl::RunStep(Step& step, const Graph& g, std::vector<NodeProfil
   }
   if (!st.ok()) {
     const Node& node = g.node(step.node);
-    return st.WithContext("node '" + node.name + "' (" + std::string(OpTypeName(node.op)) + ")");
+    return st.WithContext(DescribeNode(node));
   }
   for (size_t e : step.signals) {
     for (Executor* ex : async) KILN_RETURN_IF_ERROR(ex->Mark(step.stream, e));

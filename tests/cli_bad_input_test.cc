@@ -14,30 +14,16 @@
 #include <string>
 
 #include "calibration/npy_io.h"
+#include "tests/test_support.h"
 
 namespace kiln {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliResult {
-  bool exited = false;  // false: killed by a signal (a crash)
-  int code = -1;
-  std::string out, err;
-};
+using testing::CliResult;
 
-std::string Quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string Quote(const std::string& s) { return testing::ShellQuote(s); }
 
 class CliBadInput : public ::testing::Test {
  protected:
@@ -137,18 +123,7 @@ class CliBadInput : public ::testing::Test {
     Save(m, "unsupported_op.onnx");
   }
 
-  static CliResult Kiln(const std::string& args) {
-    const std::string out = Path("stdout.txt"), err = Path("stderr.txt");
-    const std::string cmd = Quote(std::string(KILN_BINARY_DIR) + "/kiln") + " " + args + " >" +
-                            Quote(out) + " 2>" + Quote(err);
-    const int status = std::system(cmd.c_str());
-    CliResult r;
-    r.exited = status != -1 && WIFEXITED(status);
-    r.code = r.exited ? WEXITSTATUS(status) : -1;
-    r.out = Slurp(out);
-    r.err = Slurp(err);
-    return r;
-  }
+  static CliResult Kiln(const std::string& args) { return testing::RunKiln(args, dir_.string()); }
 
   // A clean failure: exited (no signal, and not the shell's 126/127 for a missing binary),
   // non-zero, with `needle` in the message on stderr.
@@ -274,6 +249,39 @@ TEST_F(CliBadInput, ValidateWithoutTestData) {
   ExpectCleanFailure(
       "validate " + Quote(Path("tiny.onnx")) + " --test-data " + Quote(Path("no_such_dir")),
       "not a directory");
+}
+
+}  // namespace
+}  // namespace kiln
+
+namespace kiln {
+namespace {
+
+std::string Seed(const std::string& name) {
+  return std::string(KILN_SOURCE_DIR) + "/tests/fuzz/corpus/onnx_import/" + name + ".onnx";
+}
+
+// Issue 11: a symbolic batch dim no longer stops the import; one note names input and dim.
+TEST_F(CliBadInput, SymbolicBatchDefaultsToOneWithANote) {
+  const CliResult r = Kiln("inspect " + Quote(Seed("symbolic_batch")));
+  ASSERT_TRUE(r.exited);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err,
+            "kiln: note: input 'x': symbolic batch dim 0 ('N') set to 1 (pass --input-shape "
+            "x=D0,D1,... for another size)\n");
+  EXPECT_NE(r.out.find("x  f32 [1,3]"), std::string::npos) << r.out;
+  const CliResult given = Kiln("inspect " + Quote(Seed("symbolic_batch")) + " --input-shape x=4,3");
+  ASSERT_EQ(given.code, 0) << given.err;
+  EXPECT_EQ(given.err, "");
+  EXPECT_NE(given.out.find("x  f32 [4,3]"), std::string::npos) << given.out;
+}
+
+// Issue 11: the graph whose output no node produces (test_gather_0 with y renamed to G) used to
+// segfault inside onnx's version converter; now a clean error and exit 1.
+TEST_F(CliBadInput, GraphOutputThatNoNodeProduces) {
+  ExpectCleanFailure("inspect " + Quote(Seed("gather_output_not_produced")),
+                     "graph output 'G' is not produced");
+  ExpectCleanFailure("inspect " + Quote(Seed("bfloat16_input")), "BFLOAT16");
 }
 
 }  // namespace
