@@ -77,9 +77,10 @@ Expected<std::shared_ptr<const Model>> Model::LoadVerified(
   const format::SectionEntry* meta_entry = view.Find(format::SectionKind::kMetadata);
   const format::SectionEntry* streams_entry = view.Find(format::SectionKind::kStreams);
   const format::SectionEntry* memory_entry = view.Find(format::SectionKind::kMemoryPlan);
+  const format::SectionEntry* binaries_entry = view.Find(format::SectionKind::kKernelBinaries);
   for (const auto& e : view.sections) {
     if (&e != graph_entry && &e != weights_entry && &e != meta_entry && &e != streams_entry &&
-        &e != memory_entry) {
+        &e != memory_entry && &e != binaries_entry) {
       KILN_RETURN_IF_ERROR(format::VerifySectionHash(view, e));  // skipped, but verified
     }
   }
@@ -125,8 +126,9 @@ Expected<std::shared_ptr<const Model>> Model::LoadVerified(
   }
   // 7. GPU program binaries: parsed here, trusted as much as the rest of the signed file; the
   // OpenCL executor uses them only for the device, driver and kernel source they were made for.
-  if (const format::SectionEntry* kb = view.Find(format::SectionKind::kKernelBinaries)) {
-    KILN_ASSIGN_OR_RETURN(format::SectionBytes kbytes, format::ReadSection(view, *kb, owner));
+  if (binaries_entry) {
+    KILN_ASSIGN_OR_RETURN(format::SectionBytes kbytes,
+                          format::CopyVerifiedSection(view, *binaries_entry, release));
     KILN_ASSIGN_OR_RETURN(KernelBinaries binaries, format::ReadKernelBinaries(kbytes));
     info.gpu_binaries_device = binaries.device;
     model->impl_->kernel_binaries = std::make_shared<const KernelBinaries>(std::move(binaries));

@@ -132,23 +132,25 @@ TEST(OpenClSession, BoundaryCopyIsDoneBeforeReadersOnOtherStreams) {
   REQUIRE_DEVICE();
   GraphBuilder b;
   const ValueId x = b.Input("x", {1, 4, 16, 16});
-  const ValueId y = b.Input("y", {1, 16, 96, 96});
+  const ValueId y = b.Input("y", {1, 32, 160, 160});
   const ValueId a = Conv(b, "a", x, 4, 4);  // node 0
   const Attributes reflect = Attrs({{"mode", std::string("reflect")}});
   const ValueId pads = b.ConstI64("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
-  const ValueId p = b.Op(OpType::kPad, "p", {a, pads}, reflect);          // 1, CPU
-  const ValueId big = b.Op(OpType::kPad, "big", {y, pads}, reflect);      // 2, CPU
-  const ValueId big2 = b.Op(OpType::kPad, "big2", {big, pads}, reflect);  // 3, CPU
-  const ValueId r1 = Conv(b, "r1", p, 4, 4);                              // 4
-  const ValueId r2 = Conv(b, "r2", p, 4, 4);                              // 5
-  b.Output(b.Op(OpType::kAdd, "sum", {r1, r2}));                          // 6
-  b.Output(big2);
+  const ValueId p = b.Op(OpType::kPad, "p", {a, pads}, reflect);           // 1, CPU
+  const ValueId big = b.Op(OpType::kPad, "big", {y, pads}, reflect);       // 2, CPU
+  const ValueId big2 = b.Op(OpType::kPad, "big2", {big, pads}, reflect);   // 3, CPU
+  const ValueId big3 = b.Op(OpType::kPad, "big3", {big2, pads}, reflect);  // 4, CPU
+  const ValueId r1 = Conv(b, "r1", p, 4, 4);                               // 5
+  const ValueId r2 = Conv(b, "r2", p, 4, 4);                               // 6
+  b.Output(b.Op(OpType::kAdd, "sum", {r1, r2}));                           // 7
+  b.Output(big3);
+  b.Output(r2);  // downloaded on stream 1 right after r2: r2 runs while stream 0 is busy
   const Graph g = b.Take();
-  ASSERT_EQ(g.num_nodes(), 7u);
+  ASSERT_EQ(g.num_nodes(), 8u);
   auto plan = std::make_shared<ExecutionPlan>(ExecutionPlan::Default(g));
   plan->schedule.num_streams = 2;
-  plan->schedule.stream = {0, 0, 0, 0, 0, 1, 0};
-  plan->schedule.events = {{1, 5}, {5, 6}};
+  plan->schedule.stream = {0, 0, 0, 0, 0, 0, 1, 0};
+  plan->schedule.events = {{1, 6}, {6, 7}};
   ASSERT_TRUE(ValidateExecutionPlan(g, *plan).ok());
   SessionOptions so;
   so.executors = {"opencl", "cpu"};
@@ -158,7 +160,7 @@ TEST(OpenClSession, BoundaryCopyIsDoneBeforeReadersOnOtherStreams) {
   ASSERT_TRUE((*s)->memory().concurrent);
   const auto placement = (*s)->Placement();
   EXPECT_EQ(placement[1], "cpu");
-  EXPECT_EQ(placement[5], "opencl");
+  EXPECT_EQ(placement[6], "opencl");
   for (uint32_t seed = 1; seed <= 4; ++seed) {  // new inputs each run: stale bytes show
     const auto inputs = RandomInputs(g, seed);
     auto out = (*s)->Run(inputs);
