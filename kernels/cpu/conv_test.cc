@@ -1,0 +1,191 @@
+// CpuConv (packed GEMM and depthwise algorithms) against a naive direct convolution on random
+// shapes, for every micro-kernel table this machine runs (the portable one included), with 1
+// and 2 threads.
+#include "kernels/cpu/conv.h"
+
+#include <gtest/gtest.h>
+
+#include "kernels/cpu/conv_packing.h"
+#include "kernels/cpu/conv_test_util.h"
+
+namespace kiln::cpu {
+namespace {
+
+using testing::ExpectClose;
+using testing::NaiveConv;
+using testing::RandomVector;
+
+// Runs `g` through CpuConv (the chosen algorithm and, when different, plain GEMM) with every
+// ISA and thread count and compares with NaiveConv.
+void CheckConv(const Conv2dGeometry& g, std::mt19937& rng, const ActivationParams& act,
+               bool with_bias, bool with_residual) {
+  const auto x = RandomVector(static_cast<size_t>(g.batch * g.in_c * g.in_plane()), rng);
+  const auto w = RandomVector(static_cast<size_t>(g.out_c * g.gemm_k()), rng);
+  const auto bias = RandomVector(static_cast<size_t>(g.out_c), rng);
+  const size_t ysize = static_cast<size_t>(g.batch * g.out_c * g.out_plane());
+  const auto res = RandomVector(ysize, rng);
+  const float* b = with_bias ? bias.data() : nullptr;
+  const float* r = with_residual ? res.data() : nullptr;
+  const auto want = NaiveConv(g, x, w, b, r, act);
+  ThreadPool pool(2);
+  std::vector<ConvAlgo> algos = {ChooseConvAlgo(g)};
+  if (algos[0] != ConvAlgo::kGemm) algos.push_back(ConvAlgo::kGemm);
+  for (ConvAlgo algo : algos)
+    for (const CpuKernels* kernels : AvailableCpuKernels()) {
+      auto packed = PackConvWeights(g, ConvWeightLayout(algo), w.data());
+      ASSERT_TRUE(packed.ok());
+      for (int threads : {1, 2}) {
+        CpuConv conv(g, algo, *kernels, threads);
+        std::vector<uint8_t> scratch(conv.ScratchBytes() + 64);
+        void* aligned =
+            scratch.data() + (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64) % 64;
+        std::vector<float> y(ysize, -777.f);
+        conv.Run(x.data(), packed->data(), b, r, act, y.data(), aligned,
+                 threads > 1 ? &pool : nullptr);
+        const float tol = 1e-5f * static_cast<float>(g.gemm_k());
+        ExpectClose(y, want, tol, 1e-4f,
+                    g.ToString() + " " + std::string(ConvAlgoName(algo)) + " isa " +
+                        std::to_string(static_cast<int>(kernels->isa)) + " threads " +
+                        std::to_string(threads));
+      }
+    }
+}
+
+Conv2dGeometry Geo(int64_t c, int64_t h, int64_t w, int64_t oc, int64_t k, int64_t s, int64_t p,
+                   int64_t d = 1, int64_t groups = 1, int64_t batch = 1) {
+  Conv2dGeometry g;
+  g.batch = batch;
+  g.in_c = c;
+  g.in_h = h;
+  g.in_w = w;
+  g.out_c = oc;
+  g.kernel_h = g.kernel_w = k;
+  g.stride_h = g.stride_w = s;
+  g.pad_top = g.pad_left = g.pad_bottom = g.pad_right = p;
+  g.dilation_h = g.dilation_w = d;
+  g.groups = groups;
+  EXPECT_TRUE(g.ComputeOutput());
+  return g;
+}
+
+TEST(CpuConvTest, PackUnpackRoundTrip) {
+  std::mt19937 rng(1);
+  const Conv2dGeometry g = Geo(6, 5, 5, 20, 3, 1, 1, 1, 2);
+  const auto w = RandomVector(static_cast<size_t>(g.out_c * g.gemm_k()), rng);
+  auto packed = PackConvWeights(g, kLayoutConvGemmA8, w.data());
+  ASSERT_TRUE(packed.ok());
+  EXPECT_EQ(packed->size(),
+            static_cast<size_t>(2 * 2 * g.gemm_k() * 8));  // 10 oc/group -> 2 panels
+  auto back = UnpackConvWeights(g, kLayoutConvGemmA8, packed->data(), packed->size());
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, w);
+  EXPECT_FALSE(UnpackConvWeights(g, kLayoutConvGemmA8, packed->data(), packed->size() - 1).ok());
+  EXPECT_FALSE(PackConvWeights(g, "no_such_layout", w.data()).ok());
+}
+
+TEST(CpuConvTest, CommonShapes) {
+  std::mt19937 rng(2);
+  const ActivationParams relu{Activation::kRelu, 0.f, 0.f};
+  CheckConv(Geo(16, 9, 9, 24, 3, 1, 1), rng, relu, true, false);                // 3x3 s1
+  CheckConv(Geo(8, 11, 13, 17, 3, 2, 1), rng, relu, true, true);                // 3x3 s2, odd oc
+  CheckConv(Geo(32, 7, 7, 40, 1, 1, 0), rng, ActivationParams{}, false, true);  // 1x1 direct
+  CheckConv(Geo(12, 10, 10, 9, 1, 2, 0), rng, relu, true, false);               // 1x1 stride 2
+  CheckConv(Geo(3, 23, 23, 16, 7, 2, 3), rng, relu, true, false);               // 7x7 s2 stem
+  CheckConv(Geo(8, 12, 12, 8, 3, 1, 2, 2), rng, relu, true, false);             // dilation 2
+  CheckConv(Geo(12, 8, 9, 18, 3, 1, 1, 1, 3), rng, relu, true, true);           // groups 3
+  CheckConv(Geo(5, 6, 7, 7, 3, 1, 1, 1, 1, 2), rng, relu, true, true);          // batch 2
+  CheckConv(Geo(4, 1, 1, 5, 1, 1, 0), rng, relu, true, false);                  // 1x1 spatial
+}
+
+TEST(CpuConvTest, Depthwise) {
+  std::mt19937 rng(6);
+  const ActivationParams relu6{Activation::kClip, 0.f, 6.f};
+  for (int64_t k : {3, 5}) {
+    for (int64_t s : {1, 2}) {
+      for (int64_t hw : {1, 2, 7, 14, 19, 40}) {
+        const Conv2dGeometry g = Geo(6, hw, hw, 6, k, s, k / 2, 1, 6);
+        ASSERT_EQ(ChooseConvAlgo(g), ConvAlgo::kDepthwise) << g.ToString();
+        SCOPED_TRACE(g.ToString());
+        CheckConv(g, rng, relu6, true, hw % 2 == 1);
+      }
+    }
+  }
+  // Odd pads, rectangular maps and windows, vertical stride 3, batch 2.
+  Conv2dGeometry g = Geo(4, 9, 37, 4, 3, 1, 0, 1, 4, 2);
+  g.kernel_h = 2;
+  g.kernel_w = 7;
+  g.stride_h = 3;
+  g.stride_w = 2;
+  g.pad_top = 2;
+  g.pad_left = 0;
+  g.pad_right = 3;
+  ASSERT_TRUE(g.ComputeOutput());
+  ASSERT_EQ(ChooseConvAlgo(g), ConvAlgo::kDepthwise);
+  CheckConv(g, rng, ActivationParams{Activation::kSilu, 0.f, 0.f}, true, true);
+  // Dilated depthwise goes through GEMM.
+  EXPECT_EQ(ChooseConvAlgo(Geo(4, 9, 9, 4, 3, 1, 2, 2, 4)), ConvAlgo::kGemm);
+}
+
+TEST(CpuConvTest, AsymmetricPadsAndRectKernels) {
+  std::mt19937 rng(3);
+  Conv2dGeometry g;
+  g.in_c = 5;
+  g.in_h = 10;
+  g.in_w = 37;
+  g.out_c = 11;
+  g.kernel_h = 1;
+  g.kernel_w = 5;
+  g.stride_h = 2;
+  g.stride_w = 3;
+  g.pad_top = 0;
+  g.pad_bottom = 1;
+  g.pad_left = 2;
+  g.pad_right = 0;
+  ASSERT_TRUE(g.ComputeOutput());
+  CheckConv(g, rng, ActivationParams{Activation::kLeakyRelu, 0.1f, 0.f}, true, false);
+}
+
+TEST(CpuConvTest, EveryActivation) {
+  std::mt19937 rng(4);
+  const Conv2dGeometry g = Geo(6, 6, 6, 10, 3, 1, 1);
+  for (Activation a : {Activation::kNone, Activation::kRelu, Activation::kClip,
+                       Activation::kLeakyRelu, Activation::kSigmoid, Activation::kHardSigmoid,
+                       Activation::kHardSwish, Activation::kTanh, Activation::kSilu}) {
+    ActivationParams p{a, 0.f, 0.f};
+    if (a == Activation::kClip) p = {a, -0.5f, 0.75f};
+    if (a == Activation::kLeakyRelu) p = {a, 0.2f, 0.f};
+    if (a == Activation::kHardSigmoid) p = {a, 0.2f, 0.5f};
+    SCOPED_TRACE(std::string(ActivationName(a)));
+    CheckConv(g, rng, p, true, true);
+  }
+}
+
+TEST(CpuConvTest, RandomShapes) {
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int64_t> ch(1, 20), sp(1, 19), kern(1, 4), st(1, 3), pd(0, 2),
+      dl(1, 2), gr(1, 3);
+  for (int iter = 0; iter < 30; ++iter) {
+    Conv2dGeometry g;
+    g.groups = gr(rng);
+    g.in_c = ch(rng) * g.groups;
+    g.out_c = ch(rng) * g.groups;
+    g.in_h = sp(rng);
+    g.in_w = sp(rng);
+    g.kernel_h = kern(rng);
+    g.kernel_w = kern(rng);
+    g.stride_h = st(rng);
+    g.stride_w = st(rng);
+    g.dilation_h = dl(rng);
+    g.dilation_w = dl(rng);
+    g.pad_top = pd(rng);
+    g.pad_left = pd(rng);
+    g.pad_bottom = pd(rng);
+    g.pad_right = pd(rng);
+    if (!g.ComputeOutput()) continue;
+    SCOPED_TRACE(g.ToString());
+    CheckConv(g, rng, ActivationParams{Activation::kRelu, 0.f, 0.f}, iter % 2 == 0, iter % 3 == 0);
+  }
+}
+
+}  // namespace
+}  // namespace kiln::cpu

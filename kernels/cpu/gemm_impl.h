@@ -1,0 +1,118 @@
+// The register-blocked GEMM micro-kernel, written once over the simd.h vectors and
+// instantiated per ISA (gemm_*_<isa>.cc) with its tile shape.
+#pragma once
+
+#include "kernels/cpu/activation_simd.h"
+#include "kernels/cpu/simd.h"
+#include "kernels/cpu/ukernels.h"
+
+namespace kiln::cpu {
+namespace {  // NOLINT(build/namespaces): internal linkage per ISA translation unit
+
+// Zero (first k block) or C's partial sums (later blocks). All tile loops have constant trip
+// counts and are fully unrolled, so `acc` is never indexed dynamically (which would make GCC
+// keep it in memory and store every accumulator on every k step).
+template <typename V, int ROWS, int NV>
+inline void GemmTileInit(typename V::T (&acc)[ROWS][NV], const float* c, int64_t ldc, int mr,
+                         int nr, int flags) {
+#pragma GCC unroll 16
+  for (int r = 0; r < ROWS; ++r) {
+#pragma GCC unroll 8
+    for (int j = 0; j < NV; ++j) {
+      const int n = nr - j * V::N;
+      acc[r][j] = V::Zero();
+      if (!(flags & kGemmFirst) && r < mr && n > 0) {
+        const float* src = c + r * ldc + j * V::N;
+        acc[r][j] = n >= V::N ? V::Load(src) : V::LoadPartial(src, n);
+      }
+    }
+  }
+}
+
+template <typename V, int ROWS, int NV>
+inline void GemmTileStore(typename V::T (&acc)[ROWS][NV], float* c, int64_t ldc, int mr, int nr,
+                          int flags, const Epilogue& ep) {
+  using T = typename V::T;
+  const bool last = flags & kGemmLast;
+#pragma GCC unroll 16
+  for (int r = 0; r < ROWS; ++r) {
+    if (r >= mr) continue;
+    const T bias = last && ep.bias ? V::Set1(ep.bias[r]) : V::Zero();
+#pragma GCC unroll 8
+    for (int j = 0; j < NV; ++j) {
+      const int n = nr - j * V::N;
+      if (n <= 0) continue;
+      T v = acc[r][j];
+      if (last) {
+        v = V::Add(v, bias);
+        if (ep.residual) {
+          const float* res = ep.residual + r * ep.ldr + j * V::N;
+          v = V::Add(v, n >= V::N ? V::Load(res) : V::LoadPartial(res, n));
+        }
+        v = Activate<V>(ep.act, v);
+      }
+      if (n >= V::N) {
+        V::Store(c + r * ldc + j * V::N, v);
+      } else {
+        V::StorePartial(c + r * ldc + j * V::N, v, n);
+      }
+    }
+  }
+}
+
+// A ROWS x (NV * V::N) tile: rows [row0, row0 + ROWS) of an A panel (kGemmMr floats per k).
+// Accumulators stay in registers for the whole k loop. kMasked reads B rows with lane masks
+// (only the first nr columns exist). Everything is in one function on purpose: GCC keeps
+// accumulator arrays in registers only when no reference to them crosses a call.
+template <typename V, int ROWS, int NV, bool kMasked>
+inline void GemmTile(int64_t k, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
+                     int mr, int nr, int flags, const Epilogue& ep) {
+  using T = typename V::T;
+  T acc[ROWS][NV];
+  GemmTileInit<V, ROWS, NV>(acc, c, ldc, mr, nr, flags);
+  typename V::MaskT mask[NV];
+#pragma GCC unroll 8
+  for (int j = 0; j < NV; ++j) mask[j] = V::MakeMask(kMasked ? nr - j * V::N : V::N);
+  for (int64_t p = 0; p < k; ++p) {
+    T bv[NV];
+#pragma GCC unroll 8
+    for (int j = 0; j < NV; ++j) {
+      bv[j] = kMasked ? V::LoadMasked(b + j * V::N, mask[j]) : V::Load(b + j * V::N);
+    }
+#pragma GCC unroll 16
+    for (int r = 0; r < ROWS; ++r) {
+      const T av = V::Set1(a[r]);
+#pragma GCC unroll 8
+      for (int j = 0; j < NV; ++j) acc[r][j] = V::Fma(av, bv[j], acc[r][j]);
+    }
+    a += kGemmMr;
+    b += ldb;
+  }
+  GemmTileStore<V, ROWS, NV>(acc, c, ldc, mr, nr, flags, ep);
+}
+
+template <typename V, int ROWS, int NV>
+inline void GemmSlice(int64_t k, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
+                      int mr, int nr, int flags, const Epilogue& ep) {
+  if (nr == NV * V::N || (flags & kGemmPaddedB)) {
+    GemmTile<V, ROWS, NV, false>(k, a, b, ldb, c, ldc, mr, nr, flags, ep);
+  } else {
+    GemmTile<V, ROWS, NV, true>(k, a, b, ldb, c, ldc, mr, nr, flags, ep);
+  }
+}
+
+// The full kGemmMr-row micro-kernel from slices of ROWS rows (ROWS divides kGemmMr).
+template <typename V, int ROWS, int NV>
+void GemmUkernel(int64_t k, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
+                 int mr, int nr, int flags, const Epilogue& ep) {
+  static_assert(kGemmMr % ROWS == 0);
+  for (int r0 = 0; r0 < mr; r0 += ROWS) {
+    Epilogue sub = ep;
+    if (sub.bias) sub.bias += r0;
+    if (sub.residual) sub.residual += r0 * ep.ldr;
+    GemmSlice<V, ROWS, NV>(k, a + r0, b, ldb, c + r0 * ldc, ldc, mr - r0, nr, flags, sub);
+  }
+}
+
+}  // namespace
+}  // namespace kiln::cpu

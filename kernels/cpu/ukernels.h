@@ -1,0 +1,99 @@
+// The micro-kernel contracts every ISA implements and their per-ISA entry points. The ISA
+// files include only this (plain structs and declarations), never headers whose inline
+// functions they would call: see simd.h for why.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/activation.h"
+
+namespace kiln::cpu {
+
+// Rows (output channels) per packed A panel. Part of the MEANING of the packed GEMM weight
+// layouts, not of any ISA: every micro-kernel consumes panels of this height.
+inline constexpr int kGemmMr = 8;
+
+// What a GEMM tile does after the dot products: y = act(acc + bias[r] + residual[r][n]).
+struct Epilogue {
+  const float* bias = nullptr;      // one per tile row (already offset to the tile), or null
+  const float* residual = nullptr;  // tile-shaped, rows `ldr` floats apart, or null
+  int64_t ldr = 0;
+  ActivationParams act;
+};
+
+// C[r][n] = epilogue(C0[r][n] + sum_p A[p][r] * B[p][n]) for r < mr (<= kGemmMr), n < nr (<=
+// the kernel's nr). `a` is one packed panel: k groups of kGemmMr floats (rows >= mr are
+// ignored). `b` is k rows `ldb` floats apart; only the first nr floats of each row are read.
+// Drivers split long reductions into blocks that keep B in L1: C0 is 0 for the first block
+// (kGemmFirst) and C's current contents otherwise; only the last block (kGemmLast) applies
+// the epilogue, earlier ones store the raw sums. kGemmPaddedB says every B row may be read to
+// the kernel's full width (packed panels are zero-padded), which saves masked loads.
+enum GemmFlags : int {
+  kGemmFirst = 1,
+  kGemmLast = 2,
+  kGemmWhole = kGemmFirst | kGemmLast,
+  kGemmPaddedB = 4,
+};
+using GemmUkernelFn = void (*)(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
+                               int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
+
+// Depthwise convolution of `channels` consecutive channel planes: y = act(sum w * x + bias +
+// residual) with a kernel_h x kernel_w window, horizontal stride 1 or 2, any vertical stride,
+// dilation 1.
+struct DwConvParams {
+  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t kernel_h = 3, kernel_w = 3;
+  int64_t stride_h = 1, stride_w = 1;  // stride_w is 1 or 2
+  int64_t pad_top = 0, pad_left = 0;
+  ActivationParams act;
+};
+// x: channels x in_h x in_w (in_w <= kDwConvMaxWidth); w: channels x kernel_h x kernel_w
+// (each <= 7); bias: channels or null; residual: like y or null; y: channels x out_h x out_w.
+inline constexpr int64_t kDwConvMaxWidth = 3900;
+using DwConvFn = void (*)(const DwConvParams& p, const float* x, const float* w, const float* bias,
+                          const float* residual, float* y, int64_t channels);
+
+// The im2col view of one group of a 2-D convolution input (plain fields: ISA files include no
+// class with inline member functions).
+struct Im2colParams {
+  int64_t in_h = 0, in_w = 0, out_w = 0;
+  int64_t kernel_h = 1, kernel_w = 1;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_left = 0;
+};
+// Packs im2col rows [k0, k0 + kl) (k = (c * kH + y) * kW + x) for output pixels
+// [p0, p0 + tn) of the group starting at `xg` into one B micro-panel: dst[(k - k0) * nr + j],
+// zero past tn and in the padding.
+using Im2colPanelFn = void (*)(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr,
+                               int64_t k0, int64_t kl, float* dst);
+
+// Applies `act` in place to n floats.
+using ActivateFn = void (*)(float* x, int64_t n, const ActivationParams& act);
+
+// --- Per-ISA entry points (defined in the <op>_<isa>.cc files). ---
+void GemmUkernel8x8Scalar(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
+                          int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
+void ActivateScalar(float* x, int64_t n, const ActivationParams& act);
+void Im2colPanelScalar(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr,
+                       int64_t k0, int64_t kl, float* dst);
+void DwConvScalar(const DwConvParams& p, const float* x, const float* w, const float* bias,
+                  const float* residual, float* y, int64_t channels);
+#if defined(__x86_64__) || defined(__i386__)
+void GemmUkernel8x24Avx2(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
+                         int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
+void ActivateAvx2(float* x, int64_t n, const ActivationParams& act);
+void Im2colPanelAvx2(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr, int64_t k0,
+                     int64_t kl, float* dst);
+void DwConvAvx2(const DwConvParams& p, const float* x, const float* w, const float* bias,
+                const float* residual, float* y, int64_t channels);
+void GemmUkernel8x32Avx512(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
+                           int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
+void ActivateAvx512(float* x, int64_t n, const ActivationParams& act);
+void Im2colPanelAvx512(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr,
+                       int64_t k0, int64_t kl, float* dst);
+void DwConvAvx512(const DwConvParams& p, const float* x, const float* w, const float* bias,
+                  const float* residual, float* y, int64_t channels);
+#endif
+
+}  // namespace kiln::cpu
