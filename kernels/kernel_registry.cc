@@ -18,6 +18,7 @@ KernelRegistry& KernelRegistry::Global() {
     RegisterReferenceNnKernels(*r);
     RegisterReferenceElementwiseKernels(*r);
     RegisterReferenceTensorKernels(*r);
+    RegisterCpuFastKernels(*r);
     return r;
   }();
   return *registry;

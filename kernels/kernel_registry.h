@@ -65,6 +65,8 @@ class KernelRegistry {
 void RegisterReferenceNnKernels(KernelRegistry& r);
 void RegisterReferenceElementwiseKernels(KernelRegistry& r);
 void RegisterReferenceTensorKernels(KernelRegistry& r);
+// The CPU fast kernels (kernels/cpu/), registered at each CPU flavour they are built for.
+void RegisterCpuFastKernels(KernelRegistry& r);
 
 // Helper for registering a kernel class T (default constructible).
 template <typename T>

@@ -18,6 +18,8 @@ struct CpuKernels {
   ActivateFn activate = nullptr;
   DwConvFn dwconv = nullptr;
   Im2colPanelFn im2col = nullptr;
+  PoolFn pool = nullptr;
+  GlobalPoolFn global_pool = nullptr;
 };
 
 // The table for `isa`, or null when this build or this CPU cannot run it. kReference maps to

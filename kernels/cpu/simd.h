@@ -40,6 +40,8 @@ struct VecScalar {
   using MaskT = bool;
   static MaskT MakeMask(int n) { return n > 0; }
   static T LoadMasked(const float* p, MaskT m) { return m ? *p : 0.f; }
+  // Masked-off lanes take `fill` instead of zero.
+  static T LoadMaskedOr(const float* p, MaskT m, T fill) { return m ? *p : fill; }
   static MaskT MakeRangeMask(int lo, int hi) { return lo <= 0 && hi > 0; }
   // Lane j on where on[j] != 0 (N floats).
   static MaskT MaskFromFloats(const float* on) { return on[0] != 0.f; }
@@ -100,6 +102,9 @@ struct Vec256 {
   using MaskT = __m256i;
   static MaskT MakeMask(int n) { return Mask(n); }
   static T LoadMasked(const float* p, MaskT m) { return _mm256_maskload_ps(p, m); }
+  static T LoadMaskedOr(const float* p, MaskT m, T fill) {
+    return _mm256_blendv_ps(fill, _mm256_maskload_ps(p, m), _mm256_castsi256_ps(m));
+  }
   static MaskT MakeRangeMask(int lo, int hi) { return RangeMask(lo, hi); }
   static MaskT MakeRangeMask2(int lo, int hi) { return RangeMask(lo - N, hi - N); }
   static MaskT MaskFromFloats(const float* on) {
@@ -176,6 +181,9 @@ struct Vec512 {
   using MaskT = __mmask16;
   static MaskT MakeMask(int n) { return Mask(n); }
   static T LoadMasked(const float* p, MaskT m) { return _mm512_maskz_loadu_ps(m, p); }
+  static T LoadMaskedOr(const float* p, MaskT m, T fill) {
+    return _mm512_mask_loadu_ps(fill, m, p);
+  }
   static MaskT MakeRangeMask(int lo, int hi) { return RangeMask(lo, hi); }
   static MaskT MakeRangeMask2(int lo, int hi) { return RangeMask(lo - N, hi - N); }
   static MaskT MaskFromFloats(const float* on) {

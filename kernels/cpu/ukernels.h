@@ -68,6 +68,24 @@ struct Im2colParams {
 using Im2colPanelFn = void (*)(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr,
                                int64_t k0, int64_t kl, float* dst);
 
+// 2-D max or average pooling of `planes` consecutive planes, horizontal stride 1 or 2,
+// dilation 1, windows up to 7 wide and in_w <= kPoolMaxWidth. Max ignores NaN and gives the
+// lowest float for an all-padding window; average divides the taps' sum (added in window
+// order) by the taps inside the input, or with count_include_pad by those inside input +
+// pads: both as the reference kernel does.
+inline constexpr int64_t kPoolMaxWidth = 4096;
+struct PoolParams {
+  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t kernel_h = 1, kernel_w = 1;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  bool is_max = true;
+  bool count_include_pad = false;
+};
+using PoolFn = void (*)(const PoolParams& p, const float* x, float* y, int64_t planes);
+// Global average or max over each of `planes` planes of `size` floats.
+using GlobalPoolFn = void (*)(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
+
 // Applies `act` in place to n floats.
 using ActivateFn = void (*)(float* x, int64_t n, const ActivationParams& act);
 
@@ -75,6 +93,8 @@ using ActivateFn = void (*)(float* x, int64_t n, const ActivationParams& act);
 void GemmUkernel8x8Scalar(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
                           int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
 void ActivateScalar(float* x, int64_t n, const ActivationParams& act);
+void PoolScalar(const PoolParams& p, const float* x, float* y, int64_t planes);
+void GlobalPoolScalar(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
 void Im2colPanelScalar(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr,
                        int64_t k0, int64_t kl, float* dst);
 void DwConvScalar(const DwConvParams& p, const float* x, const float* w, const float* bias,
@@ -83,6 +103,8 @@ void DwConvScalar(const DwConvParams& p, const float* x, const float* w, const f
 void GemmUkernel8x24Avx2(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
                          int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
 void ActivateAvx2(float* x, int64_t n, const ActivationParams& act);
+void PoolAvx2(const PoolParams& p, const float* x, float* y, int64_t planes);
+void GlobalPoolAvx2(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
 void Im2colPanelAvx2(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr, int64_t k0,
                      int64_t kl, float* dst);
 void DwConvAvx2(const DwConvParams& p, const float* x, const float* w, const float* bias,
@@ -90,6 +112,8 @@ void DwConvAvx2(const DwConvParams& p, const float* x, const float* w, const flo
 void GemmUkernel8x32Avx512(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
                            int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
 void ActivateAvx512(float* x, int64_t n, const ActivationParams& act);
+void PoolAvx512(const PoolParams& p, const float* x, float* y, int64_t planes);
+void GlobalPoolAvx512(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
 void Im2colPanelAvx512(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr,
                        int64_t k0, int64_t kl, float* dst);
 void DwConvAvx512(const DwConvParams& p, const float* x, const float* w, const float* bias,

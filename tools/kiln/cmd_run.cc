@@ -27,6 +27,7 @@ struct RunArgs {
   std::string labels;
   int repeat = 1;
   int top = 5;
+  int threads = 1;
   std::string isa = "auto";
   ModelSourceOptions source;
   std::vector<std::string> raw_shapes;
@@ -137,6 +138,9 @@ Status Run(RunArgs& args) {
   KILN_ASSIGN_OR_RETURN(PreprocessSpec spec, ParsePreprocessSpec(args.preprocess));
   KILN_ASSIGN_OR_RETURN(Isa isa, ParseIsa(args.isa));
   if (args.repeat < 1) return InvalidArgument("--repeat must be at least 1");
+  if (args.threads < 1 || args.threads > 256) {
+    return InvalidArgument("--threads must be between 1 and 256");
+  }
   std::vector<std::string> labels;
   if (!args.labels.empty()) {
     KILN_ASSIGN_OR_RETURN(labels, LoadLabels(args.labels));
@@ -146,6 +150,7 @@ Status Run(RunArgs& args) {
   if (!graph.ok()) return WithImageHint(graph.status(), args);
   SessionOptions options;
   options.cpu_max_isa = isa;
+  options.num_threads = args.threads;
   auto session = Session::Create(*graph, options);
   if (!session.ok()) return session.status().WithContext(args.model);
   KILN_RETURN_IF_ERROR(
@@ -191,6 +196,9 @@ void RegisterRun(CLI::App& app, int* exit_code) {
   cmd->add_option("--repeat", args->repeat, "Run N times and report the median time")
       ->default_val(1);
   cmd->add_option("--top", args->top, "How many classes to list for score outputs")->default_val(5);
+  cmd->add_option("--threads", args->threads,
+                  "Threads of the session's pool (the calling thread counts as one)")
+      ->default_val(1);
   AddIsaFlag(*cmd, &args->isa);
   AddModelSourceFlags(*cmd, &args->source, &args->raw_shapes);
   cmd->callback([args, exit_code] { RunCommand("run", exit_code, [&] { return Run(*args); }); });

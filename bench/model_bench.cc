@@ -1,0 +1,130 @@
+// Times a shared-layout model (DIR/model.onnx + DIR/test_data_set_0/input_0.pb) in a Kiln
+// session and checks its output against output_0.pb; with --profile, prints time per op type.
+// A development yardstick for the CPU kernels until `kiln bench` lands.
+//
+//   kiln_model_bench DIR [--threads 1] [--isa auto] [--runs 30] [--warmup 10] [--profile]
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/frontend.h"
+#include "kernels/cpu/cpu_features.h"
+#include "parsers/onnx/onnx_parser.h"
+#include "parsers/onnx/tensor_proto.h"
+#include "runtime/session.h"
+
+namespace kiln::bench {
+namespace {
+
+int Fail(const Status& s) {
+  std::fprintf(stderr, "error: %s\n", s.ToString().c_str());
+  return 1;
+}
+
+int Main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr,
+                 "usage: kiln_model_bench DIR [--threads N] [--isa ISA] [--runs R] "
+                 "[--warmup W] [--profile]\n");
+    return 2;
+  }
+  const std::string dir = argv[1];
+  int threads = 1, runs = 30, warmup = 10;
+  std::string isa_name = "auto";
+  bool profile = false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    const char* v = i + 1 < argc ? argv[i + 1] : "0";
+    if (a == "--threads")
+      threads = std::atoi(v), ++i;
+    else if (a == "--runs")
+      runs = std::max(1, std::atoi(v)), ++i;
+    else if (a == "--warmup")
+      warmup = std::atoi(v), ++i;
+    else if (a == "--isa")
+      isa_name = v, ++i;
+    else if (a == "--profile")
+      profile = true;
+    else
+      return Fail(InvalidArgument("unknown flag " + a));
+  }
+  auto isa = cpu::ParseCpuIsa(isa_name);
+  if (!isa.ok()) return Fail(isa.status());
+  auto input = ReadTensorProtoFile(dir + "/test_data_set_0/input_0.pb");
+  if (!input.ok()) return Fail(input.status());
+  OnnxParseOptions parse;
+  parse.frozen_inputs = {*input};
+  auto graph = ImportOnnx(dir + "/model.onnx", parse);  // parse + shape inference + folding
+  if (!graph.ok()) return Fail(graph.status());
+  auto shared = std::make_shared<const Graph>(std::move(*graph));
+  SessionOptions options;
+  options.cpu_max_isa = *isa;
+  options.num_threads = threads;
+  options.profile = profile;
+  const auto c0 = std::chrono::steady_clock::now();
+  auto session = Session::Create(shared, options);
+  const double create_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0).count();
+  if (!session.ok()) return Fail(session.status());
+  Status st = (*session)->SetInput(0, *input);
+  if (!st.ok()) return Fail(st);
+  for (int i = 0; i < warmup; ++i) {
+    if (Status s = (*session)->Run(); !s.ok()) return Fail(s);
+  }
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (Status s = (*session)->Run(); !s.ok()) return Fail(s);
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  // Output check against the shared reference output.
+  double max_diff = -1;
+  if (auto want = ReadTensorProtoFile(dir + "/test_data_set_0/output_0.pb"); want.ok()) {
+    auto got = (*session)->GetOutput(0);
+    if (got.ok() && got->dtype == DType::kF32 && got->bytes.size() == want->bytes.size()) {
+      max_diff = 0;
+      const float* g = got->data<float>();
+      const float* w = want->data<float>();
+      for (int64_t i = 0; i < got->num_elements(); ++i) {
+        max_diff = std::max(max_diff, static_cast<double>(std::fabs(g[i] - w[i])));
+      }
+    }
+  }
+  std::printf(
+      "%s: isa %s threads %d: median %.3f ms, min %.3f ms (%d runs); session %.1f ms; "
+      "max |out - ref| %.3g\n",
+      dir.c_str(), std::string(cpu::IsaName(cpu::ClampToCpu(*isa))).c_str(), threads,
+      ms[ms.size() / 2], ms.front(), runs, create_ms, max_diff);
+  if (profile) {
+    std::map<std::string, std::pair<double, int>> by_type;
+    double total = 0;
+    for (const NodeProfile& p : (*session)->profile()) {
+      const double per_run = p.runs ? p.total_ms / static_cast<double>(p.runs) : 0.0;
+      auto& e = by_type[std::string(OpTypeName(p.op))];
+      e.first += per_run;
+      e.second += 1;
+      total += per_run;
+    }
+    std::vector<std::pair<double, std::string>> rows;
+    for (const auto& [name, e] : by_type) rows.push_back({e.first, name});
+    std::sort(rows.rbegin(), rows.rend());
+    for (const auto& [t, name] : rows) {
+      std::printf("  %-20s %4d nodes %8.3f ms %5.1f%%\n", name.c_str(), by_type[name].second, t,
+                  100.0 * t / total);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace kiln::bench
+
+int main(int argc, char** argv) { return kiln::bench::Main(argc, argv); }

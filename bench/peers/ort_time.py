@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Median batch-1 latency of ONNX models in ONNX Runtime, configured as in
+../shared/perf/peers.md: intra-op threads N, inter-op 1, sequential execution, all graph
+optimisations, 10 warm-ups, then --runs timed runs in one process.
+
+  python3 bench/peers/ort_time.py MODEL_DIR... [--threads 1] [--runs 40]
+
+MODEL_DIR holds model.onnx and test_data_set_0/input_0.pb (the shared model layout).
+Needs onnxruntime, onnx and numpy (pip, in a venv).
+"""
+import argparse
+import os
+import statistics
+import time
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import numpy_helper
+
+
+def load_input(model_dir, session):
+    path = os.path.join(model_dir, "test_data_set_0", "input_0.pb")
+    tensor = onnx.TensorProto()
+    with open(path, "rb") as f:
+        tensor.ParseFromString(f.read())
+    return {session.get_inputs()[0].name: numpy_helper.to_array(tensor)}
+
+
+def time_model(model_dir, threads, runs, warmup=10):
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    session = ort.InferenceSession(os.path.join(model_dir, "model.onnx"), so,
+                                   providers=["CPUExecutionProvider"])
+    feeds = load_input(model_dir, session)
+    for _ in range(warmup):
+        session.run(None, feeds)
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        session.run(None, feeds)
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times), min(times)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("models", nargs="+")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--runs", type=int, default=40)
+    args = ap.parse_args()
+    print(f"onnxruntime {ort.__version__}, threads {args.threads}")
+    for m in args.models:
+        median, best = time_model(m, args.threads, args.runs)
+        print(f"{os.path.basename(m.rstrip('/')):24s} median {median:8.3f} ms  min {best:8.3f} ms")
+
+
+if __name__ == "__main__":
+    main()
