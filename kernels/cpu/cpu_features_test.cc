@@ -26,8 +26,12 @@ TEST(CpuFeaturesTest, AgreesWithCompilerProbe) {
 TEST(CpuFeaturesTest, IsaChainAndTables) {
   EXPECT_TRUE(CpuSupports(Isa::kReference));
   EXPECT_TRUE(CpuSupports(Isa::kScalar));
-  if (CpuSupports(Isa::kAvx512Vnni)) EXPECT_TRUE(CpuSupports(Isa::kAvx512));
-  if (CpuSupports(Isa::kAvx512)) EXPECT_TRUE(CpuSupports(Isa::kAvx2));
+  if (CpuSupports(Isa::kAvx512Vnni)) {
+    EXPECT_TRUE(CpuSupports(Isa::kAvx512));
+  }
+  if (CpuSupports(Isa::kAvx512)) {
+    EXPECT_TRUE(CpuSupports(Isa::kAvx2));
+  }
   EXPECT_FALSE(CpuSupports(Isa::kOpenCL));
   EXPECT_TRUE(CpuSupports(BestCpuIsa()));
   // A table exists exactly for the flavours this CPU runs; the portable one always.
