@@ -2,7 +2,7 @@
 // squeezenet and prints per-layer GFLOP/s against one core's measured FMA peak.
 //
 //   kiln_cpu_conv_bench [--model NAME|all] [--isa auto|scalar|avx2|avx512] [--threads 1,2]
-//                       [--algo auto|gemm] [--min-ms 300] [--cpu-time]
+//                       [--algo auto|gemm|winograd] [--min-ms 300] [--cpu-time]
 //
 // --cpu-time times 1-thread runs with the thread's CPU clock instead of the wall clock, which
 // keeps figures usable on a machine shared with other work (time slices taken by others are
@@ -128,7 +128,9 @@ int Main(int argc, char** argv) {
     for (float& f : x) f = dist(rng);
     for (float& f : w) f = dist(rng);
     for (float& f : bias) f = dist(rng);
-    const cpu::ConvAlgo algo = o.algo == "gemm" ? cpu::ConvAlgo::kGemm : cpu::ChooseConvAlgo(g);
+    cpu::ConvAlgo algo = cpu::ChooseConvAlgo(g);
+    if (o.algo == "gemm") algo = cpu::ConvAlgo::kGemm;
+    if (o.algo == "winograd" && cpu::WinogradApplies(g)) algo = cpu::ConvAlgo::kWinograd;
     auto packed = cpu::PackConvWeights(g, cpu::ConvWeightLayout(algo), w.data());
     const ActivationParams relu{Activation::kRelu, 0.f, 0.f};
     for (int threads : o.threads) {

@@ -59,6 +59,13 @@ int Main(int argc, char** argv) {
   auto input = ReadTensorProtoFile(dir + "/test_data_set_0/input_0.pb");
   if (!input.ok()) return Fail(input.status());
   OnnxParseOptions parse;
+  // Bind the test input to the model's first input by position (its name may differ, as in
+  // super_resolution) and fix its symbolic dims from the tensor.
+  auto declared = ReadOnnxDeclaredInputs(dir + "/model.onnx");
+  if (!declared.ok()) return Fail(declared.status());
+  if (declared->empty()) return Fail(InvalidArgument("model has no inputs"));
+  input->name = declared->front().name;
+  parse.input_shapes[input->name] = input->shape;
   parse.frozen_inputs = {*input};
   auto graph = ImportOnnx(dir + "/model.onnx", parse);  // parse + shape inference + folding
   if (!graph.ok()) return Fail(graph.status());

@@ -1,6 +1,7 @@
 // The CPU convolution entry point: picks an algorithm from the geometry alone (so the offline
 // weight layout does not depend on the ISA that will run it), and runs it with an ISA's
-// micro-kernels. Algorithms: packed GEMM (im2col or direct 1x1), depthwise planes.
+// micro-kernels. Algorithms: packed GEMM (im2col or direct 1x1), depthwise planes, Winograd
+// F(4x4, 3x3).
 #pragma once
 
 #include <cstddef>
@@ -8,13 +9,14 @@
 
 #include "kernels/activation.h"
 #include "kernels/cpu/conv_gemm.h"
+#include "kernels/cpu/conv_winograd.h"
 #include "kernels/cpu/conv_geometry.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/thread_pool.h"
 
 namespace kiln::cpu {
 
-enum class ConvAlgo { kGemm, kDepthwise };
+enum class ConvAlgo { kGemm, kDepthwise, kWinograd };
 
 // ISA-independent choice; the weight layout follows from it (ConvWeightLayout).
 ConvAlgo ChooseConvAlgo(const Conv2dGeometry& g);
@@ -39,6 +41,7 @@ class CpuConv {
   ConvAlgo algo_ = ConvAlgo::kGemm;
   const CpuKernels* kernels_ = nullptr;
   ConvGemm gemm_;
+  ConvWinograd winograd_;
 };
 
 }  // namespace kiln::cpu

@@ -1,6 +1,7 @@
 // Weight packers/unpackers of the CPU convolution layouts.
 #include "kernels/cpu/conv_packing.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -41,17 +42,93 @@ void UnpackConvGemm(const Conv2dGeometry& g, const float* packed, float* oihw) {
   }
 }
 
+namespace {
+
+// G of F(4x4, 3x3) (6x3).
+constexpr double kWinoG[6][3] = {{1.0 / 4, 0, 0},
+                                 {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                 {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                 {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                 {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                 {0, 0, 1}};
+
+}  // namespace
+
+size_t ConvWino43PackedFloats(const Conv2dGeometry& g) {
+  return static_cast<size_t>(36 * ConvGemmPanels(g) * g.in_c * kGemmMr);
+}
+
+void PackConvWino43(const Conv2dGeometry& g, const float* oihw, float* packed) {
+  const int64_t panels = ConvGemmPanels(g), c_in = g.in_c;
+  std::fill(packed, packed + ConvWino43PackedFloats(g), 0.f);
+  for (int64_t oc = 0; oc < g.out_c; ++oc) {
+    for (int64_t c = 0; c < c_in; ++c) {
+      const float* k = oihw + (oc * c_in + c) * 9;
+      double gk[6][3];  // G g
+      for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < 3; ++j)
+          gk[i][j] = kWinoG[i][0] * k[j] + kWinoG[i][1] * k[3 + j] + kWinoG[i][2] * k[6 + j];
+      for (int i = 0; i < 6; ++i) {
+        for (int l = 0; l < 6; ++l) {
+          const double u = gk[i][0] * kWinoG[l][0] + gk[i][1] * kWinoG[l][1] +
+                           gk[i][2] * kWinoG[l][2];
+          const int64_t e = i * 6 + l;
+          packed[((e * panels + oc / kGemmMr) * c_in + c) * kGemmMr + oc % kGemmMr] =
+              static_cast<float>(u);
+        }
+      }
+    }
+  }
+}
+
+void UnpackConvWino43(const Conv2dGeometry& g, const float* packed, float* oihw) {
+  // U = h G^T with h = G g. Column 0 of G^T is (1/4, 0, 0) and column 5 is (0, 0, 1), and
+  // columns 1, 2 give U1 = -(h0 + h1 + h2) / 6, U2 = (-h0 + h1 - h2) / 6, so
+  // h = (4 U0, 3 (U2 - U1), U5) per row; the same three points recover g from h.
+  const int64_t panels = ConvGemmPanels(g), c_in = g.in_c;
+  auto u_at = [&](int64_t oc, int64_t c, int e) {
+    return static_cast<double>(
+        packed[((e * panels + oc / kGemmMr) * c_in + c) * kGemmMr + oc % kGemmMr]);
+  };
+  for (int64_t oc = 0; oc < g.out_c; ++oc) {
+    for (int64_t c = 0; c < c_in; ++c) {
+      double h[6][3];
+      for (int i = 0; i < 6; ++i) {
+        h[i][0] = 4.0 * u_at(oc, c, i * 6 + 0);
+        h[i][2] = u_at(oc, c, i * 6 + 5);
+        h[i][1] = 3.0 * (u_at(oc, c, i * 6 + 2) - u_at(oc, c, i * 6 + 1));
+      }
+      float* k = oihw + (oc * c_in + c) * 9;
+      for (int j = 0; j < 3; ++j) {
+        k[j] = static_cast<float>(4.0 * h[0][j]);
+        k[6 + j] = static_cast<float>(h[5][j]);
+        k[3 + j] = static_cast<float>(3.0 * (h[2][j] - h[1][j]));
+      }
+    }
+  }
+}
+
 size_t PackedConvFloats(const Conv2dGeometry& g, std::string_view layout) {
   if (layout == kLayoutConvGemmA8) return ConvGemmPackedFloats(g);
+  if (layout == kLayoutConvWino43A8) {
+    const bool fits = g.kernel_h == 3 && g.kernel_w == 3 && g.groups == 1;
+    return fits ? ConvWino43PackedFloats(g) : 0;
+  }
   if (layout == kLayoutOihw) return static_cast<size_t>(g.out_c * g.gemm_k());
   return 0;
 }
 
 Expected<std::vector<float>> PackConvWeights(const Conv2dGeometry& g, std::string_view layout,
                                              const float* oihw) {
+  if (layout == kLayoutConvWino43A8 && PackedConvFloats(g, layout) == 0) {
+    return InvalidArgument("layout conv_wino43_a8 needs a 3x3 group-1 convolution, not " +
+                           g.ToString());
+  }
   std::vector<float> out(PackedConvFloats(g, layout));
   if (layout == kLayoutConvGemmA8) {
     PackConvGemm(g, oihw, out.data());
+  } else if (layout == kLayoutConvWino43A8 && !out.empty()) {
+    PackConvWino43(g, oihw, out.data());
   } else if (layout == kLayoutOihw) {
     if (!out.empty()) std::memcpy(out.data(), oihw, out.size() * sizeof(float));
   } else {
@@ -73,6 +150,8 @@ Expected<std::vector<float>> UnpackConvWeights(const Conv2dGeometry& g, std::str
   std::vector<float> oihw(static_cast<size_t>(g.out_c * g.gemm_k()));
   if (layout == kLayoutConvGemmA8) {
     UnpackConvGemm(g, packed, oihw.data());
+  } else if (layout == kLayoutConvWino43A8) {
+    UnpackConvWino43(g, packed, oihw.data());
   } else if (!oihw.empty()) {
     std::memcpy(oihw.data(), packed, oihw.size() * sizeof(float));
   }

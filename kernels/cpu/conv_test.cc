@@ -28,12 +28,14 @@ void CheckConv(const Conv2dGeometry& g, std::mt19937& rng, const ActivationParam
   const float* r = with_residual ? res.data() : nullptr;
   const auto want = NaiveConv(g, x, w, b, r, act);
   ThreadPool pool(2);
+  // The chosen algorithm, plain GEMM (runs everything), and Winograd wherever it applies.
   std::vector<ConvAlgo> algos = {ChooseConvAlgo(g)};
   if (algos[0] != ConvAlgo::kGemm) algos.push_back(ConvAlgo::kGemm);
+  if (WinogradApplies(g) && algos[0] != ConvAlgo::kWinograd) algos.push_back(ConvAlgo::kWinograd);
   for (ConvAlgo algo : algos)
     for (const CpuKernels* kernels : AvailableCpuKernels()) {
       auto packed = PackConvWeights(g, ConvWeightLayout(algo), w.data());
-      ASSERT_TRUE(packed.ok());
+      ASSERT_TRUE(packed.ok()) << packed.status().ToString();
       for (int threads : {1, 2}) {
         CpuConv conv(g, algo, *kernels, threads);
         std::vector<uint8_t> scratch(conv.ScratchBytes() + 64);
@@ -42,7 +44,8 @@ void CheckConv(const Conv2dGeometry& g, std::mt19937& rng, const ActivationParam
         std::vector<float> y(ysize, -777.f);
         conv.Run(x.data(), packed->data(), b, r, act, y.data(), aligned,
                  threads > 1 ? &pool : nullptr);
-        const float tol = 1e-5f * static_cast<float>(g.gemm_k());
+        // Winograd F(4,3) rounds more (transforms with factors up to 8 and 1/24).
+      const float tol = (algo == ConvAlgo::kWinograd ? 1e-4f : 1e-5f) * static_cast<float>(g.gemm_k());
         ExpectClose(y, want, tol, 1e-4f,
                     g.ToString() + " " + std::string(ConvAlgoName(algo)) + " isa " +
                         std::to_string(static_cast<int>(kernels->isa)) + " threads " +
@@ -124,6 +127,39 @@ TEST(CpuConvTest, Depthwise) {
   CheckConv(g, rng, ActivationParams{Activation::kSilu, 0.f, 0.f}, true, true);
   // Dilated depthwise goes through GEMM.
   EXPECT_EQ(ChooseConvAlgo(Geo(4, 9, 9, 4, 3, 1, 2, 2, 4)), ConvAlgo::kGemm);
+}
+
+TEST(CpuConvTest, Winograd) {
+  std::mt19937 rng(7);
+  const ActivationParams relu{Activation::kRelu, 0.f, 0.f};
+  // Tile edges: output sizes not multiples of 4, pads 0/1/2, one tile, many tiles.
+  for (int64_t hw : {1, 3, 4, 5, 9, 14, 23, 30}) {
+    for (int64_t pad : {0, 1, 2}) {
+      if (hw + 2 * pad < 3) continue;
+      const Conv2dGeometry g = Geo(5, hw, hw + 3, 11, 3, 1, pad);
+      ASSERT_TRUE(WinogradApplies(g));
+      SCOPED_TRACE(g.ToString());
+      CheckConv(g, rng, relu, true, hw % 2 == 0);
+    }
+  }
+  // Asymmetric pads, batch 2, wide channel counts (several k blocks), every output panel size.
+  Conv2dGeometry g = Geo(37, 17, 21, 19, 3, 1, 1, 1, 1, 2);
+  g.pad_top = 0;
+  g.pad_right = 2;
+  ASSERT_TRUE(g.ComputeOutput());
+  CheckConv(g, rng, ActivationParams{Activation::kSilu, 0.f, 0.f}, true, true);
+  CheckConv(Geo(160, 12, 12, 9, 3, 1, 1), rng, relu, false, false);
+  // The chosen algorithm for a real layer shape is Winograd; its packing round-trips.
+  const Conv2dGeometry r = Geo(64, 56, 56, 64, 3, 1, 1);
+  EXPECT_EQ(ChooseConvAlgo(r), ConvAlgo::kWinograd);
+  const auto w = RandomVector(static_cast<size_t>(8 * 5 * 9), rng);
+  const Conv2dGeometry s = Geo(5, 8, 8, 8, 3, 1, 1);
+  auto packed = PackConvWeights(s, kLayoutConvWino43A8, w.data());
+  ASSERT_TRUE(packed.ok());
+  auto back = UnpackConvWeights(s, kLayoutConvWino43A8, packed->data(), packed->size());
+  ASSERT_TRUE(back.ok());
+  ExpectClose(*back, w, 1e-6f, 1e-5f, "winograd unpack");
+  EXPECT_FALSE(PackConvWeights(Geo(4, 8, 8, 4, 5, 1, 2), kLayoutConvWino43A8, w.data()).ok());
 }
 
 TEST(CpuConvTest, AsymmetricPadsAndRectKernels) {

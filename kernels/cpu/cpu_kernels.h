@@ -20,6 +20,8 @@ struct CpuKernels {
   Im2colPanelFn im2col = nullptr;
   PoolFn pool = nullptr;
   GlobalPoolFn global_pool = nullptr;
+  WinoInputFn wino_input = nullptr;
+  WinoOutputFn wino_output = nullptr;
 };
 
 // The table for `isa`, or null when this build or this CPU cannot run it. kReference maps to

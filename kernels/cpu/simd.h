@@ -55,6 +55,11 @@ struct VecScalar {
     *even = a;
     *odd = b;
   }
+  // The inverse of Deinterleave: lo = a0 b0 a1 b1 ..., hi = the second half of that sequence.
+  static void Interleave(T a, T b, T* lo, T* hi) {
+    *lo = a;
+    *hi = b;
+  }
   // Lanes [lo, hi) from p[lane], zero elsewhere; lanes outside are never read.
   static T LoadRange(const float* p, int lo, int hi) { return lo <= 0 && hi > 0 ? *p : 0.f; }
   // Lanes [lo, hi) of the 2N floats at p, split into even and odd lanes.
@@ -120,6 +125,12 @@ struct Vec256 {
   }
   static void LoadDeinterleaveMasked(const float* p, MaskT m0, MaskT m1, T* even, T* odd) {
     Deinterleave(_mm256_maskload_ps(p, m0), _mm256_maskload_ps(p + N, m1), even, odd);
+  }
+  static void Interleave(T a, T b, T* lo, T* hi) {
+    const T l = _mm256_unpacklo_ps(a, b);  // a0 b0 a1 b1 | a4 b4 a5 b5
+    const T h = _mm256_unpackhi_ps(a, b);  // a2 b2 a3 b3 | a6 b6 a7 b7
+    *lo = _mm256_permute2f128_ps(l, h, 0x20);
+    *hi = _mm256_permute2f128_ps(l, h, 0x31);
   }
   static void StorePartial(float* p, T v, int n) { _mm256_maskstore_ps(p, Mask(n), v); }
   static __m256i RangeMask(int lo, int hi) {
@@ -197,6 +208,13 @@ struct Vec512 {
   }
   static void LoadDeinterleaveMasked(const float* p, MaskT m0, MaskT m1, T* even, T* odd) {
     Deinterleave(_mm512_maskz_loadu_ps(m0, p), _mm512_maskz_loadu_ps(m1, p + N), even, odd);
+  }
+  static void Interleave(T a, T b, T* lo, T* hi) {
+    const __m512i il = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i ih =
+        _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    *lo = _mm512_permutex2var_ps(a, il, b);
+    *hi = _mm512_permutex2var_ps(a, ih, b);
   }
   static void StorePartial(float* p, T v, int n) { _mm512_mask_storeu_ps(p, Mask(n), v); }
   static __mmask16 RangeMask(int lo, int hi) {

@@ -86,6 +86,24 @@ using PoolFn = void (*)(const PoolParams& p, const float* x, float* y, int64_t p
 // Global average or max over each of `planes` planes of `size` floats.
 using GlobalPoolFn = void (*)(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
 
+// Winograd F(4x4, 3x3) transforms of a stride-1 3x3 convolution, vectorised over the tiles of
+// a tile row. Tile (ty, tx) covers outputs [4ty, 4ty + 4) x [4tx, 4tx + 4) and reads inputs
+// [4ty - pad_top, +6) x [4tx - pad_left, +6) (zero outside the input).
+struct WinoParams {
+  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t pad_top = 0, pad_left = 0;
+  int64_t tiles_w = 0;  // tiles per tile row: ceil(out_w / 4)
+};
+// Input transform of one channel plane for tile rows [ty0, ty1): V_e for e = 0..35 goes to
+// v[e * e_stride + t], t = (ty - ty0) * tiles_w + tx.
+using WinoInputFn = void (*)(const WinoParams& p, const float* x, int64_t ty0, int64_t ty1,
+                             float* v, int64_t e_stride);
+// Output transform of one output channel for tile rows [ty0, ty1): reads m[e * e_stride + t],
+// writes y (out_h x out_w) = act(A^T M A + bias + residual) inside the output.
+using WinoOutputFn = void (*)(const WinoParams& p, const float* m, int64_t e_stride, float bias,
+                              const float* residual, const ActivationParams& act, int64_t ty0,
+                              int64_t ty1, float* y);
+
 // Applies `act` in place to n floats.
 using ActivateFn = void (*)(float* x, int64_t n, const ActivationParams& act);
 
@@ -93,6 +111,11 @@ using ActivateFn = void (*)(float* x, int64_t n, const ActivationParams& act);
 void GemmUkernel8x8Scalar(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
                           int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
 void ActivateScalar(float* x, int64_t n, const ActivationParams& act);
+void WinoInputScalar(const WinoParams& p, const float* x, int64_t ty0, int64_t ty1, float* v,
+                     int64_t e_stride);
+void WinoOutputScalar(const WinoParams& p, const float* m, int64_t e_stride, float bias,
+                      const float* residual, const ActivationParams& act, int64_t ty0,
+                      int64_t ty1, float* y);
 void PoolScalar(const PoolParams& p, const float* x, float* y, int64_t planes);
 void GlobalPoolScalar(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
 void Im2colPanelScalar(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr,
@@ -103,6 +126,11 @@ void DwConvScalar(const DwConvParams& p, const float* x, const float* w, const f
 void GemmUkernel8x24Avx2(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
                          int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
 void ActivateAvx2(float* x, int64_t n, const ActivationParams& act);
+void WinoInputAvx2(const WinoParams& p, const float* x, int64_t ty0, int64_t ty1, float* v,
+                   int64_t e_stride);
+void WinoOutputAvx2(const WinoParams& p, const float* m, int64_t e_stride, float bias,
+                    const float* residual, const ActivationParams& act, int64_t ty0,
+                    int64_t ty1, float* y);
 void PoolAvx2(const PoolParams& p, const float* x, float* y, int64_t planes);
 void GlobalPoolAvx2(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
 void Im2colPanelAvx2(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr, int64_t k0,
@@ -112,6 +140,11 @@ void DwConvAvx2(const DwConvParams& p, const float* x, const float* w, const flo
 void GemmUkernel8x32Avx512(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
                            int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
 void ActivateAvx512(float* x, int64_t n, const ActivationParams& act);
+void WinoInputAvx512(const WinoParams& p, const float* x, int64_t ty0, int64_t ty1, float* v,
+                     int64_t e_stride);
+void WinoOutputAvx512(const WinoParams& p, const float* m, int64_t e_stride, float bias,
+                      const float* residual, const ActivationParams& act, int64_t ty0,
+                      int64_t ty1, float* y);
 void PoolAvx512(const PoolParams& p, const float* x, float* y, int64_t planes);
 void GlobalPoolAvx512(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
 void Im2colPanelAvx512(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr,
