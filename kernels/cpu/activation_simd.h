@@ -56,15 +56,39 @@ typename V::T Activate(const ActivationParams& p, typename V::T x) {
   return x;
 }
 
-template <typename V>
-void ActivateArray(float* x, int64_t n, const ActivationParams& p) {
-  if (p.kind == Activation::kNone) return;
+// y = act(x) over n floats (in place when y == x). The switch sits outside the loop for the
+// cheap activations so their loop is a few instructions per vector.
+template <typename V, typename F>
+inline void MapArray(const float* x, float* y, int64_t n, F&& f) {
   int64_t i = 0;
-  for (; i + V::N <= n; i += V::N) V::Store(x + i, Activate<V>(p, V::Load(x + i)));
+  for (; i + V::N <= n; i += V::N) V::Store(y + i, f(V::Load(x + i)));
   if (i < n) {
     const int rest = static_cast<int>(n - i);
-    V::StorePartial(x + i, Activate<V>(p, V::LoadPartial(x + i, rest)), rest);
+    V::StorePartial(y + i, f(V::LoadPartial(x + i, rest)), rest);
   }
+}
+
+template <typename V>
+void ActivateArray(const float* x, float* y, int64_t n, const ActivationParams& p) {
+  using T = typename V::T;
+  switch (p.kind) {
+    case Activation::kNone:
+      if (x != y) MapArray<V>(x, y, n, [](T v) { return v; });
+      return;
+    case Activation::kRelu:
+      return MapArray<V>(x, y, n, [](T v) { return V::Max(V::Zero(), v); });
+    case Activation::kClip: {
+      const T lo = V::Set1(p.alpha), hi = V::Set1(p.beta);
+      return MapArray<V>(x, y, n, [&](T v) { return V::Min(V::Max(v, lo), hi); });
+    }
+    default:
+      return MapArray<V>(x, y, n, [&](T v) { return Activate<V>(p, v); });
+  }
+}
+
+template <typename V>
+void ActivateArray(float* x, int64_t n, const ActivationParams& p) {
+  if (p.kind != Activation::kNone) ActivateArray<V>(x, x, n, p);
 }
 
 }  // namespace

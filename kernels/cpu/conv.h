@@ -9,8 +9,8 @@
 
 #include "kernels/activation.h"
 #include "kernels/cpu/conv_gemm.h"
-#include "kernels/cpu/conv_winograd.h"
 #include "kernels/cpu/conv_geometry.h"
+#include "kernels/cpu/conv_winograd.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/thread_pool.h"
 

@@ -70,8 +70,8 @@ void PackConvWino43(const Conv2dGeometry& g, const float* oihw, float* packed) {
           gk[i][j] = kWinoG[i][0] * k[j] + kWinoG[i][1] * k[3 + j] + kWinoG[i][2] * k[6 + j];
       for (int i = 0; i < 6; ++i) {
         for (int l = 0; l < 6; ++l) {
-          const double u = gk[i][0] * kWinoG[l][0] + gk[i][1] * kWinoG[l][1] +
-                           gk[i][2] * kWinoG[l][2];
+          const double u =
+              gk[i][0] * kWinoG[l][0] + gk[i][1] * kWinoG[l][1] + gk[i][2] * kWinoG[l][2];
           const int64_t e = i * 6 + l;
           packed[((e * panels + oc / kGemmMr) * c_in + c) * kGemmMr + oc % kGemmMr] =
               static_cast<float>(u);

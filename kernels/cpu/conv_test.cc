@@ -45,7 +45,8 @@ void CheckConv(const Conv2dGeometry& g, std::mt19937& rng, const ActivationParam
         conv.Run(x.data(), packed->data(), b, r, act, y.data(), aligned,
                  threads > 1 ? &pool : nullptr);
         // Winograd F(4,3) rounds more (transforms with factors up to 8 and 1/24).
-      const float tol = (algo == ConvAlgo::kWinograd ? 1e-4f : 1e-5f) * static_cast<float>(g.gemm_k());
+        const float tol =
+            (algo == ConvAlgo::kWinograd ? 1e-4f : 1e-5f) * static_cast<float>(g.gemm_k());
         ExpectClose(y, want, tol, 1e-4f,
                     g.ToString() + " " + std::string(ConvAlgoName(algo)) + " isa " +
                         std::to_string(static_cast<int>(kernels->isa)) + " threads " +

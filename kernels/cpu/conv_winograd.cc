@@ -55,8 +55,8 @@ size_t ConvWinograd::ScratchBytes() const {
 }
 
 void ConvWinograd::Run(const float* x, const float* packed, const float* bias,
-                       const float* residual, const ActivationParams& act, float* y,
-                       void* scratch, ThreadPool* pool) const {
+                       const float* residual, const ActivationParams& act, float* y, void* scratch,
+                       ThreadPool* pool) const {
   float* v = static_cast<float*>(scratch);
   float* m = v + kE * g_.in_c * ld_;
   const int64_t v_stride = g_.in_c * ld_, m_stride = g_.out_c * ld_;  // between e

@@ -16,6 +16,9 @@ struct CpuKernels {
   int gemm_nr = 0;  // columns per GEMM micro-kernel call (B panels are this wide)
   GemmUkernelFn gemm = nullptr;
   ActivateFn activate = nullptr;
+  BinaryFn binary = nullptr;
+  AffineFn affine = nullptr;
+  SoftmaxFn softmax = nullptr;
   DwConvFn dwconv = nullptr;
   Im2colPanelFn im2col = nullptr;
   PoolFn pool = nullptr;

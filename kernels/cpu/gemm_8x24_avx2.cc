@@ -1,5 +1,5 @@
 // AVX2+FMA GEMM micro-kernel: an 8-row panel as two 4 x 24 slices (12 ymm accumulators, 3 for
-// B, 1 broadcast: all 16 registers), plus the AVX2 activation loop.
+// B, 1 broadcast: all 16 registers).
 #include "kernels/cpu/gemm_impl.h"
 
 namespace kiln::cpu {
@@ -8,10 +8,6 @@ namespace kiln::cpu {
 void GemmUkernel8x24Avx2(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
                          int64_t ldc, int mr, int nr, int flags, const Epilogue& ep) {
   GemmUkernel<Vec256, 4, 3>(k, a, b, ldb, c, ldc, mr, nr, flags, ep);
-}
-
-void ActivateAvx2(float* x, int64_t n, const ActivationParams& act) {
-  ActivateArray<Vec256>(x, n, act);
 }
 
 #endif

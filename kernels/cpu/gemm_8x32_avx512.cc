@@ -1,5 +1,4 @@
-// AVX-512 GEMM micro-kernel: 8 rows x 32 columns (16 zmm accumulators), plus the AVX-512
-// activation loop.
+// AVX-512 GEMM micro-kernel: 8 rows x 32 columns (16 zmm accumulators).
 #include "kernels/cpu/gemm_impl.h"
 
 namespace kiln::cpu {
@@ -8,10 +7,6 @@ namespace kiln::cpu {
 void GemmUkernel8x32Avx512(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
                            int64_t ldc, int mr, int nr, int flags, const Epilogue& ep) {
   GemmUkernel<Vec512, 8, 2>(k, a, b, ldb, c, ldc, mr, nr, flags, ep);
-}
-
-void ActivateAvx512(float* x, int64_t n, const ActivationParams& act) {
-  ActivateArray<Vec512>(x, n, act);
 }
 
 #endif

@@ -1,5 +1,5 @@
-// Portable GEMM micro-kernel (plain C++, baseline ISA): an 8-row panel as two 4 x 8 slices,
-// plus the portable activation loop. Consumes the same packed panels as the SIMD kernels.
+// Portable GEMM micro-kernel (plain C++, baseline ISA): an 8-row panel as two 4 x 8 slices;
+// consumes the same packed panels as the SIMD kernels.
 #include "kernels/cpu/gemm_impl.h"
 
 namespace kiln::cpu {
@@ -7,10 +7,6 @@ namespace kiln::cpu {
 void GemmUkernel8x8Scalar(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
                           int64_t ldc, int mr, int nr, int flags, const Epilogue& ep) {
   GemmUkernel<VecScalar, 4, 8>(k, a, b, ldb, c, ldc, mr, nr, flags, ep);
-}
-
-void ActivateScalar(float* x, int64_t n, const ActivationParams& act) {
-  ActivateArray<VecScalar>(x, n, act);
 }
 
 }  // namespace kiln::cpu

@@ -6,6 +6,8 @@ namespace kiln {
 void RegisterCpuFastKernels(KernelRegistry& r) {
   cpu::RegisterCpuConvKernels(r);
   cpu::RegisterCpuPoolKernels(r);
+  cpu::RegisterCpuEltwiseKernels(r);
+  cpu::RegisterCpuGemmKernels(r);
 }
 
 }  // namespace kiln

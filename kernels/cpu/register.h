@@ -6,7 +6,9 @@
 
 namespace kiln::cpu {
 
-void RegisterCpuConvKernels(KernelRegistry& r);  // conv_kernel.cc
-void RegisterCpuPoolKernels(KernelRegistry& r);  // pool_kernel.cc
+void RegisterCpuConvKernels(KernelRegistry& r);     // conv_kernel.cc
+void RegisterCpuPoolKernels(KernelRegistry& r);     // pool_kernel.cc
+void RegisterCpuEltwiseKernels(KernelRegistry& r);  // eltwise_kernel.cc
+void RegisterCpuGemmKernels(KernelRegistry& r);     // gemm_kernel.cc
 
 }  // namespace kiln::cpu

@@ -104,18 +104,31 @@ using WinoOutputFn = void (*)(const WinoParams& p, const float* m, int64_t e_str
                               const float* residual, const ActivationParams& act, int64_t ty0,
                               int64_t ty1, float* y);
 
-// Applies `act` in place to n floats.
-using ActivateFn = void (*)(float* x, int64_t n, const ActivationParams& act);
+// y = act(x) for n floats (y may be x).
+using ActivateFn = void (*)(const float* x, float* y, int64_t n, const ActivationParams& act);
+// y[i] = a[i] op b[i] for n floats; an operand flagged scalar is a[0] / b[0] for every i.
+enum class BinaryOp : int32_t { kAdd = 0, kSub = 1, kMul = 2, kDiv = 3 };
+using BinaryFn = void (*)(BinaryOp op, const float* a, bool a_scalar, const float* b, bool b_scalar,
+                          float* y, int64_t n);
+// y = x * scale + shift for n floats (a channel plane of an inference BatchNormalization).
+using AffineFn = void (*)(const float* x, float scale, float shift, float* y, int64_t n);
+// Softmax (or log-softmax) of `rows` contiguous rows of n floats: the row's max subtracted
+// before exp, the sum accumulated per lane and then across lanes.
+using SoftmaxFn = void (*)(const float* x, float* y, int64_t rows, int64_t n, bool log);
 
 // --- Per-ISA entry points (defined in the <op>_<isa>.cc files). ---
 void GemmUkernel8x8Scalar(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
                           int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
-void ActivateScalar(float* x, int64_t n, const ActivationParams& act);
+void ActivateScalar(const float* x, float* y, int64_t n, const ActivationParams& act);
+void BinaryScalar(BinaryOp op, const float* a, bool a_scalar, const float* b, bool b_scalar,
+                  float* y, int64_t n);
+void AffineScalar(const float* x, float scale, float shift, float* y, int64_t n);
+void SoftmaxScalar(const float* x, float* y, int64_t rows, int64_t n, bool log);
 void WinoInputScalar(const WinoParams& p, const float* x, int64_t ty0, int64_t ty1, float* v,
                      int64_t e_stride);
 void WinoOutputScalar(const WinoParams& p, const float* m, int64_t e_stride, float bias,
-                      const float* residual, const ActivationParams& act, int64_t ty0,
-                      int64_t ty1, float* y);
+                      const float* residual, const ActivationParams& act, int64_t ty0, int64_t ty1,
+                      float* y);
 void PoolScalar(const PoolParams& p, const float* x, float* y, int64_t planes);
 void GlobalPoolScalar(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
 void Im2colPanelScalar(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr,
@@ -125,12 +138,16 @@ void DwConvScalar(const DwConvParams& p, const float* x, const float* w, const f
 #if defined(__x86_64__) || defined(__i386__)
 void GemmUkernel8x24Avx2(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
                          int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
-void ActivateAvx2(float* x, int64_t n, const ActivationParams& act);
+void ActivateAvx2(const float* x, float* y, int64_t n, const ActivationParams& act);
+void BinaryAvx2(BinaryOp op, const float* a, bool a_scalar, const float* b, bool b_scalar, float* y,
+                int64_t n);
+void AffineAvx2(const float* x, float scale, float shift, float* y, int64_t n);
+void SoftmaxAvx2(const float* x, float* y, int64_t rows, int64_t n, bool log);
 void WinoInputAvx2(const WinoParams& p, const float* x, int64_t ty0, int64_t ty1, float* v,
                    int64_t e_stride);
 void WinoOutputAvx2(const WinoParams& p, const float* m, int64_t e_stride, float bias,
-                    const float* residual, const ActivationParams& act, int64_t ty0,
-                    int64_t ty1, float* y);
+                    const float* residual, const ActivationParams& act, int64_t ty0, int64_t ty1,
+                    float* y);
 void PoolAvx2(const PoolParams& p, const float* x, float* y, int64_t planes);
 void GlobalPoolAvx2(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
 void Im2colPanelAvx2(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr, int64_t k0,
@@ -139,12 +156,16 @@ void DwConvAvx2(const DwConvParams& p, const float* x, const float* w, const flo
                 const float* residual, float* y, int64_t channels);
 void GemmUkernel8x32Avx512(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
                            int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
-void ActivateAvx512(float* x, int64_t n, const ActivationParams& act);
+void ActivateAvx512(const float* x, float* y, int64_t n, const ActivationParams& act);
+void BinaryAvx512(BinaryOp op, const float* a, bool a_scalar, const float* b, bool b_scalar,
+                  float* y, int64_t n);
+void AffineAvx512(const float* x, float scale, float shift, float* y, int64_t n);
+void SoftmaxAvx512(const float* x, float* y, int64_t rows, int64_t n, bool log);
 void WinoInputAvx512(const WinoParams& p, const float* x, int64_t ty0, int64_t ty1, float* v,
                      int64_t e_stride);
 void WinoOutputAvx512(const WinoParams& p, const float* m, int64_t e_stride, float bias,
-                      const float* residual, const ActivationParams& act, int64_t ty0,
-                      int64_t ty1, float* y);
+                      const float* residual, const ActivationParams& act, int64_t ty0, int64_t ty1,
+                      float* y);
 void PoolAvx512(const PoolParams& p, const float* x, float* y, int64_t planes);
 void GlobalPoolAvx512(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
 void Im2colPanelAvx512(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr,

@@ -9,8 +9,8 @@ void WinoInputAvx2(const WinoParams& p, const float* x, int64_t ty0, int64_t ty1
 }
 
 void WinoOutputAvx2(const WinoParams& p, const float* m, int64_t e_stride, float bias,
-                    const float* residual, const ActivationParams& act, int64_t ty0,
-                    int64_t ty1, float* y) {
+                    const float* residual, const ActivationParams& act, int64_t ty0, int64_t ty1,
+                    float* y) {
   WinoOutput<Vec256>(p, m, e_stride, bias, residual, act, ty0, ty1, y);
 }
 #endif

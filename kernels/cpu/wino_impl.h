@@ -24,8 +24,8 @@ inline void LoadPhases4(const float* row, int64_t c0, int64_t width, typename V:
   typename V::T raw[4];
   for (int r = 0; r < 4; ++r) {
     const int64_t s = c0 + r * N;
-    raw[r] = V::LoadMasked(row + s, V::MakeRangeMask(WinoClamp(-s, 0, N),
-                                                     WinoClamp(width - s, 0, N)));
+    raw[r] =
+        V::LoadMasked(row + s, V::MakeRangeMask(WinoClamp(-s, 0, N), WinoClamp(width - s, 0, N)));
   }
   typename V::T e01, o01, e23, o23;
   V::Deinterleave(raw[0], raw[1], &e01, &o01);
