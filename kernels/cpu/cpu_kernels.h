@@ -15,6 +15,7 @@ struct CpuKernels {
   Isa isa = Isa::kScalar;
   int gemm_nr = 0;  // columns per GEMM micro-kernel call (B panels are this wide)
   GemmUkernelFn gemm = nullptr;
+  GemvFn gemv = nullptr;
   ActivateFn activate = nullptr;
   BinaryFn binary = nullptr;
   AffineFn affine = nullptr;

@@ -36,12 +36,28 @@ FullyConnected::FullyConnected(int64_t m, int64_t k, int64_t n, bool trans_a,
 }
 
 size_t FullyConnected::ScratchBytes() const {
+  if (m_ == 1) return 0;  // the matrix-vector path packs nothing
   return static_cast<size_t>(panels_ * k_ * kGemmMr) * sizeof(float);
 }
 
 void FullyConnected::Run(const float* a, const float* b, const float* c, int64_t c_ld,
                          const ActivationParams& act, float* y, void* scratch,
                          ThreadPool* pool) const {
+  if (m_ == 1) {
+    // One row (batch-1 fully connected): matrix-vector, column ranges over the pool.
+    const int64_t chunk = 256;
+    auto body = [&](int64_t b0, int64_t b1) {
+      const int64_t j0 = b0 * chunk, j1 = std::min(n_, b1 * chunk);
+      kernels_->gemv(k_, a, b + j0, n_, c ? c + j0 : nullptr, y + j0, j1 - j0, act);
+    };
+    const int64_t chunks = CeilDiv(n_, chunk);
+    if (pool && pool->num_threads() > 1 && chunks > 1) {
+      pool->ParallelFor(chunks, body);
+    } else {
+      body(0, chunks);
+    }
+    return;
+  }
   // A panels: apack[(p * K + k) * 8 + r] = A[p * 8 + r][k], zero past M.
   float* apack = static_cast<float*>(scratch);
   for (int64_t p = 0; p < panels_; ++p) {

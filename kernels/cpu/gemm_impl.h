@@ -114,5 +114,36 @@ void GemmUkernel(int64_t k, const float* a, const float* b, int64_t ldb, float* 
   }
 }
 
+// Four vectors of columns at a time (four independent FMA chains), B rows streamed.
+template <typename V>
+void Gemv(int64_t k, const float* a, const float* b, int64_t ldb, const float* c, float* y,
+          int64_t n, const ActivationParams& act) {
+  using T = typename V::T;
+  constexpr int N = V::N;
+  int64_t j = 0;
+  for (; j + 4 * N <= n; j += 4 * N) {
+    T acc[4] = {V::Zero(), V::Zero(), V::Zero(), V::Zero()};
+    const float* bj = b + j;
+    for (int64_t p = 0; p < k; ++p) {
+      const T av = V::Set1(a[p]);
+#pragma GCC unroll 4
+      for (int q = 0; q < 4; ++q) acc[q] = V::Fma(av, V::Load(bj + p * ldb + q * N), acc[q]);
+    }
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; ++q) {
+      T v = c ? V::Add(acc[q], V::Load(c + j + q * N)) : acc[q];
+      V::Store(y + j + q * N, Activate<V>(act, v));
+    }
+  }
+  for (; j < n; j += N) {
+    const int rest = n - j < N ? static_cast<int>(n - j) : N;
+    const typename V::MaskT m = V::MakeMask(rest);
+    T acc = V::Zero();
+    for (int64_t p = 0; p < k; ++p) acc = V::Fma(V::Set1(a[p]), V::LoadMasked(b + p * ldb + j, m), acc);
+    if (c) acc = V::Add(acc, V::LoadPartial(c + j, rest));
+    V::StorePartial(y + j, Activate<V>(act, acc), rest);
+  }
+}
+
 }  // namespace
 }  // namespace kiln::cpu

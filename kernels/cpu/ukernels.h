@@ -104,6 +104,12 @@ using WinoOutputFn = void (*)(const WinoParams& p, const float* m, int64_t e_str
                               const float* residual, const ActivationParams& act, int64_t ty0,
                               int64_t ty1, float* y);
 
+// One row of a matrix-vector product: y[j] = act(sum_p a[p] * b[p * ldb + j] + c[j]) for
+// j < n (c may be null). For Gemm/MatMul with a single row of A (batch-1 fully connected),
+// where the 8-row GEMM panels would waste 7 rows; memory-bound on B.
+using GemvFn = void (*)(int64_t k, const float* a, const float* b, int64_t ldb, const float* c,
+                        float* y, int64_t n, const ActivationParams& act);
+
 // y = act(x) for n floats (y may be x).
 using ActivateFn = void (*)(const float* x, float* y, int64_t n, const ActivationParams& act);
 // y[i] = a[i] op b[i] for n floats; an operand flagged scalar is a[0] / b[0] for every i.
@@ -120,6 +126,8 @@ using SoftmaxFn = void (*)(const float* x, float* y, int64_t rows, int64_t n, bo
 void GemmUkernel8x8Scalar(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
                           int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
 void ActivateScalar(const float* x, float* y, int64_t n, const ActivationParams& act);
+void GemvScalar(int64_t k, const float* a, const float* b, int64_t ldb, const float* c, float* y,
+                int64_t n, const ActivationParams& act);
 void BinaryScalar(BinaryOp op, const float* a, bool a_scalar, const float* b, bool b_scalar,
                   float* y, int64_t n);
 void AffineScalar(const float* x, float scale, float shift, float* y, int64_t n);
@@ -139,6 +147,8 @@ void DwConvScalar(const DwConvParams& p, const float* x, const float* w, const f
 void GemmUkernel8x24Avx2(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
                          int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
 void ActivateAvx2(const float* x, float* y, int64_t n, const ActivationParams& act);
+void GemvAvx2(int64_t k, const float* a, const float* b, int64_t ldb, const float* c, float* y,
+              int64_t n, const ActivationParams& act);
 void BinaryAvx2(BinaryOp op, const float* a, bool a_scalar, const float* b, bool b_scalar, float* y,
                 int64_t n);
 void AffineAvx2(const float* x, float scale, float shift, float* y, int64_t n);
@@ -157,6 +167,8 @@ void DwConvAvx2(const DwConvParams& p, const float* x, const float* w, const flo
 void GemmUkernel8x32Avx512(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
                            int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
 void ActivateAvx512(const float* x, float* y, int64_t n, const ActivationParams& act);
+void GemvAvx512(int64_t k, const float* a, const float* b, int64_t ldb, const float* c, float* y,
+                int64_t n, const ActivationParams& act);
 void BinaryAvx512(BinaryOp op, const float* a, bool a_scalar, const float* b, bool b_scalar,
                   float* y, int64_t n);
 void AffineAvx512(const float* x, float scale, float shift, float* y, int64_t n);
