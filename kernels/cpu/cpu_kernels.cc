@@ -7,22 +7,41 @@ namespace kiln::cpu {
 namespace {
 
 constexpr CpuKernels kScalarKernels = {Isa::kScalar,         8,
-                                       GemmUkernel8x8Scalar, GemvScalar, ActivateScalar,
-                                       BinaryScalar,         AffineScalar,
-                                       SoftmaxScalar,        DwConvScalar,
-                                       Im2colPanelScalar,    PoolScalar,
-                                       GlobalPoolScalar,     WinoInputScalar,
-                                       WinoOutputScalar};
+                                       GemmUkernel8x8Scalar, GemvScalar,
+                                       ActivateScalar,       BinaryScalar,
+                                       AffineScalar,         SoftmaxScalar,
+                                       DwConvScalar,         Im2colPanelScalar,
+                                       PoolScalar,           GlobalPoolScalar,
+                                       WinoInputScalar,      WinoOutputScalar};
 #if defined(__x86_64__) || defined(__i386__)
-constexpr CpuKernels kAvx2Kernels = {
-    Isa::kAvx2,    24,         GemmUkernel8x24Avx2, GemvAvx2, ActivateAvx2, BinaryAvx2,     AffineAvx2,
-    SoftmaxAvx2,   DwConvAvx2, Im2colPanelAvx2,     PoolAvx2,     GlobalPoolAvx2, WinoInputAvx2,
-    WinoOutputAvx2};
-constexpr CpuKernels kAvx512Kernels = {
-    Isa::kAvx512,      32,           GemmUkernel8x32Avx512, GemvAvx512, ActivateAvx512,
-    BinaryAvx512,      AffineAvx512, SoftmaxAvx512,         DwConvAvx512,
-    Im2colPanelAvx512, PoolAvx512,   GlobalPoolAvx512,      WinoInputAvx512,
-    WinoOutputAvx512};
+constexpr CpuKernels kAvx2Kernels = {Isa::kAvx2,
+                                     24,
+                                     GemmUkernel8x24Avx2,
+                                     GemvAvx2,
+                                     ActivateAvx2,
+                                     BinaryAvx2,
+                                     AffineAvx2,
+                                     SoftmaxAvx2,
+                                     DwConvAvx2,
+                                     Im2colPanelAvx2,
+                                     PoolAvx2,
+                                     GlobalPoolAvx2,
+                                     WinoInputAvx2,
+                                     WinoOutputAvx2};
+constexpr CpuKernels kAvx512Kernels = {Isa::kAvx512,
+                                       32,
+                                       GemmUkernel8x32Avx512,
+                                       GemvAvx512,
+                                       ActivateAvx512,
+                                       BinaryAvx512,
+                                       AffineAvx512,
+                                       SoftmaxAvx512,
+                                       DwConvAvx512,
+                                       Im2colPanelAvx512,
+                                       PoolAvx512,
+                                       GlobalPoolAvx512,
+                                       WinoInputAvx512,
+                                       WinoOutputAvx512};
 #endif
 
 }  // namespace

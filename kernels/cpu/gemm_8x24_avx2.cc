@@ -10,7 +10,6 @@ void GemmUkernel8x24Avx2(int64_t k, const float* a, const float* b, int64_t ldb,
   GemmUkernel<Vec256, 4, 3>(k, a, b, ldb, c, ldc, mr, nr, flags, ep);
 }
 
-
 void GemvAvx2(int64_t k, const float* a, const float* b, int64_t ldb, const float* c, float* y,
               int64_t n, const ActivationParams& act) {
   Gemv<Vec256>(k, a, b, ldb, c, y, n, act);

@@ -9,7 +9,6 @@ void GemmUkernel8x32Avx512(int64_t k, const float* a, const float* b, int64_t ld
   GemmUkernel<Vec512, 8, 2>(k, a, b, ldb, c, ldc, mr, nr, flags, ep);
 }
 
-
 void GemvAvx512(int64_t k, const float* a, const float* b, int64_t ldb, const float* c, float* y,
                 int64_t n, const ActivationParams& act) {
   Gemv<Vec512>(k, a, b, ldb, c, y, n, act);

@@ -9,7 +9,6 @@ void GemmUkernel8x8Scalar(int64_t k, const float* a, const float* b, int64_t ldb
   GemmUkernel<VecScalar, 4, 8>(k, a, b, ldb, c, ldc, mr, nr, flags, ep);
 }
 
-
 void GemvScalar(int64_t k, const float* a, const float* b, int64_t ldb, const float* c, float* y,
                 int64_t n, const ActivationParams& act) {
   Gemv<VecScalar>(k, a, b, ldb, c, y, n, act);

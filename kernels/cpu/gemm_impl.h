@@ -139,7 +139,8 @@ void Gemv(int64_t k, const float* a, const float* b, int64_t ldb, const float* c
     const int rest = n - j < N ? static_cast<int>(n - j) : N;
     const typename V::MaskT m = V::MakeMask(rest);
     T acc = V::Zero();
-    for (int64_t p = 0; p < k; ++p) acc = V::Fma(V::Set1(a[p]), V::LoadMasked(b + p * ldb + j, m), acc);
+    for (int64_t p = 0; p < k; ++p)
+      acc = V::Fma(V::Set1(a[p]), V::LoadMasked(b + p * ldb + j, m), acc);
     if (c) acc = V::Add(acc, V::LoadPartial(c + j, rest));
     V::StorePartial(y + j, Activate<V>(act, acc), rest);
   }

@@ -8,6 +8,7 @@ void RegisterCpuFastKernels(KernelRegistry& r) {
   cpu::RegisterCpuPoolKernels(r);
   cpu::RegisterCpuEltwiseKernels(r);
   cpu::RegisterCpuGemmKernels(r);
+  cpu::RegisterCpuResizeKernels(r);
 }
 
 }  // namespace kiln

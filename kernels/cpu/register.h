@@ -10,5 +10,6 @@ void RegisterCpuConvKernels(KernelRegistry& r);     // conv_kernel.cc
 void RegisterCpuPoolKernels(KernelRegistry& r);     // pool_kernel.cc
 void RegisterCpuEltwiseKernels(KernelRegistry& r);  // eltwise_kernel.cc
 void RegisterCpuGemmKernels(KernelRegistry& r);     // gemm_kernel.cc
+void RegisterCpuResizeKernels(KernelRegistry& r);   // resize_kernel.cc
 
 }  // namespace kiln::cpu
