@@ -3,7 +3,11 @@
 // A development yardstick for the CPU kernels until `kiln bench` lands.
 //
 //   kiln_model_bench DIR [--threads 1] [--isa auto] [--runs 30] [--warmup 10] [--profile]
-//                        [--cpu-time]
+//                        [--cpu-time] [--no-compile]
+//
+// By default the model is compiled as `kiln run` does for ONNX sources (fusion, weights
+// packed for the chosen flavour, memory plan); --no-compile runs the imported graph as is
+// (plain ops on their own kernels).
 //
 // --cpu-time (1 thread only) times runs with the calling thread's CPU clock, which keeps
 // figures usable on a machine shared with other work.
@@ -20,6 +24,7 @@
 #include <vector>
 
 #include "compiler/frontend.h"
+#include "compiler/pipeline.h"
 #include "kernels/cpu/cpu_features.h"
 #include "parsers/onnx/onnx_parser.h"
 #include "parsers/onnx/tensor_proto.h"
@@ -55,7 +60,7 @@ int Main(int argc, char** argv) {
   const std::string dir = argv[1];
   int threads = 1, runs = 30, warmup = 10;
   std::string isa_name = "auto";
-  bool profile = false, cpu_time = false;
+  bool profile = false, cpu_time = false, compile = true;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : "0";
@@ -71,6 +76,8 @@ int Main(int argc, char** argv) {
       profile = true;
     else if (a == "--cpu-time")
       cpu_time = true;
+    else if (a == "--no-compile")
+      compile = false;
     else
       return Fail(InvalidArgument("unknown flag " + a));
   }
@@ -89,13 +96,24 @@ int Main(int argc, char** argv) {
   parse.frozen_inputs = {*input};
   auto graph = ImportOnnx(dir + "/model.onnx", parse);  // parse + shape inference + folding
   if (!graph.ok()) return Fail(graph.status());
-  auto shared = std::make_shared<const Graph>(std::move(*graph));
+  std::shared_ptr<const Graph> shared;
+  std::shared_ptr<const ExecutionPlan> plan;
+  if (compile) {
+    CompileOptions copts;
+    copts.target_isa = cpu::ClampToCpu(*isa);
+    auto compiled = CompileGraph(std::move(*graph), copts);
+    if (!compiled.ok()) return Fail(compiled.status());
+    shared = std::make_shared<const Graph>(std::move(compiled->graph));
+    plan = std::make_shared<const ExecutionPlan>(std::move(compiled->plan));
+  } else {
+    shared = std::make_shared<const Graph>(std::move(*graph));
+  }
   SessionOptions options;
   options.cpu_max_isa = *isa;
   options.num_threads = threads;
   options.profile = profile;
   const auto c0 = std::chrono::steady_clock::now();
-  auto session = Session::Create(shared, options);
+  auto session = Session::Create(shared, options, plan);
   const double create_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0).count();
   if (!session.ok()) return Fail(session.status());

@@ -23,7 +23,8 @@ struct ModelStats {
   int64_t num_nodes = 0;
   int64_t parameter_count = 0;  // elements of non-i64 constants that nodes read (weights)
   int64_t parameter_bytes = 0;
-  // Multiply-accumulates of Conv, ConvTranspose, Gemm and MatMul (the ops that dominate).
+  // Multiply-accumulates of Conv, ConvTranspose, Gemm, MatMul and their fused forms (the
+  // ops that dominate).
   int64_t macs = 0;
   // Nodes of those ops whose shapes were unknown, so `macs` is a lower bound when non-empty.
   std::vector<std::string> macs_unknown_nodes;

@@ -5,6 +5,15 @@
 
 namespace kiln {
 
+std::string DescribeNode(const Node& node) {
+  std::string s = "node '" + node.name + "' (" + std::string(OpTypeName(node.op));
+  if (!(node.sources.size() == 1 && node.sources[0] == node.name) && !node.sources.empty()) {
+    s += ", from ONNX node" + std::string(node.sources.size() > 1 ? "s " : " ");
+    for (size_t i = 0; i < node.sources.size(); ++i) s += (i ? ", " : "") + node.sources[i];
+  }
+  return s + ")";
+}
+
 ValueId Graph::AddValue(Value value) {
   if (value.name.empty()) value.name = "%" + std::to_string(values_.size());
   const auto id = static_cast<ValueId>(values_.size());
@@ -26,6 +35,7 @@ ValueId Graph::AddConstant(const std::string& name, DType dtype, Shape shape,
 
 NodeId Graph::AddNode(Node node) {
   const auto id = static_cast<NodeId>(nodes_.size());
+  if (node.sources.empty()) node.sources.push_back(node.name);
   for (ValueId out : node.outputs) {
     if (out != kNoValue) values_[static_cast<size_t>(out)].producer = id;
   }
@@ -37,6 +47,27 @@ std::optional<ValueId> Graph::FindValue(const std::string& name) const {
   auto it = by_name_.find(name);
   if (it == by_name_.end()) return std::nullopt;
   return it->second;
+}
+
+Status Graph::RenameValue(ValueId id, const std::string& name) {
+  Value& v = values_[static_cast<size_t>(id)];
+  if (v.name == name) return Status::Ok();
+  if (name.empty() || by_name_.count(name)) {
+    return InvalidArgument("cannot rename value '" + v.name + "' to '" + name +
+                           "': the name is empty or taken");
+  }
+  by_name_.erase(v.name);
+  v.name = name;
+  by_name_[name] = id;
+  return Status::Ok();
+}
+
+std::string Graph::UniqueValueName(const std::string& base) const {
+  if (!by_name_.count(base)) return base;
+  for (size_t i = 1;; ++i) {
+    std::string candidate = base + "_" + std::to_string(i);
+    if (!by_name_.count(candidate)) return candidate;
+  }
 }
 
 void Graph::RebuildProducers() {
@@ -117,13 +148,30 @@ void Graph::RemoveDeadNodesAndValues() {
     if (p != kNoNode && !live_node[static_cast<size_t>(p)]) {
       live_node[static_cast<size_t>(p)] = true;
       for (ValueId in : nodes_[static_cast<size_t>(p)].inputs) stack.push_back(in);
-      for (ValueId out : nodes_[static_cast<size_t>(p)].outputs) {
-        if (out != kNoValue) live_value[static_cast<size_t>(out)] = true;
-      }
     }
   }
-  for (ValueId in : inputs_) live_value[static_cast<size_t>(in)] = true;
+  std::vector<NodeId> order;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (live_node[i]) order.push_back(static_cast<NodeId>(i));
+  }
+  Compact(order);
+}
 
+void Graph::Compact(const std::vector<NodeId>& order) {
+  std::vector<bool> live_value(values_.size(), false);
+  for (ValueId v : inputs_) live_value[static_cast<size_t>(v)] = true;
+  for (ValueId v : outputs_) {
+    if (v != kNoValue) live_value[static_cast<size_t>(v)] = true;
+  }
+  for (NodeId n : order) {
+    const Node& node = nodes_[static_cast<size_t>(n)];
+    for (ValueId v : node.inputs) {
+      if (v != kNoValue) live_value[static_cast<size_t>(v)] = true;
+    }
+    for (ValueId v : node.outputs) {
+      if (v != kNoValue) live_value[static_cast<size_t>(v)] = true;
+    }
+  }
   std::vector<ValueId> remap(values_.size(), kNoValue);
   std::vector<Value> kept_values;
   for (size_t i = 0; i < values_.size(); ++i) {
@@ -131,20 +179,19 @@ void Graph::RemoveDeadNodesAndValues() {
     remap[i] = static_cast<ValueId>(kept_values.size());
     kept_values.push_back(std::move(values_[i]));
   }
+  auto map = [&remap](ValueId& v) {
+    if (v != kNoValue) v = remap[static_cast<size_t>(v)];
+  };
   std::vector<Node> kept_nodes;
-  for (size_t i = 0; i < nodes_.size(); ++i) {
-    if (!live_node[i]) continue;
-    Node node = std::move(nodes_[i]);
-    for (ValueId& in : node.inputs) {
-      if (in != kNoValue) in = remap[static_cast<size_t>(in)];
-    }
-    for (ValueId& out : node.outputs) {
-      if (out != kNoValue) out = remap[static_cast<size_t>(out)];
-    }
+  kept_nodes.reserve(order.size());
+  for (NodeId n : order) {
+    Node node = std::move(nodes_[static_cast<size_t>(n)]);
+    for (ValueId& v : node.inputs) map(v);
+    for (ValueId& v : node.outputs) map(v);
     kept_nodes.push_back(std::move(node));
   }
-  for (ValueId& v : inputs_) v = remap[static_cast<size_t>(v)];
-  for (ValueId& v : outputs_) v = remap[static_cast<size_t>(v)];
+  for (ValueId& v : inputs_) map(v);
+  for (ValueId& v : outputs_) map(v);
   values_ = std::move(kept_values);
   nodes_ = std::move(kept_nodes);
   by_name_.clear();

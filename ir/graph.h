@@ -35,7 +35,8 @@ struct Value {
 
   bool is_constant() const { return constant.has_value(); }
   int64_t num_elements() const { return NumElements(shape); }
-  size_t byte_size() const { return static_cast<size_t>(num_elements()) * DTypeSize(dtype); }
+  // Bytes in memory, layout padding included.
+  size_t byte_size() const { return LayoutByteSize(layout, dtype, shape); }
 };
 
 // Names of executors a node may be placed on. Stable strings, also used in files.
@@ -51,7 +52,14 @@ struct Node {
   std::vector<ValueId> outputs;       // kNoValue for unused optional outputs
   Attributes attrs;
   std::string placement;              // executor name; empty = not placed yet
+  // Provenance: the source-model (ONNX) node names this node came from, through every pass.
+  // Graph::AddNode fills it with the node's own name when empty.
+  std::vector<std::string> sources;
 };
+
+// "node 'conv1' (FusedConv, from ONNX nodes Conv_0, Relu_1)": how errors and reports name a
+// node, with its provenance when it says more than the name.
+std::string DescribeNode(const Node& node);
 
 class Graph {
  public:
@@ -71,6 +79,10 @@ class Graph {
   std::vector<Node>& mutable_nodes() { return nodes_; }
 
   std::optional<ValueId> FindValue(const std::string& name) const;
+  // Renames a value; the new name must be free (it is an error to reuse one).
+  Status RenameValue(ValueId id, const std::string& name);
+  // A name not yet used by any value, "<base>" or "<base>_N".
+  std::string UniqueValueName(const std::string& base) const;
 
   std::vector<ValueId>& inputs() { return inputs_; }
   const std::vector<ValueId>& inputs() const { return inputs_; }
@@ -83,6 +95,9 @@ class Graph {
   Status SortTopologically();
   // Drops nodes whose outputs nobody uses and values nobody references; renumbers ids.
   void RemoveDeadNodesAndValues();
+  // Keeps exactly the nodes in `order`, in that order, and the values still referenced (by a
+  // kept node, or as a graph input or output); renumbers value and node ids.
+  void Compact(const std::vector<NodeId>& order);
   // Recomputes Value::producer from the nodes.
   void RebuildProducers();
   // Consumers (node ids) of every value, indexed by ValueId.

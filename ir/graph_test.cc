@@ -23,8 +23,8 @@ TEST(GraphTest, SortsOutOfOrderNodesAndDetectsCycles) {
   ValueId b = AddF32(g, "b", {2});
   g.inputs() = {x};
   g.outputs() = {b};
-  Node second{"second", OpType::kRelu, 13, {a}, {b}, {}, ""};
-  Node first{"first", OpType::kRelu, 13, {x}, {a}, {}, ""};
+  Node second{"second", OpType::kRelu, 13, {a}, {b}, {}, "", {}};
+  Node first{"first", OpType::kRelu, 13, {x}, {a}, {}, "", {}};
   g.AddNode(second);
   g.AddNode(first);
   ASSERT_TRUE(g.SortTopologically().ok());
@@ -34,8 +34,8 @@ TEST(GraphTest, SortsOutOfOrderNodesAndDetectsCycles) {
   Graph cyc;
   ValueId p = AddF32(cyc, "p", {1});
   ValueId q = AddF32(cyc, "q", {1});
-  cyc.AddNode(Node{"n1", OpType::kRelu, 13, {p}, {q}, {}, ""});
-  cyc.AddNode(Node{"n2", OpType::kRelu, 13, {q}, {p}, {}, ""});
+  cyc.AddNode(Node{"n1", OpType::kRelu, 13, {p}, {q}, {}, "", {}});
+  cyc.AddNode(Node{"n2", OpType::kRelu, 13, {q}, {p}, {}, "", {}});
   Status st = cyc.SortTopologically();
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.message().find("cycle"), std::string::npos);
@@ -48,8 +48,8 @@ TEST(GraphTest, RemovesDeadNodes) {
   ValueId dead = AddF32(g, "dead", {2});
   g.inputs() = {x};
   g.outputs() = {used};
-  g.AddNode(Node{"keep", OpType::kRelu, 13, {x}, {used}, {}, ""});
-  g.AddNode(Node{"drop", OpType::kRelu, 13, {x}, {dead}, {}, ""});
+  g.AddNode(Node{"keep", OpType::kRelu, 13, {x}, {used}, {}, "", {}});
+  g.AddNode(Node{"drop", OpType::kRelu, 13, {x}, {dead}, {}, "", {}});
   g.RemoveDeadNodesAndValues();
   EXPECT_EQ(g.num_nodes(), 1u);
   EXPECT_EQ(g.num_values(), 2u);
@@ -81,7 +81,7 @@ TEST(InferNodeTest, RejectsMissingRequiredInput) {
   Value out;
   out.name = "y";
   ValueId y = g.AddValue(out);
-  g.AddNode(Node{"relu", OpType::kRelu, 17, {kNoValue}, {y}, {}, ""});
+  g.AddNode(Node{"relu", OpType::kRelu, 17, {kNoValue}, {y}, {}, "", {}});
   Status st = InferNode(g, 0);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("required input 0 is missing"), std::string::npos) << st.message();

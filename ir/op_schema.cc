@@ -12,6 +12,7 @@ const SchemaRegistry& SchemaRegistry::Global() {
     RegisterNnSchemas(r);
     RegisterElementwiseSchemas(r);
     RegisterTensorSchemas(r);
+    RegisterFusedSchemas(r);
     return r;
   }();
   return registry;

@@ -7,17 +7,21 @@ namespace {
 struct OpEntry {
   OpType op;
   std::string_view name;
+  bool internal;
 };
 
 constexpr OpEntry kOps[] = {
-#define KILN_OP_ENTRY(name, onnx, value) {OpType::k##name, onnx},
+#define KILN_OP_ENTRY(name, onnx, value) {OpType::k##name, onnx, false},
     KILN_OP_LIST(KILN_OP_ENTRY)
 #undef KILN_OP_ENTRY
+#define KILN_INTERNAL_OP_ENTRY(name, display, value) {OpType::k##name, display, true},
+    KILN_INTERNAL_OP_LIST(KILN_INTERNAL_OP_ENTRY)
+#undef KILN_INTERNAL_OP_ENTRY
 };
 
 constexpr OpType kOpTypes[] = {
 #define KILN_OP_VALUE(name, onnx, value) OpType::k##name,
-    KILN_OP_LIST(KILN_OP_VALUE)
+    KILN_OP_LIST(KILN_OP_VALUE) KILN_INTERNAL_OP_LIST(KILN_OP_VALUE)
 #undef KILN_OP_VALUE
 };
 
@@ -32,9 +36,16 @@ std::string_view OpTypeName(OpType op) {
 
 std::optional<OpType> OpTypeFromName(std::string_view onnx_op_type) {
   for (const auto& e : kOps) {
-    if (e.name == onnx_op_type) return e.op;
+    if (!e.internal && e.name == onnx_op_type) return e.op;
   }
   return std::nullopt;
+}
+
+bool IsInternalOp(OpType op) {
+  for (const auto& e : kOps) {
+    if (e.op == op) return e.internal;
+  }
+  return false;
 }
 
 const OpType* AllOpTypes(size_t* count) {

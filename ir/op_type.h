@@ -95,16 +95,29 @@ namespace kiln {
   X(QuantizeLinear, "QuantizeLinear", 83)      \
   X(DequantizeLinear, "DequantizeLinear", 84)
 
+// Kiln's own ops, made by compiler passes, never imported from a model. Value ranges: 85-119
+// ONNX ops added later (above list), 120-159 fused ops, 160-199 quantized integer ops,
+// 200-239 DSP and other targets.
+// X(enum name, display name, stable value)
+#define KILN_INTERNAL_OP_LIST(X)                \
+  X(FusedConv, "FusedConv", 120)                \
+  X(FusedGemm, "FusedGemm", 121)
+
 enum class OpType : int32_t {
   kUnknown = 0,
 #define KILN_OP_ENUM(name, onnx, value) k##name = value,
   KILN_OP_LIST(KILN_OP_ENUM)
+  KILN_INTERNAL_OP_LIST(KILN_OP_ENUM)
 #undef KILN_OP_ENUM
 };
 
-std::string_view OpTypeName(OpType op);  // the ONNX op_type, e.g. "Conv"
+// The ONNX op_type ("Conv"), or the display name of an internal op ("FusedConv").
+std::string_view OpTypeName(OpType op);
+// ONNX op_type -> op; internal ops are never matched (a model cannot name them).
 std::optional<OpType> OpTypeFromName(std::string_view onnx_op_type);
-// Every defined op, in value order.
+// True for ops made by Kiln's compiler rather than imported.
+bool IsInternalOp(OpType op);
+// Every defined op (ONNX then internal), in value order.
 const OpType* AllOpTypes(size_t* count);
 
 }  // namespace kiln

@@ -101,7 +101,12 @@ std::string GraphToText(const Graph& g) {
     for (size_t i = 0; i < n.outputs.size(); ++i) {
       if (n.outputs[i] != kNoValue) os << " " << TypeText(g.value(n.outputs[i]));
     }
-    os << "  # " << n.name << "\n";
+    os << "  # " << n.name;
+    if (!(n.sources.size() == 1 && n.sources[0] == n.name)) {
+      os << " <-";
+      for (size_t i = 0; i < n.sources.size(); ++i) os << (i ? ", " : " ") << n.sources[i];
+    }
+    os << "\n";
   }
   return os.str();
 }

@@ -24,7 +24,7 @@ TEST(TextDumpTest, PrintsSignatureConstantsNodesAttributesAndPlacement) {
   ValueId yid = g.AddValue(y);
   g.inputs() = {xid};
   g.outputs() = {yid};
-  Node n{"reshape0", OpType::kReshape, 17, {xid, shape}, {yid}, {}, kExecutorCpu};
+  Node n{"reshape0", OpType::kReshape, 17, {xid, shape}, {yid}, {}, kExecutorCpu, {}};
   n.attrs.Set("allowzero", int64_t{0});
   g.AddNode(n);
   EXPECT_EQ(GraphToText(g),

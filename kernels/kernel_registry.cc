@@ -1,6 +1,8 @@
 // Kernel registry lookups and the explicit list of registrations.
 #include "kernels/kernel_registry.h"
 
+#include "kernels/cpu/cpu_kernels.h"
+
 namespace kiln {
 
 const char* ExecutorKindName(ExecutorKind kind) {
@@ -18,14 +20,30 @@ KernelRegistry& KernelRegistry::Global() {
     RegisterReferenceNnKernels(*r);
     RegisterReferenceElementwiseKernels(*r);
     RegisterReferenceTensorKernels(*r);
-    RegisterCpuFastKernels(*r);
+    RegisterCpuKernels(*r);
     return r;
   }();
   return *registry;
 }
 
-void KernelRegistry::Register(KernelKey key, KernelFactory factory) {
-  entries_.push_back({key, std::move(factory)});
+void KernelRegistry::Register(KernelKey key, KernelFactory factory, KernelTraits traits) {
+  entries_.push_back({key, std::move(factory), std::move(traits)});
+}
+
+bool KernelRegistry::LayoutsMatch(const KernelTraits& traits, const Graph& graph,
+                                  const Node& node) {
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    if (node.inputs[i] == kNoValue) continue;
+    const Layout layout = graph.value(node.inputs[i]).layout;
+    if (traits.packing && i == traits.packing->input) {
+      if (layout != traits.packing->layout) return false;
+    } else if (traits.any_weight_layout && i == 1) {
+      continue;
+    } else if (layout != Layout::kPlain) {
+      return false;
+    }
+  }
+  return true;
 }
 
 DType KernelRegistry::DispatchDType(const Graph& graph, const Node& node) {
@@ -38,24 +56,48 @@ DType KernelRegistry::DispatchDType(const Graph& graph, const Node& node) {
   return DType::kUndefined;
 }
 
-const KernelFactory* KernelRegistry::Find(const Graph& graph, const Node& node,
-                                          ExecutorKind executor, Isa max_isa) const {
-  const DType dtype = DispatchDType(graph, node);
+namespace {
+
+// The best entry for the node among those `usable` admits.
+template <typename Usable>
+const KernelRegistry::Entry* Best(const std::vector<KernelRegistry::Entry>& entries,
+                                  const Graph& graph, const Node& node, ExecutorKind executor,
+                                  Isa max_isa, Usable usable) {
+  const DType dtype = KernelRegistry::DispatchDType(graph, node);
   const Layout layout =
       node.outputs.empty() || node.outputs[0] == kNoValue ? Layout::kPlain
                                                           : graph.value(node.outputs[0]).layout;
-  const Entry* best = nullptr;
-  auto rank = [&](const Entry& e) {
+  const KernelRegistry::Entry* best = nullptr;
+  auto rank = [&](const KernelRegistry::Entry& e) {
     // exact dtype beats wildcard; then higher isa
     return (e.key.dtype == dtype ? 1000 : 0) + static_cast<int>(e.key.isa);
   };
-  for (const Entry& e : entries_) {
+  for (const auto& e : entries) {
     if (e.key.op != node.op || e.key.executor != executor || e.key.layout != layout) continue;
     if (static_cast<int>(e.key.isa) > static_cast<int>(max_isa)) continue;
     if (e.key.dtype != dtype && e.key.dtype != DType::kUndefined) continue;
-    if (!best || rank(e) > rank(*best)) best = &e;
+    if (best && rank(e) <= rank(*best)) continue;
+    if (e.traits.accepts && !e.traits.accepts(graph, node)) continue;
+    if (usable(e)) best = &e;
   }
-  return best ? &best->factory : nullptr;
+  return best;
+}
+
+}  // namespace
+
+const KernelRegistry::Entry* KernelRegistry::FindEntry(const Graph& graph, const Node& node,
+                                                       ExecutorKind executor,
+                                                       Isa max_isa) const {
+  return Best(entries_, graph, node, executor, max_isa,
+              [&](const Entry& e) { return LayoutsMatch(e.traits, graph, node); });
+}
+
+const KernelRegistry::Entry* KernelRegistry::FindPackingEntry(const Graph& graph,
+                                                              const Node& node,
+                                                              ExecutorKind executor,
+                                                              Isa max_isa) const {
+  return Best(entries_, graph, node, executor, max_isa,
+              [](const Entry& e) { return e.traits.packing.has_value(); });
 }
 
 }  // namespace kiln

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ enum class Isa : int32_t {
   kHvx = 20,
 };
 
+// The most specialised CPU flavour Kiln has kernels for (what `--target cpu` packs for).
+inline constexpr Isa kBestCpuIsa = Isa::kAvx512;
+
 const char* ExecutorKindName(ExecutorKind kind);
 
 struct KernelKey {
@@ -38,23 +42,57 @@ struct KernelKey {
 
 using KernelFactory = std::function<std::unique_ptr<Kernel>()>;
 
+// The weight layout a kernel wants the compiler to produce offline: input `input` (a
+// constant) rewritten into `layout` (ir/layout.h). The runtime binds it in place.
+struct WeightPacking {
+  size_t input = 1;
+  Layout layout = Layout::kPlain;
+};
+
+// What a kernel can do beyond its key.
+struct KernelTraits {
+  // Whether the kernel handles this node's shapes and attributes (null: every node of its
+  // key). Independent of the inputs' layouts, which the rules below decide.
+  bool (*accepts)(const Graph& graph, const Node& node) = nullptr;
+  // The weight layout the kernel reads, which the compiler's pack-weights pass produces:
+  // input `packing->input` must be in `packing->layout`, every other input plain. A kScalar
+  // (portable) kernel must read every layout a faster one asks for, so that a file packed for
+  // one ISA runs on a CPU without it.
+  std::optional<WeightPacking> packing;
+  // Reads its weights (input 1) in any layout ir/layout.h can unpack (the reference kernels,
+  // which unpack once at prepare; the oracle's convenience). Every other input plain.
+  bool any_weight_layout = false;
+};
+
 class KernelRegistry {
  public:
   static KernelRegistry& Global();  // populated by RegisterAllKernels() on first use
 
-  void Register(KernelKey key, KernelFactory factory);
-
-  // Finds the best kernel for `node` on `executor`: exact dtype before wildcard, the highest
-  // isa not above `max_isa`. The dispatch dtype is the first present input's (or, with no
-  // inputs, the first output's).
-  const KernelFactory* Find(const Graph& graph, const Node& node, ExecutorKind executor,
-                            Isa max_isa) const;
-  static DType DispatchDType(const Graph& graph, const Node& node);
+  void Register(KernelKey key, KernelFactory factory, KernelTraits traits = {});
 
   struct Entry {
     KernelKey key;
     KernelFactory factory;
+    KernelTraits traits;
   };
+
+  // Finds the best kernel for `node` on `executor`: exact dtype before wildcard, the highest
+  // isa not above `max_isa`, among those whose traits accept the node and its input layouts.
+  // The dispatch dtype is the first present input's (or, with no inputs, the first output's).
+  const Entry* FindEntry(const Graph& graph, const Node& node, ExecutorKind executor,
+                         Isa max_isa) const;
+  // The kernel the pack-weights pass packs for: the best one that asks for a weight layout
+  // and accepts the node, whatever layout its weights are in now.
+  const Entry* FindPackingEntry(const Graph& graph, const Node& node, ExecutorKind executor,
+                                Isa max_isa) const;
+  const KernelFactory* Find(const Graph& graph, const Node& node, ExecutorKind executor,
+                            Isa max_isa) const {
+    const Entry* e = FindEntry(graph, node, executor, max_isa);
+    return e ? &e->factory : nullptr;
+  }
+  static DType DispatchDType(const Graph& graph, const Node& node);
+  // Whether the node's input layouts are what the traits say the kernel reads.
+  static bool LayoutsMatch(const KernelTraits& traits, const Graph& graph, const Node& node);
   const std::vector<Entry>& entries() const { return entries_; }
 
  private:
@@ -65,15 +103,14 @@ class KernelRegistry {
 void RegisterReferenceNnKernels(KernelRegistry& r);
 void RegisterReferenceElementwiseKernels(KernelRegistry& r);
 void RegisterReferenceTensorKernels(KernelRegistry& r);
-// The CPU fast kernels (kernels/cpu/), registered at each CPU flavour they are built for.
-void RegisterCpuFastKernels(KernelRegistry& r);
 
 // Helper for registering a kernel class T (default constructible).
 template <typename T>
 void RegisterKernel(KernelRegistry& r, OpType op, DType dtype,
                     ExecutorKind executor = ExecutorKind::kCpu, Isa isa = Isa::kReference,
-                    Layout layout = Layout::kPlain) {
-  r.Register(KernelKey{op, executor, dtype, layout, isa}, [] { return std::make_unique<T>(); });
+                    Layout layout = Layout::kPlain, KernelTraits traits = {}) {
+  r.Register(KernelKey{op, executor, dtype, layout, isa}, [] { return std::make_unique<T>(); },
+             std::move(traits));
 }
 
 }  // namespace kiln

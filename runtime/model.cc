@@ -5,11 +5,13 @@
 #include "runtime/mapped_file.h"
 #include "serializer/container_reader.h"
 #include "serializer/graph_reader.h"
+#include "serializer/plan_reader.h"
 
 namespace kiln {
 
 struct Model::Impl {
   std::shared_ptr<const Graph> graph;
+  std::shared_ptr<const ExecutionPlan> plan;
   ModelInfo info;
 };
 
@@ -17,6 +19,7 @@ Model::Model() : impl_(std::make_unique<Impl>()) {}
 Model::~Model() = default;
 
 std::shared_ptr<const Graph> Model::graph() const { return impl_->graph; }
+std::shared_ptr<const ExecutionPlan> Model::plan() const { return impl_->plan; }
 const ModelInfo& Model::info() const { return impl_->info; }
 
 Expected<std::shared_ptr<const Model>> Model::Load(const std::string& path, const TrustStore& trust,
@@ -70,6 +73,26 @@ Expected<std::shared_ptr<const Model>> Model::LoadFromMemory(std::shared_ptr<con
   // 5. The IR's own structural and type checks (shape inference re-run on every node).
   Status verified = VerifyGraph(graph);
   if (!verified.ok()) return DataLoss("graph verification: " + verified.message());
+  // 6. The execution plan, proven safe for this graph before a session may follow it.
+  const format::SectionEntry* streams_entry = view.Find(format::SectionKind::kStreams);
+  const format::SectionEntry* memory_entry = view.Find(format::SectionKind::kMemoryPlan);
+  if ((streams_entry == nullptr) != (memory_entry == nullptr)) {
+    return DataLoss("layout: a file with a streams section needs a memory-plan section and "
+                    "vice versa");
+  }
+  ExecutionPlan plan;
+  if (streams_entry) {
+    KILN_ASSIGN_OR_RETURN(format::SectionBytes sb, format::ReadSection(view, *streams_entry, owner));
+    KILN_ASSIGN_OR_RETURN(plan.schedule, format::ReadSchedule(sb));
+    KILN_ASSIGN_OR_RETURN(format::SectionBytes mb, format::ReadSection(view, *memory_entry, owner));
+    KILN_ASSIGN_OR_RETURN(plan.memory, format::ReadMemoryPlan(mb));
+    Status valid = ValidateExecutionPlan(graph, plan);
+    if (!valid.ok()) return DataLoss("execution plan: " + valid.message());
+    info.has_plan = true;
+  } else {
+    plan = ExecutionPlan::Default(graph);
+  }
+  model->impl_->plan = std::make_shared<const ExecutionPlan>(std::move(plan));
   model->impl_->graph = std::make_shared<const Graph>(std::move(graph));
   return std::shared_ptr<const Model>(std::move(model));
 }

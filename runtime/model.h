@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/execution_plan.h"
 #include "ir/graph.h"
 #include "serializer/metadata.h"
 #include "serializer/trust_store.h"
@@ -42,6 +43,7 @@ struct ModelInfo {
   ModelMetadata metadata;
   std::vector<SectionInfo> sections;
   bool weights_mapped = false;  // constants point into the file mapping (no copy)
+  bool has_plan = false;        // the file carries the compiler's schedule and memory plan
 };
 
 class Model {
@@ -59,6 +61,9 @@ class Model {
                                                                LoadOptions options = {});
 
   std::shared_ptr<const Graph> graph() const;
+  // The compiled schedule and memory plan (validated against the graph at load); a file
+  // without them gets the default: one stream, one buffer per activation.
+  std::shared_ptr<const ExecutionPlan> plan() const;
   const ModelInfo& info() const;
 
  private:

@@ -4,10 +4,12 @@
 namespace kiln {
 
 Expected<std::vector<size_t>> PlaceNodes(const Graph& graph,
-                                         const std::vector<Executor*>& executors) {
+                                         const std::vector<Executor*>& executors,
+                                         const std::vector<bool>& skip) {
   std::vector<size_t> placement(graph.num_nodes(), 0);
   std::string unplaced;
   for (size_t n = 0; n < graph.num_nodes(); ++n) {
+    if (n < skip.size() && skip[n]) continue;
     const Node& node = graph.node(static_cast<NodeId>(n));
     bool placed = false;
     if (!node.placement.empty()) {

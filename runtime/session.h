@@ -1,16 +1,20 @@
-// A Session runs one immutable graph: buffers and kernels are created once in Create(), and
-// Run() only executes (no allocation).
+// A Session runs one immutable graph by its execution plan: the activation arena, buffers,
+// kernels and stream workers are all set up once in Create(), and Run() only executes (no
+// allocation, no thread creation).
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "ir/execution_plan.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
 #include "runtime/executor.h"
 
 namespace kiln {
+
+class Model;
 
 struct SessionOptions {
   // Executors by priority; nodes an accelerator cannot run fall back to later ones. "cpu" is
@@ -18,6 +22,7 @@ struct SessionOptions {
   std::vector<std::string> executors = {kExecutorCpu};
   Isa cpu_max_isa = Isa::kReference;
   // Threads of the session's pool (the caller counts as one); kernels and streams share it.
+  // A plan with more streams than threads runs its nodes in graph order instead.
   int num_threads = 1;
   bool profile = false;  // record per-node wall time
 };
@@ -30,11 +35,25 @@ struct NodeProfile {
   int64_t runs = 0;
 };
 
+// What the session allocated, for reports.
+struct SessionMemory {
+  uint64_t arena_bytes = 0;    // per memory domain that holds activations
+  uint64_t io_bytes = 0;       // graph inputs and outputs (own buffers)
+  uint64_t scratch_bytes = 0;  // kernel scratch, one buffer per stream
+  int32_t streams = 1;
+  bool concurrent = false;     // streams run on their own workers
+};
+
 class Session {
  public:
   ~Session();
+  // `plan` defaults to ExecutionPlan::Default (one stream, no reuse). Any plan is validated
+  // against the graph first.
   static Expected<std::unique_ptr<Session>> Create(std::shared_ptr<const Graph> graph,
-                                                   SessionOptions options = {});
+                                                   SessionOptions options = {},
+                                                   std::shared_ptr<const ExecutionPlan> plan = {});
+  // The model's graph with its compiled plan.
+  static Expected<std::unique_ptr<Session>> Create(const Model& model, SessionOptions options = {});
 
   const Graph& graph() const { return *graph_; }
   size_t num_inputs() const { return graph_->inputs().size(); }
@@ -55,14 +74,16 @@ class Session {
   // returns every output.
   Expected<std::vector<HostTensor>> Run(const std::vector<HostTensor>& inputs);
 
-  // Which executor each node runs on, in node order.
+  // Which executor each node runs on, in node order ("-" for nodes the plan elides).
   std::vector<std::string> Placement() const;
   const std::vector<NodeProfile>& profile() const { return profile_; }
+  const SessionMemory& memory() const;
 
  private:
   struct Impl;
   Session() = default;
   std::shared_ptr<const Graph> graph_;
+  std::shared_ptr<const ExecutionPlan> plan_;
   std::unique_ptr<Impl> impl_;
   std::vector<NodeProfile> profile_;
 };

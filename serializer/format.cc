@@ -7,7 +7,7 @@ namespace kiln::format {
 
 bool IsKnownSectionKind(uint32_t kind) {
   return kind >= static_cast<uint32_t>(SectionKind::kGraph) &&
-         kind <= static_cast<uint32_t>(SectionKind::kMetadata);
+         kind <= static_cast<uint32_t>(SectionKind::kStreams);
 }
 
 std::string SectionKindName(uint32_t kind) {

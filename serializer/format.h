@@ -14,7 +14,7 @@ namespace kiln::format {
 inline constexpr std::array<uint8_t, 8> kMagic = {'K', 'I', 'L', 'N', '\r', '\n', 0x1a, '\n'};
 inline constexpr uint16_t kMajorVersion = 1;
 // Bump when the schema or the container gains something old readers may ignore.
-inline constexpr uint16_t kMinorVersion = 0;
+inline constexpr uint16_t kMinorVersion = 1;
 
 inline constexpr size_t kHeaderSize = 64;
 inline constexpr size_t kSectionEntrySize = 64;
@@ -38,12 +38,12 @@ enum class SectionKind : uint32_t {
   kGraph = 1,           // flatbuffers kiln.fb.Graph
   kWeights = 2,         // raw constant bytes, each tensor 64-byte aligned
   kMetadata = 3,        // flatbuffers kiln.fb.Metadata
-  kMemoryPlan = 4,      // reserved
-  kStreams = 5,         // reserved
+  kMemoryPlan = 4,      // flatbuffers kiln.fb.MemoryPlan (1.1)
+  kStreams = 5,         // flatbuffers kiln.fb.Schedule (1.1)
   kQuantization = 6,    // reserved
   kKernelBinaries = 7,  // reserved
 };
-bool IsKnownSectionKind(uint32_t kind);      // understood by this reader (1..3)
+bool IsKnownSectionKind(uint32_t kind);      // understood by this reader (1..5)
 std::string SectionKindName(uint32_t kind);  // "graph", "weights", ..., "unknown(42)"
 
 enum class Compression : uint32_t {

@@ -139,7 +139,7 @@ Expected<Value> ReadValue(const fb::Value& fv, const SectionBytes& weights) {
   KILN_ASSIGN_OR_RETURN(v.shape, ReadShape(fv.shape(), v.dtype, where));
   v.shape_known = fv.shape_known();
   const auto layout = static_cast<int32_t>(fv.layout());
-  if (layout < 0 || layout > static_cast<int32_t>(Layout::kPacked)) {
+  if (!IsValidLayout(layout)) {
     return Schema(where + ": unknown layout " + std::to_string(layout));
   }
   v.layout = static_cast<Layout>(layout);
@@ -225,7 +225,12 @@ Expected<Graph> ReadGraph(const SectionBytes& section, const SectionBytes& weigh
         }
       }
       if (fn->placement()) n.placement = fn->placement()->str();
-      g.AddNode(std::move(n));
+      if (fn->sources()) {
+        for (const flatbuffers::String* src : *fn->sources()) {
+          if (src) n.sources.push_back(src->str());
+        }
+      }
+      g.AddNode(std::move(n));  // absent sources: the node's own name (files before 1.1)
     }
   }
   KILN_RETURN_IF_ERROR(ReadIds(fg->inputs(), num_values, false, "graph inputs", &g.inputs()));

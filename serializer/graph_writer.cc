@@ -98,9 +98,14 @@ Expected<GraphSections> WriteGraphSections(const Graph& graph) {
       auto payload = WriteAttr(b, value, &type);
       attrs.push_back(fb::CreateAttribute(b, b.CreateString(name), type, payload));
     }
+    // Provenance is written only when it says more than the node's own name.
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> sources;
+    if (!(n.sources.size() == 1 && n.sources[0] == n.name)) {
+      sources = b.CreateVectorOfStrings(n.sources);
+    }
     nodes.push_back(fb::CreateNode(b, b.CreateString(n.name), static_cast<fb::OpType>(n.op),
                                    n.opset, b.CreateVector(n.inputs), b.CreateVector(n.outputs),
-                                   b.CreateVector(attrs), b.CreateString(n.placement)));
+                                   b.CreateVector(attrs), b.CreateString(n.placement), sources));
   }
   auto root =
       fb::CreateGraph(b, b.CreateString(graph.name), b.CreateVector(values), b.CreateVector(nodes),

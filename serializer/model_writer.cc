@@ -13,6 +13,7 @@
 
 #include "serializer/container_reader.h"
 #include "serializer/graph_writer.h"
+#include "serializer/plan_writer.h"
 
 namespace kiln {
 namespace {
@@ -76,6 +77,11 @@ Expected<std::vector<uint8_t>> SerializeModel(const Graph& graph, const WriteOpt
   std::vector<PendingSection> pending;
   pending.push_back({SectionKind::kGraph, std::move(gs.graph)});
   pending.push_back({SectionKind::kMetadata, format::WriteMetadataSection(meta)});
+  if (options.plan != nullptr) {
+    pending.push_back({SectionKind::kStreams, format::WriteScheduleSection(options.plan->schedule)});
+    pending.push_back(
+        {SectionKind::kMemoryPlan, format::WriteMemoryPlanSection(options.plan->memory)});
+  }
   pending.push_back({SectionKind::kWeights, std::move(gs.weights)});
 
   std::vector<RawSection> raw;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/execution_plan.h"
 #include "ir/graph.h"
 #include "serializer/format.h"
 #include "serializer/metadata.h"
@@ -20,6 +21,9 @@ struct WriteOptions {
   // producer, producer_version and created_unix are filled in when left empty / 0
   // (created_unix from $SOURCE_DATE_EPOCH when set, for reproducible builds).
   ModelMetadata metadata;
+  // The compiler's schedule and memory plan (not owned); without one, the runtime runs the
+  // file sequentially with one buffer per activation.
+  const ExecutionPlan* plan = nullptr;
 };
 
 // One section as it will be stored: bytes already compressed when compression != kNone.

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "compiler/frontend.h"
+#include "compiler/pipeline.h"
 #include "compiler/tensor_compare.h"
 #include "parsers/onnx/tensor_proto.h"
 #include "runtime/session.h"
@@ -88,8 +89,16 @@ Status RunNodeTest(const std::string& name) {
       options.frozen_inputs.push_back(std::move(t));
     }
     KILN_ASSIGN_OR_RETURN(Graph graph, ImportOnnx(model, options));
-    auto shared = std::make_shared<const Graph>(std::move(graph));
-    KILN_ASSIGN_OR_RETURN(auto session, Session::Create(shared));
+    // Compiled as `kiln compile` does by default (fusion, packing, memory plan), verified
+    // after every pass.
+    CompileOptions copts;
+    copts.verify_each_pass = true;
+    copts.target_isa = kBestCpuIsa;
+    KILN_ASSIGN_OR_RETURN(CompiledModel compiled, CompileGraph(std::move(graph), copts));
+    auto shared = std::make_shared<const Graph>(std::move(compiled.graph));
+    KILN_ASSIGN_OR_RETURN(auto session,
+                          Session::Create(shared, SessionOptions{},
+                                          std::make_shared<const ExecutionPlan>(compiled.plan)));
     std::vector<HostTensor> feeds;
     for (const HostTensor& t : options.frozen_inputs) {
       for (size_t i = 0; i < session->num_inputs(); ++i) {

@@ -72,9 +72,13 @@ Status InferPool(InferenceContext& ctx, bool allow_ints) {
 }  // namespace
 
 Status Conv(InferenceContext& ctx) {
-  KILN_RETURN_IF_ERROR(RequireSpatialInput(ctx));
   KILN_RETURN_IF_ERROR(RequireFloatInput(ctx, 0, "input X"));
   KILN_RETURN_IF_ERROR(RequireSameDType(ctx, 1, "weight W"));
+  return ConvShape(ctx);
+}
+
+Status ConvShape(InferenceContext& ctx) {
+  KILN_RETURN_IF_ERROR(RequireSpatialInput(ctx));
   KILN_ASSIGN_OR_RETURN(auto kernel, WeightKernel(ctx));
   KILN_ASSIGN_OR_RETURN(int64_t group, Group(ctx));
   const Shape& x = ctx.input_shape(0);

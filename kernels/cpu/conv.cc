@@ -56,9 +56,10 @@ std::string_view ConvWeightLayout(ConvAlgo algo) {
   return "";
 }
 
-CpuConv::CpuConv(const Conv2dGeometry& g, ConvAlgo algo, const CpuKernels& kernels, int threads)
-    : g_(g), algo_(algo), kernels_(&kernels) {
-  if (algo == ConvAlgo::kGemm) gemm_ = ConvGemm(g, kernels, threads);
+CpuConv::CpuConv(const Conv2dGeometry& g, ConvAlgo algo, const CpuKernels& kernels, int threads,
+                 ConvWeights weights)
+    : g_(g), algo_(algo), kernels_(&kernels), weights_(weights) {
+  if (algo == ConvAlgo::kGemm) gemm_ = ConvGemm(g, kernels, threads, weights);
   if (algo == ConvAlgo::kWinograd) winograd_ = ConvWinograd(g, kernels);
 }
 
@@ -104,8 +105,19 @@ void CpuConv::Run(const float* x, const float* weights, const float* bias, const
   auto body = [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e;) {
       const int64_t c = i % channels;
-      const int64_t count = std::min(e - i, channels - c);
-      fn(p, x + i * in_plane, weights + c * taps, bias ? bias + c : nullptr,
+      int64_t count = std::min(e - i, channels - c);
+      const float* w = weights + c * taps;
+      float unpacked[16 * 49];  // Block16O: this block's channels, taps contiguous per channel
+      if (weights_ == ConvWeights::kBlock16O) {
+        // Block (c / 16) holds tap t of channel c at (c / 16 * taps + t) * 16 + c % 16.
+        count = std::min(count, 16 - c % 16);
+        const float* block = weights + (c / 16) * taps * 16;
+        for (int64_t j = 0; j < count; ++j) {
+          for (int64_t t = 0; t < taps; ++t) unpacked[j * taps + t] = block[t * 16 + c % 16 + j];
+        }
+        w = unpacked;
+      }
+      fn(p, x + i * in_plane, w, bias ? bias + c : nullptr,
          residual ? residual + i * out_plane : nullptr, y + i * out_plane, count);
       i += count;
     }

@@ -11,7 +11,7 @@
 #include "kernels/cpu/conv_gemm.h"
 #include "kernels/cpu/conv_geometry.h"
 #include "kernels/cpu/conv_winograd.h"
-#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/ukernel_table.h"
 #include "kernels/thread_pool.h"
 
 namespace kiln::cpu {
@@ -27,7 +27,10 @@ std::string_view ConvWeightLayout(ConvAlgo algo);
 class CpuConv {
  public:
   CpuConv() = default;
-  CpuConv(const Conv2dGeometry& g, ConvAlgo algo, const CpuKernels& kernels, int threads);
+  // `weights` says how kGemm and kDepthwise weights are stored: their own layouts
+  // (ConvWeightLayout) or the compiler's Block16O (kWinograd always reads conv_wino43_a8).
+  CpuConv(const Conv2dGeometry& g, ConvAlgo algo, const CpuKernels& kernels, int threads,
+          ConvWeights weights = ConvWeights::kPanels8);
 
   ConvAlgo algo() const { return algo_; }
   size_t ScratchBytes() const;
@@ -40,6 +43,7 @@ class CpuConv {
   Conv2dGeometry g_;
   ConvAlgo algo_ = ConvAlgo::kGemm;
   const CpuKernels* kernels_ = nullptr;
+  ConvWeights weights_ = ConvWeights::kPanels8;
   ConvGemm gemm_;
   ConvWinograd winograd_;
 };

@@ -19,8 +19,9 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
-ConvGemm::ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threads)
-    : g_(g), kernels_(&kernels) {
+ConvGemm::ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threads,
+                   ConvWeights weights)
+    : g_(g), kernels_(&kernels), weights_(weights) {
   direct_ = g.is_pointwise();
   im2col_.in_h = g.in_h;
   im2col_.in_w = g.in_w;
@@ -90,8 +91,10 @@ void ConvGemm::RunShare(int share, const float* x, const float* packed, const fl
     const int64_t oc_base = n * g_.out_c + grp * ocpg;
     for (int64_t kb = 0; kb < kblocks_; ++kb) {
       const int64_t k0 = kb * kc_, kl = std::min(kc_, k_ - k0);
+      // With several k blocks the residual (which may share y's buffer) is read up front.
       const int flags = (kb == 0 ? kGemmFirst : 0) | (kb == kblocks_ - 1 ? kGemmLast : 0) |
-                        (direct_ ? 0 : kGemmPaddedB);
+                        (direct_ ? 0 : kGemmPaddedB) |
+                        (residual && kblocks_ > 1 ? kGemmResidualFirst : 0);
       // B micro-panel t: direct from X (rows n_ apart) or packed (rows nr apart).
       const float* b;
       int64_t ldb, tile_stride;
@@ -109,8 +112,18 @@ void ConvGemm::RunShare(int share, const float* x, const float* packed, const fl
         const int tn = static_cast<int>(std::min<int64_t>(nr, count - t0));
         const float* bt = b + (t0 / nr) * tile_stride;
         for (int64_t p = p0; p < p1; ++p) {
-          const float* a = packed + ((grp * panels_ + p) * k_ + k0) * kGemmMr;
           const int64_t oc0 = p * kGemmMr;
+          // The panel's k0-th group of 8 rows, and the distance to the next k.
+          const float* a;
+          int64_t lda;
+          if (weights_ == ConvWeights::kPanels8) {
+            a = packed + ((grp * panels_ + p) * k_ + k0) * kGemmMr;
+            lda = kGemmMr;
+          } else {
+            const int64_t oc = grp * ocpg + oc0;
+            a = packed + ((oc / 16) * k_ + k0) * 16 + oc % 16;
+            lda = 16;
+          }
           const int mr = static_cast<int>(std::min<int64_t>(kGemmMr, ocpg - oc0));
           const int64_t c_off = (oc_base + oc0) * n_ + n0 + t0;
           Epilogue ep;
@@ -118,13 +131,22 @@ void ConvGemm::RunShare(int share, const float* x, const float* packed, const fl
           ep.residual = residual ? residual + c_off : nullptr;
           ep.ldr = n_;
           ep.act = act;
+          // The next panel's A rows lie a whole K further on (for Block16O: unless it is the
+          // second half of this block, whose lines this panel loads already): start its lines
+          // early, hardware prefetchers do not cross into it by themselves.
+          const float* next = nullptr;
           if (p + 1 < p1) {
-            // The next panel's A block is kc x 8 floats a whole K apart from this one: start
-            // its lines early (hardware prefetchers do not cross into it by themselves).
-            const char* next = reinterpret_cast<const char*>(a + k_ * kGemmMr);
-            for (int64_t off = 0; off < kl * kGemmMr * 4; off += 64) __builtin_prefetch(next + off);
+            if (weights_ == ConvWeights::kPanels8) {
+              next = a + k_ * lda;
+            } else if ((grp * ocpg + oc0) % 16 != 0) {
+              next = a - kGemmMr + k_ * 16;
+            }
           }
-          gemm(kl, a, bt, ldb, y + c_off, n_, mr, tn, flags, ep);
+          if (next) {
+            const char* bytes = reinterpret_cast<const char*>(next);
+            for (int64_t off = 0; off < kl * lda * 4; off += 64) __builtin_prefetch(bytes + off);
+          }
+          gemm(kl, a, lda, bt, ldb, y + c_off, n_, mr, tn, flags, ep);
         }
       }
     }

@@ -12,19 +12,28 @@
 
 #include "kernels/activation.h"
 #include "kernels/cpu/conv_geometry.h"
-#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/ukernel_table.h"
 #include "kernels/thread_pool.h"
 
 namespace kiln::cpu {
+
+// How the weights (the GEMM's A) are stored.
+enum class ConvWeights {
+  kPanels8,   // conv_gemm_a8 (conv_packing.h): per group, panels of 8 output channels
+  kBlock16O,  // ir/layout.h kBlock16O: blocks of 16 output channels over all groups (needs
+              // groups == 1 or out_c / groups a multiple of 8, so no panel straddles a block)
+};
 
 class ConvGemm {
  public:
   ConvGemm() = default;
   // Plans blocking for `g` with `kernels`' micro-kernel on up to `threads` threads.
-  ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threads);
+  ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threads,
+           ConvWeights weights = ConvWeights::kPanels8);
 
   size_t ScratchBytes() const;
-  // x [N, C, H, W]; packed: layout conv_gemm_a8; bias [out_c] or null; residual shaped like y
+  // x [N, C, H, W]; packed: the weights in the planned format; bias [out_c] or null; residual
+  // shaped like y
   // or null (added before the activation); y [N, out_c, OH, OW]. `pool` may be null.
   void Run(const float* x, const float* packed, const float* bias, const float* residual,
            const ActivationParams& act, float* y, void* scratch, ThreadPool* pool) const;
@@ -37,6 +46,7 @@ class ConvGemm {
 
   Conv2dGeometry g_;
   const CpuKernels* kernels_ = nullptr;
+  ConvWeights weights_ = ConvWeights::kPanels8;
   bool direct_ = false;  // B = X (1x1, stride 1, no padding)
   Im2colParams im2col_;
   int shares_ = 1;                // static work shares (one B buffer each)

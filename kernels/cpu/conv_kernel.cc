@@ -7,7 +7,7 @@
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/conv_packing.h"
 #include "kernels/cpu/cpu_kernel_util.h"
-#include "kernels/cpu/register.h"
+#include "kernels/cpu/cpu_kernels.h"
 
 namespace kiln::cpu {
 namespace {

@@ -41,16 +41,23 @@ void CheckConv(const Conv2dGeometry& g, std::mt19937& rng, const ActivationParam
         std::vector<uint8_t> scratch(conv.ScratchBytes() + 64);
         void* aligned =
             scratch.data() + (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64) % 64;
-        std::vector<float> y(ysize, -777.f);
-        conv.Run(x.data(), packed->data(), b, r, act, y.data(), aligned,
-                 threads > 1 ? &pool : nullptr);
         // Winograd F(4,3) rounds more (transforms with factors up to 8 and 1/24).
         const float tol =
             (algo == ConvAlgo::kWinograd ? 1e-4f : 1e-5f) * static_cast<float>(g.gemm_k());
-        ExpectClose(y, want, tol, 1e-4f,
-                    g.ToString() + " " + std::string(ConvAlgoName(algo)) + " isa " +
-                        std::to_string(static_cast<int>(kernels->isa)) + " threads " +
-                        std::to_string(threads));
+        const std::string what = g.ToString() + " " + std::string(ConvAlgoName(algo)) + " isa " +
+                                 std::to_string(static_cast<int>(kernels->isa)) + " threads " +
+                                 std::to_string(threads);
+        std::vector<float> y(ysize, -777.f);
+        conv.Run(x.data(), packed->data(), b, r, act, y.data(), aligned,
+                 threads > 1 ? &pool : nullptr);
+        ExpectClose(y, want, tol, 1e-4f, what);
+        if (r) {
+          // In place: the residual in y's own buffer (FusedConv's residual may alias y).
+          std::vector<float> y2 = res;
+          conv.Run(x.data(), packed->data(), b, y2.data(), act, y2.data(), aligned,
+                   threads > 1 ? &pool : nullptr);
+          ExpectClose(y2, want, tol, 1e-4f, what + " in place");
+        }
       }
     }
 }
@@ -94,11 +101,13 @@ TEST(CpuConvTest, CommonShapes) {
   CheckConv(Geo(8, 11, 13, 17, 3, 2, 1), rng, relu, true, true);                // 3x3 s2, odd oc
   CheckConv(Geo(32, 7, 7, 40, 1, 1, 0), rng, ActivationParams{}, false, true);  // 1x1 direct
   CheckConv(Geo(12, 10, 10, 9, 1, 2, 0), rng, relu, true, false);               // 1x1 stride 2
-  CheckConv(Geo(3, 23, 23, 16, 7, 2, 3), rng, relu, true, false);               // 7x7 s2 stem
-  CheckConv(Geo(8, 12, 12, 8, 3, 1, 2, 2), rng, relu, true, false);             // dilation 2
-  CheckConv(Geo(12, 8, 9, 18, 3, 1, 1, 1, 3), rng, relu, true, true);           // groups 3
-  CheckConv(Geo(5, 6, 7, 7, 3, 1, 1, 1, 1, 2), rng, relu, true, true);          // batch 2
-  CheckConv(Geo(4, 1, 1, 5, 1, 1, 0), rng, relu, true, false);                  // 1x1 spatial
+  CheckConv(Geo(3, 23, 23, 16, 7, 2, 3), rng, relu, true, true);                // 7x7 s2 stem
+  CheckConv(Geo(96, 9, 9, 20, 3, 2, 1), rng, relu, true, true);                 // several k blocks
+  CheckConv(Geo(300, 5, 6, 12, 1, 1, 0), rng, relu, true, true);        // 1x1, several k blocks
+  CheckConv(Geo(8, 12, 12, 8, 3, 1, 2, 2), rng, relu, true, false);     // dilation 2
+  CheckConv(Geo(12, 8, 9, 18, 3, 1, 1, 1, 3), rng, relu, true, true);   // groups 3
+  CheckConv(Geo(5, 6, 7, 7, 3, 1, 1, 1, 1, 2), rng, relu, true, true);  // batch 2
+  CheckConv(Geo(4, 1, 1, 5, 1, 1, 0), rng, relu, true, false);          // 1x1 spatial
 }
 
 TEST(CpuConvTest, Depthwise) {
@@ -149,7 +158,7 @@ TEST(CpuConvTest, Winograd) {
   g.pad_right = 2;
   ASSERT_TRUE(g.ComputeOutput());
   CheckConv(g, rng, ActivationParams{Activation::kSilu, 0.f, 0.f}, true, true);
-  CheckConv(Geo(160, 12, 12, 9, 3, 1, 1), rng, relu, false, false);
+  CheckConv(Geo(160, 12, 12, 9, 3, 1, 1), rng, relu, false, true);
   // The chosen algorithm for a real layer shape is Winograd; its packing round-trips.
   const Conv2dGeometry r = Geo(64, 56, 56, 64, 3, 1, 1);
   EXPECT_EQ(ChooseConvAlgo(r), ConvAlgo::kWinograd);

@@ -89,8 +89,8 @@ void ConvWinograd::Run(const float* x, const float* packed, const float* bias,
               const int tn = static_cast<int>(std::min<int64_t>(nr, tiles - t0));
               for (int64_t p = 0; p < panels_; ++p) {
                 const int mr = static_cast<int>(std::min<int64_t>(kGemmMr, g_.out_c - p * kGemmMr));
-                kernels_->gemm(kl, u + (p * g_.in_c + k0) * kGemmMr, ve + k0 * ld_ + t0, ld_,
-                               me + p * kGemmMr * ld_ + t0, ld_, mr, tn, flags, none);
+                kernels_->gemm(kl, u + (p * g_.in_c + k0) * kGemmMr, kGemmMr, ve + k0 * ld_ + t0,
+                               ld_, me + p * kGemmMr * ld_ + t0, ld_, mr, tn, flags, none);
               }
             }
           }

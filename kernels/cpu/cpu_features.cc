@@ -105,6 +105,14 @@ std::string_view IsaName(Isa isa) {
   return "unknown";
 }
 
+Expected<Isa> IsaFromName(std::string_view name) {
+  for (Isa isa : {Isa::kReference, Isa::kScalar, Isa::kAvx2, Isa::kAvx512, Isa::kAvx512Vnni}) {
+    if (name == IsaName(isa)) return isa;
+  }
+  return InvalidArgument("'" + std::string(name) +
+                         "': expected reference, scalar, avx2, avx512 or avx512vnni");
+}
+
 Expected<Isa> ParseCpuIsa(std::string_view name) {
   if (name == "auto") return BestCpuIsa();
   for (Isa isa : {Isa::kReference, Isa::kScalar, Isa::kAvx2, Isa::kAvx512, Isa::kAvx512Vnni}) {

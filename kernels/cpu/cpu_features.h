@@ -39,5 +39,8 @@ Isa ClampToCpu(Isa cap);
 Expected<Isa> ParseCpuIsa(std::string_view name);
 
 std::string_view IsaName(Isa isa);
+// The CPU flavour called `name` (reference, scalar, avx2, avx512, avx512vnni), whatever this
+// CPU runs: for offline targets (kiln compile --target cpu:ISA), not for sessions.
+Expected<Isa> IsaFromName(std::string_view name);
 
 }  // namespace kiln::cpu

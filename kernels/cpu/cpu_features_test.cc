@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/ukernel_table.h"
 
 namespace kiln::cpu {
 namespace {

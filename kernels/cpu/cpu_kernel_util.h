@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/ukernel_table.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_registry.h"
 

@@ -1,38 +1,23 @@
-// The per-ISA tables of micro-kernels. Drivers (conv_gemm.cc, ...) are ISA-independent and
-// call through a CpuKernels table chosen once when a kernel is prepared; a new ISA is a new set
-// of <op>_<isa>.cc files plus one table entry in cpu_kernels.cc.
+// Registration of the optimised CPU kernels (kernels/cpu/<op>_<isa>.cc), listed explicitly.
 #pragma once
 
-#include <vector>
-
-#include "kernels/cpu/ukernels.h"
 #include "kernels/kernel_registry.h"
 
 namespace kiln::cpu {
 
-// One ISA's micro-kernels.
-struct CpuKernels {
-  Isa isa = Isa::kScalar;
-  int gemm_nr = 0;  // columns per GEMM micro-kernel call (B panels are this wide)
-  GemmUkernelFn gemm = nullptr;
-  GemvFn gemv = nullptr;
-  ActivateFn activate = nullptr;
-  BinaryFn binary = nullptr;
-  AffineFn affine = nullptr;
-  SoftmaxFn softmax = nullptr;
-  DwConvFn dwconv = nullptr;
-  Im2colPanelFn im2col = nullptr;
-  PoolFn pool = nullptr;
-  GlobalPoolFn global_pool = nullptr;
-  WinoInputFn wino_input = nullptr;
-  WinoOutputFn wino_output = nullptr;
-};
-
-// The table for `isa`, or null when this build or this CPU cannot run it. kReference maps to
-// the portable table (the reference oracle has no micro-kernels of its own).
-const CpuKernels* GetCpuKernels(Isa isa);
-
-// Every table this machine can run, portable first (for tests and benchmarks).
-std::vector<const CpuKernels*> AvailableCpuKernels();
+void RegisterFusedConvBlock16Scalar(KernelRegistry& r);  // fused_conv_block16_scalar.cc
+void RegisterFusedConvBlock16Simd(KernelRegistry& r);    // fused_conv_kernel.cc (avx2, avx512)
+void RegisterFusedGemmBlock16(KernelRegistry& r);        // fused_gemm_kernel.cc (every flavour)
+// Plain ONNX ops (uncompiled graphs) at every CPU flavour with fast kernels.
+void RegisterCpuConvKernels(KernelRegistry& r);     // conv_kernel.cc
+void RegisterCpuPoolKernels(KernelRegistry& r);     // pool_kernel.cc
+void RegisterCpuEltwiseKernels(KernelRegistry& r);  // eltwise_kernel.cc
+void RegisterCpuGemmKernels(KernelRegistry& r);     // gemm_kernel.cc
+void RegisterCpuResizeKernels(KernelRegistry& r);   // resize_kernel.cc
 
 }  // namespace kiln::cpu
+
+namespace kiln {
+// Every optimised CPU kernel (called by KernelRegistry::Global()).
+void RegisterCpuKernels(KernelRegistry& r);
+}  // namespace kiln

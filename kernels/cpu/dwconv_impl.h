@@ -131,27 +131,20 @@ void DwConvPlaneT(const DwConvParams& p, const float* x, const float* w, float b
 #pragma GCC unroll 4
       for (int r = 0; r < kDwRows; ++r) {
         if (r >= rows_here) break;
-        float* dst = y + (oy + r) * p.out_w + ox;
+        const int64_t o = (oy + r) * p.out_w + ox;
+        // The residual is read right before its element is written: it may share y's buffer.
         if (n == N) {
-          V::Store(dst, acc[r]);
+          V::Store(y + o, residual ? V::Add(acc[r], V::Load(residual + o)) : acc[r]);
         } else {
-          V::StorePartial(dst, acc[r], n);
+          V::StorePartial(y + o,
+                          residual ? V::Add(acc[r], V::LoadPartial(residual + o, n)) : acc[r], n);
         }
       }
       ox += n;
     }
   }
-  // Epilogue over the finished plane (still in L1/L2): residual, then the activation.
-  const int64_t total = p.out_h * p.out_w;
-  if (residual) {
-    int64_t i = 0;
-    for (; i + N <= total; i += N) V::Store(y + i, V::Add(V::Load(y + i), V::Load(residual + i)));
-    if (i < total) {
-      const int n = static_cast<int>(total - i);
-      V::StorePartial(y + i, V::Add(V::LoadPartial(y + i, n), V::LoadPartial(residual + i, n)), n);
-    }
-  }
-  ActivateArray<V>(y, total, p.act);
+  // The activation over the finished plane (still in L1/L2).
+  ActivateArray<V>(y, p.out_h * p.out_w, p.act);
 }
 
 // Small stride-1 "same" planes (the map no wider than a few vectors, e.g. 7x7 or 14x14): the
@@ -218,25 +211,19 @@ void DwConvFlat(const DwConvParams& p, const float* x, const float* w, const flo
       for (int v = 0; v < 4; ++v) {
         const int64_t i0 = static_cast<int64_t>(g * 4 + v) * N;
         if (i0 >= plane) break;
+        // The residual is read right before its element is written (it may share y).
+        const float* rc = residual ? residual + c * plane + i0 : nullptr;
         if (i0 + N <= plane) {
-          V::Store(yc + i0, acc[v]);
+          V::Store(yc + i0, rc ? V::Add(acc[v], V::Load(rc)) : acc[v]);
         } else {
-          V::StorePartial(yc + i0, acc[v], static_cast<int>(plane - i0));
+          const int n = static_cast<int>(plane - i0);
+          V::StorePartial(yc + i0, rc ? V::Add(acc[v], V::LoadPartial(rc, n)) : acc[v], n);
         }
       }
     }
   }
-  // Residual and activation over all the planes at once.
-  const int64_t total = channels * plane;
-  if (residual) {
-    int64_t i = 0;
-    for (; i + N <= total; i += N) V::Store(y + i, V::Add(V::Load(y + i), V::Load(residual + i)));
-    if (i < total) {
-      const int n = static_cast<int>(total - i);
-      V::StorePartial(y + i, V::Add(V::LoadPartial(y + i, n), V::LoadPartial(residual + i, n)), n);
-    }
-  }
-  ActivateArray<V>(y, total, p.act);
+  // The activation over all the planes at once.
+  ActivateArray<V>(y, channels * plane, p.act);
 }
 
 template <typename V>

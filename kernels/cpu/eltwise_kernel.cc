@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kernels/cpu/cpu_kernel_util.h"
-#include "kernels/cpu/register.h"
+#include "kernels/cpu/cpu_kernels.h"
 
 namespace kiln::cpu {
 namespace {

@@ -79,14 +79,15 @@ void FullyConnected::Run(const float* a, const float* b, const float* c, int64_t
       const int tn = static_cast<int>(std::min<int64_t>(nr, n_ - n0));
       for (int64_t kb = 0; kb < kblocks_; ++kb) {
         const int64_t k0 = kb * kc_, kl = std::min(kc_, k_ - k0);
-        const int flags = (kb == 0 ? kGemmFirst : 0) | (kb == kblocks_ - 1 ? kGemmLast : 0);
+        const int flags = (kb == 0 ? kGemmFirst : 0) | (kb == kblocks_ - 1 ? kGemmLast : 0) |
+                          (c && kblocks_ > 1 ? kGemmResidualFirst : 0);
         for (int64_t p = 0; p < panels_; ++p) {
           const int mr = static_cast<int>(std::min<int64_t>(kGemmMr, m_ - p * kGemmMr));
           Epilogue ep;
           ep.residual = c ? c + p * kGemmMr * c_ld + n0 : nullptr;
           ep.ldr = c_ld;
           ep.act = act;
-          kernels_->gemm(kl, apack + (p * k_ + k0) * kGemmMr, b + k0 * n_ + n0, n_,
+          kernels_->gemm(kl, apack + (p * k_ + k0) * kGemmMr, kGemmMr, b + k0 * n_ + n0, n_,
                          y + p * kGemmMr * n_ + n0, n_, mr, tn, flags, ep);
         }
       }

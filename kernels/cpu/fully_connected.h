@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kernels/activation.h"
-#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/ukernel_table.h"
 #include "kernels/thread_pool.h"
 
 namespace kiln::cpu {

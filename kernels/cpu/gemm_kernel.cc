@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "kernels/cpu/cpu_kernel_util.h"
+#include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/fully_connected.h"
-#include "kernels/cpu/register.h"
 
 namespace kiln::cpu {
 namespace {

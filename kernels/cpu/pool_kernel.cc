@@ -5,7 +5,7 @@
 
 #include "ir/ops/window_geometry.h"
 #include "kernels/cpu/cpu_kernel_util.h"
-#include "kernels/cpu/register.h"
+#include "kernels/cpu/cpu_kernels.h"
 
 namespace kiln::cpu {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "ir/ops/resize_params.h"
 #include "kernels/cpu/cpu_kernel_util.h"
-#include "kernels/cpu/register.h"
+#include "kernels/cpu/cpu_kernels.h"
 
 namespace kiln::cpu {
 namespace {

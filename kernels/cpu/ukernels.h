@@ -23,19 +23,26 @@ struct Epilogue {
 
 // C[r][n] = epilogue(C0[r][n] + sum_p A[p][r] * B[p][n]) for r < mr (<= kGemmMr), n < nr (<=
 // the kernel's nr). `a` is one packed panel: k groups of kGemmMr floats (rows >= mr are
-// ignored). `b` is k rows `ldb` floats apart; only the first nr floats of each row are read.
+// ignored), its k groups `lda` floats apart (kGemmMr for conv_gemm_a8 panels, 16 for a half of
+// a Block16O block). `b` is k rows `ldb` floats apart; only the first nr floats of each row
+// are read.
 // Drivers split long reductions into blocks that keep B in L1: C0 is 0 for the first block
 // (kGemmFirst) and C's current contents otherwise; only the last block (kGemmLast) applies
 // the epilogue, earlier ones store the raw sums. kGemmPaddedB says every B row may be read to
 // the kernel's full width (packed panels are zero-padded), which saves masked loads.
+// kGemmResidualFirst starts the first block's sums from the epilogue's residual instead of
+// zero (and the last block then does not add it): with a split reduction, the residual is read
+// before C, which may be the same buffer (FusedConv's in-place residual), is first written.
 enum GemmFlags : int {
   kGemmFirst = 1,
   kGemmLast = 2,
   kGemmWhole = kGemmFirst | kGemmLast,
   kGemmPaddedB = 4,
+  kGemmResidualFirst = 8,
 };
-using GemmUkernelFn = void (*)(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
-                               int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
+using GemmUkernelFn = void (*)(int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+                               float* c, int64_t ldc, int mr, int nr, int flags,
+                               const Epilogue& ep);
 
 // Depthwise convolution of `channels` consecutive channel planes: y = act(sum w * x + bias +
 // residual) with a kernel_h x kernel_w window, horizontal stride 1 or 2, any vertical stride,
@@ -110,6 +117,13 @@ using WinoOutputFn = void (*)(const WinoParams& p, const float* m, int64_t e_str
 using GemvFn = void (*)(int64_t k, const float* a, const float* b, int64_t ldb, const float* c,
                         float* y, int64_t n, const ActivationParams& act);
 
+// The same over Block16O weights (a [n, k] matrix as [ceil(n/16)][k][16]): y[j] =
+// act(alpha * sum_p a[p] * W[j][p] + beta * c[j]) for j < n, c a row of n, one value
+// (c_scalar) or null. Four 16-column blocks at a time, each block's k x 16 floats streamed once.
+using GemvBlock16Fn = void (*)(int64_t k, const float* a, const float* w, int64_t n, float alpha,
+                               const float* c, bool c_scalar, float beta, float* y,
+                               const ActivationParams& act);
+
 // y = act(x) for n floats (y may be x).
 using ActivateFn = void (*)(const float* x, float* y, int64_t n, const ActivationParams& act);
 // y[i] = a[i] op b[i] for n floats; an operand flagged scalar is a[0] / b[0] for every i.
@@ -123,9 +137,12 @@ using AffineFn = void (*)(const float* x, float scale, float shift, float* y, in
 using SoftmaxFn = void (*)(const float* x, float* y, int64_t rows, int64_t n, bool log);
 
 // --- Per-ISA entry points (defined in the <op>_<isa>.cc files). ---
-void GemmUkernel8x8Scalar(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
-                          int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
+void GemmUkernel8x8Scalar(int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+                          float* c, int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
 void ActivateScalar(const float* x, float* y, int64_t n, const ActivationParams& act);
+void GemvBlock16Scalar(int64_t k, const float* a, const float* w, int64_t n, float alpha,
+                       const float* c, bool c_scalar, float beta, float* y,
+                       const ActivationParams& act);
 void GemvScalar(int64_t k, const float* a, const float* b, int64_t ldb, const float* c, float* y,
                 int64_t n, const ActivationParams& act);
 void BinaryScalar(BinaryOp op, const float* a, bool a_scalar, const float* b, bool b_scalar,
@@ -144,9 +161,12 @@ void Im2colPanelScalar(const Im2colParams& p, const float* xg, int64_t p0, int t
 void DwConvScalar(const DwConvParams& p, const float* x, const float* w, const float* bias,
                   const float* residual, float* y, int64_t channels);
 #if defined(__x86_64__) || defined(__i386__)
-void GemmUkernel8x24Avx2(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
-                         int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
+void GemmUkernel8x24Avx2(int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+                         float* c, int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
 void ActivateAvx2(const float* x, float* y, int64_t n, const ActivationParams& act);
+void GemvBlock16Avx2(int64_t k, const float* a, const float* w, int64_t n, float alpha,
+                     const float* c, bool c_scalar, float beta, float* y,
+                     const ActivationParams& act);
 void GemvAvx2(int64_t k, const float* a, const float* b, int64_t ldb, const float* c, float* y,
               int64_t n, const ActivationParams& act);
 void BinaryAvx2(BinaryOp op, const float* a, bool a_scalar, const float* b, bool b_scalar, float* y,
@@ -164,9 +184,12 @@ void Im2colPanelAvx2(const Im2colParams& p, const float* xg, int64_t p0, int tn,
                      int64_t kl, float* dst);
 void DwConvAvx2(const DwConvParams& p, const float* x, const float* w, const float* bias,
                 const float* residual, float* y, int64_t channels);
-void GemmUkernel8x32Avx512(int64_t k, const float* a, const float* b, int64_t ldb, float* c,
-                           int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
+void GemmUkernel8x32Avx512(int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+                           float* c, int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
 void ActivateAvx512(const float* x, float* y, int64_t n, const ActivationParams& act);
+void GemvBlock16Avx512(int64_t k, const float* a, const float* w, int64_t n, float alpha,
+                       const float* c, bool c_scalar, float beta, float* y,
+                       const ActivationParams& act);
 void GemvAvx512(int64_t k, const float* a, const float* b, int64_t ldb, const float* c, float* y,
                 int64_t n, const ActivationParams& act);
 void BinaryAvx512(BinaryOp op, const float* a, bool a_scalar, const float* b, bool b_scalar,

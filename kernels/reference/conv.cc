@@ -1,8 +1,11 @@
-// Reference Conv: direct loop nest over 1-3 spatial axes with groups (depthwise included),
-// strides, dilations and pads; float accumulation, f16 stored as half.
+// Reference Conv and FusedConv: direct loop nest over 1-3 spatial axes with groups (depthwise
+// included), strides, dilations and pads; float accumulation, f16 stored as half. FusedConv
+// adds the residual and the activation to each accumulated plane before it is stored.
 #include "ir/ops/window_geometry.h"
+#include "kernels/activation.h"
 #include "kernels/reference/cast_convert.h"
 #include "kernels/reference/nn_kernels.h"
+#include "kernels/reference/plain_weights.h"
 
 namespace kiln::nn_ref {
 namespace {
@@ -23,6 +26,8 @@ class ConvKernel : public Kernel {
     }
     KILN_ASSIGN_OR_RETURN(WindowGeometry g, ResolveWindow(ctx.attrs(), {x.begin() + 2, x.end()},
                                                           {w.begin() + 2, w.end()}, false));
+    KILN_RETURN_IF_ERROR(ReadActivation(ctx.attrs(), &act_));
+    KILN_RETURN_IF_ERROR(plain_weights_.Bind<T>(ctx.input(1)));
     batch_ = x[0];
     in_channels_ = x[1];
     out_channels_ = w[0];
@@ -41,8 +46,10 @@ class ConvKernel : public Kernel {
   Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
              void* scratch) override {
     const T* x = inputs[0].as<const T>();
-    const T* w = inputs[1].as<const T>();
+    const T* w = plain_weights_.Get<T>(inputs[1]);
     const T* bias = inputs.size() > 2 ? inputs[2].as<const T>() : nullptr;
+    // FusedConv's residual has the output's shape; it may be the output's own buffer.
+    const T* residual = inputs.size() > 3 ? inputs[3].as<const T>() : nullptr;
     T* y = outputs[0].as<T>();
     float* acc = static_cast<float*>(scratch);
     const int64_t icpg = in_channels_ / group_;  // input channels per group
@@ -60,8 +67,12 @@ class ConvKernel : public Kernel {
           const T* wk = w + (oc * icpg + icg) * k_size;
           AccumulateChannel(xp, wk, acc);
         }
-        T* yp = y + (n * out_channels_ + oc) * out_plane;
-        for (int64_t i = 0; i < out_plane; ++i) yp[i] = Elem<T>::Store(acc[i]);
+        const int64_t plane = (n * out_channels_ + oc) * out_plane;
+        if (residual) {
+          for (int64_t i = 0; i < out_plane; ++i) acc[i] += Elem<T>::Load(residual[plane + i]);
+        }
+        T* yp = y + plane;
+        for (int64_t i = 0; i < out_plane; ++i) yp[i] = Elem<T>::Store(ApplyActivation(act_, acc[i]));
       }
     }
     return Status::Ok();
@@ -100,6 +111,8 @@ class ConvKernel : public Kernel {
     }
   }
 
+  ActivationParams act_;          // none for plain Conv
+  PlainWeights plain_weights_;    // W as T, row-major (FusedConv may store it packed or f16)
   int64_t group_ = 1, batch_ = 0, in_channels_ = 0, out_channels_ = 0;
   Dims3 in_, kernel_, out_, stride_, dilation_, pad_;
 };
@@ -109,6 +122,11 @@ class ConvKernel : public Kernel {
 void RegisterConvKernels(KernelRegistry& r) {
   RegisterKernel<ConvKernel<float>>(r, OpType::kConv, DType::kF32);
   RegisterKernel<ConvKernel<Float16>>(r, OpType::kConv, DType::kF16);
+  // FusedConv's weights may be packed or f16 (read through PlainWeights).
+  RegisterKernel<ConvKernel<float>>(r, OpType::kFusedConv, DType::kF32, ExecutorKind::kCpu,
+                                   Isa::kReference, Layout::kPlain, AnyWeightLayoutTraits());
+  RegisterKernel<ConvKernel<Float16>>(r, OpType::kFusedConv, DType::kF16, ExecutorKind::kCpu,
+                                     Isa::kReference, Layout::kPlain, AnyWeightLayoutTraits());
 }
 
 }  // namespace kiln::nn_ref

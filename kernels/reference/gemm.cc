@@ -1,6 +1,9 @@
-// Reference Gemm: Y = alpha * op(A) * op(B) + beta * C, C broadcast unidirectionally to [M, N].
+// Reference Gemm and FusedGemm: Y = act(alpha * op(A) * op(B) + beta * C), C broadcast
+// unidirectionally to [M, N]; FusedGemm reads an N-D A as 2-D (a_flatten_axis).
+#include "kernels/activation.h"
 #include "kernels/reference/cast_convert.h"
 #include "kernels/reference/nn_kernels.h"
+#include "kernels/reference/plain_weights.h"
 
 namespace kiln::nn_ref {
 namespace {
@@ -9,9 +12,19 @@ template <typename T>
 class GemmKernel : public Kernel {
  public:
   Status Prepare(const KernelContext& ctx) override {
-    const Shape& a = ctx.input(0).shape;
+    Shape a = ctx.input(0).shape;
     const Shape& b = ctx.input(1).shape;
+    if (ctx.node().op == OpType::kFusedGemm) {
+      const int64_t axis = ctx.attrs().GetInt("a_flatten_axis", 1);
+      if (axis < 1 || axis >= static_cast<int64_t>(a.size())) {
+        return InvalidArgument("FusedGemm a_flatten_axis out of range");
+      }
+      a = {NumElements(Shape(a.begin(), a.begin() + axis)),
+           NumElements(Shape(a.begin() + axis, a.end()))};
+    }
     if (a.size() != 2 || b.size() != 2) return InvalidArgument("Gemm A and B must be 2-D");
+    KILN_RETURN_IF_ERROR(ReadActivation(ctx.attrs(), &act_));
+    KILN_RETURN_IF_ERROR(plain_weights_.Bind<T>(ctx.input(1)));
     alpha_ = ctx.attrs().GetFloat("alpha", 1.f);
     beta_ = ctx.attrs().GetFloat("beta", 1.f);
     trans_a_ = ctx.attrs().GetInt("transA", 0) != 0;
@@ -43,7 +56,7 @@ class GemmKernel : public Kernel {
   Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
              void*) override {
     const T* a = inputs[0].as<const T>();
-    const T* b = inputs[1].as<const T>();
+    const T* b = plain_weights_.Get<T>(inputs[1]);
     const T* c = inputs.size() > 2 ? inputs[2].as<const T>() : nullptr;
     T* y = outputs[0].as<T>();
     for (int64_t i = 0; i < m_; ++i) {
@@ -55,13 +68,15 @@ class GemmKernel : public Kernel {
         }
         float v = alpha_ * sum;
         if (c) v += beta_ * Elem<T>::Load(c[i * c_row_ + j * c_col_]);
-        y[i * n_ + j] = Elem<T>::Store(v);
+        y[i * n_ + j] = Elem<T>::Store(ApplyActivation(act_, v));
       }
     }
     return Status::Ok();
   }
 
  private:
+  ActivationParams act_;        // none for plain Gemm
+  PlainWeights plain_weights_;  // B as T, row-major
   float alpha_ = 1.f, beta_ = 1.f;
   bool trans_a_ = false, trans_b_ = false;
   int64_t m_ = 0, n_ = 0, k_ = 0;
@@ -73,6 +88,11 @@ class GemmKernel : public Kernel {
 void RegisterGemmKernels(KernelRegistry& r) {
   RegisterKernel<GemmKernel<float>>(r, OpType::kGemm, DType::kF32);
   RegisterKernel<GemmKernel<Float16>>(r, OpType::kGemm, DType::kF16);
+  // FusedGemm's weights may be packed or f16 (read through PlainWeights).
+  RegisterKernel<GemmKernel<float>>(r, OpType::kFusedGemm, DType::kF32, ExecutorKind::kCpu,
+                                   Isa::kReference, Layout::kPlain, AnyWeightLayoutTraits());
+  RegisterKernel<GemmKernel<Float16>>(r, OpType::kFusedGemm, DType::kF16, ExecutorKind::kCpu,
+                                     Isa::kReference, Layout::kPlain, AnyWeightLayoutTraits());
 }
 
 }  // namespace kiln::nn_ref

@@ -1,14 +1,18 @@
-// kiln compile MODEL.onnx -o OUT.kiln [--sign-key K] [--compress zstd[:L]|none]: the offline
-// step that produces a (signed) .kiln file from a shape-propagated graph.
+// kiln compile MODEL.onnx -o OUT.kiln [--sign-key K] [--compress zstd[:L]|none] [-v]
+// [--opt-level N] [--disable-pass NAME] [--print-ir-after NAME|all] [--streams N]
+// [--target cpu[:ISA]|reference] [--weights-f16]: the offline step. Imports the model, runs
+// the compiler (passes, streams, memory plan) and writes a (signed) .kiln file.
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
+#include "kernels/cpu/cpu_features.h"
 #include "runtime/model.h"
 #include "serializer/model_writer.h"
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
 #include "tools/kiln/model_source.h"
+#include "tools/kiln/session_setup.h"
 
 namespace kiln::cli {
 namespace {
@@ -18,13 +22,33 @@ struct CompileArgs {
   std::string out;
   std::string sign_key;
   std::string compress = "none";
+  std::string target = "cpu";
+  std::vector<std::string> print_ir_after;
+  bool verbose = false;
   ModelSourceOptions source;
   std::vector<std::string> raw_shapes;
 };
 
-Status Compile(const CompileArgs& args) {
-  ModelSourceOptions source = args.source;
+// "cpu" packs for the best CPU kernels Kiln has (every packed layout also has a portable
+// kernel, so the file runs on any CPU); "cpu:avx2" etc. cap that; "reference" keeps the plain
+// ONNX layouts.
+Expected<Isa> ParseTarget(const std::string& target) {
+  if (target == "cpu") return kBestCpuIsa;
+  if (target == "reference") return Isa::kReference;
+  if (target.rfind("cpu:", 0) == 0) {
+    // The named flavour as is: the file may be meant for a CPU other than this one.
+    auto isa = cpu::IsaFromName(target.substr(4));
+    if (isa.ok()) return isa;
+  }
+  return InvalidArgument("--target '" + target +
+                         "': expected cpu, cpu:ISA (scalar, avx2, ...) or reference");
+}
+
+Status Compile(CompileArgs& args) {
+  ModelSourceOptions& source = args.source;
   KILN_RETURN_IF_ERROR(ParseInputShapes(args.raw_shapes, &source));
+  KILN_ASSIGN_OR_RETURN(source.compile.target_isa, ParseTarget(args.target));
+  source.compile.print_ir_after.insert(args.print_ir_after.begin(), args.print_ir_after.end());
   WriteOptions options;
   KILN_RETURN_IF_ERROR(ParseCompression(args.compress, &options));
   std::unique_ptr<signing::PrivateKey> key;
@@ -33,7 +57,11 @@ Status Compile(const CompileArgs& args) {
     key = std::make_unique<signing::PrivateKey>(std::move(k));
     options.signing_key = key.get();
   }
-  KILN_ASSIGN_OR_RETURN(std::shared_ptr<const Graph> graph, LoadModel(args.model, source));
+  KILN_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(args.model, source));
+  if (args.verbose && !loaded.reports.empty()) {
+    std::cout << FormatPassReports(loaded.reports);
+  }
+  options.plan = loaded.plan.get();
 
   ModelMetadata& meta = options.metadata;
   KILN_ASSIGN_OR_RETURN(meta.source_sha256, signing::Sha256FileHex(args.model));
@@ -41,8 +69,18 @@ Status Compile(const CompileArgs& args) {
   meta.compile_options.emplace_back("compress", args.compress);
   for (const auto& raw : args.raw_shapes) meta.compile_options.emplace_back("input-shape", raw);
   meta.compile_options.emplace_back("signed", key ? "yes" : "no");
+  meta.compile_options.emplace_back("opt-level", std::to_string(source.compile.opt_level));
+  meta.compile_options.emplace_back("target", args.target);
+  meta.compile_options.emplace_back("streams", std::to_string(source.compile.streams));
+  if (source.compile.weights_f16) meta.compile_options.emplace_back("weights-f16", "yes");
+  for (const auto& p : source.compile.disabled_passes) {
+    meta.compile_options.emplace_back("disable-pass", p);
+  }
+  if (loaded.source_nodes >= 0) {
+    meta.compile_options.emplace_back("source-nodes", std::to_string(loaded.source_nodes));
+  }
 
-  KILN_ASSIGN_OR_RETURN(std::vector<uint8_t> image, SerializeModel(*graph, options));
+  KILN_ASSIGN_OR_RETURN(std::vector<uint8_t> image, SerializeModel(*loaded.graph, options));
   // Load what we are about to ship through the device loader: a file that does not verify
   // must never leave the compiler.
   TrustStore trust;
@@ -58,9 +96,12 @@ Status Compile(const CompileArgs& args) {
   auto check = Model::LoadFromMemory(nullptr, image.data(), image.size(), trust, load);
   if (!check.ok()) return check.status().WithContext("the compiled file does not load back");
   KILN_RETURN_IF_ERROR(WriteFileAtomically(args.out, image));
-  std::cout << "wrote " << args.out << " (" << image.size() << " bytes, " << graph->num_nodes()
-            << " nodes, compression " << args.compress << ", "
-            << (key ? "signed by key id " + key_id : std::string("unsigned")) << ")\n";
+  std::cout << "wrote " << args.out << " (" << image.size() << " bytes, "
+            << loaded.graph->num_nodes() << " nodes";
+  if (loaded.source_nodes >= 0) std::cout << " from " << loaded.source_nodes << " ONNX nodes";
+  std::cout << ", arena " << loaded.plan->memory.arena_bytes << " bytes, "
+            << loaded.plan->schedule.num_streams << " stream(s), compression " << args.compress
+            << ", " << (key ? "signed by key id " + key_id : std::string("unsigned")) << ")\n";
   return Status::Ok();
 }
 
@@ -73,6 +114,15 @@ void RegisterCompile(CLI::App& app, int* exit_code) {
   cmd->add_option("-o,--out", args->out, "Output .kiln file")->required();
   cmd->add_option("--sign-key", args->sign_key, "Ed25519 private key (PREFIX.key) to sign with");
   cmd->add_option("--compress", args->compress, "Section compression: none | zstd | zstd:LEVEL");
+  cmd->add_flag("-v,--verbose", args->verbose,
+                "Print every pass with its node counts, time and statistics");
+  cmd->add_option("--print-ir-after", args->print_ir_after,
+                  "Print the IR text after this pass (repeatable; 'all' for every pass)");
+  cmd->add_option("--target", args->target,
+                  "What to pack weights for: cpu (default: the best CPU kernels, runs on any "
+                  "CPU), cpu:scalar|avx2|..., or reference (plain ONNX layouts)");
+  cmd->add_flag("--weights-f16", args->source.compile.weights_f16,
+                "Store Conv/Gemm weights as f16 (half the size; computed in f32)");
   AddModelSourceFlags(*cmd, &args->source, &args->raw_shapes);
   cmd->callback(
       [exit_code, args] { RunCommand("compile", exit_code, [&] { return Compile(*args); }); });

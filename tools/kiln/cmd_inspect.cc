@@ -1,11 +1,14 @@
-// kiln inspect MODEL [--json] [--ir]: inputs/outputs, op histogram, parameters and MACs of a
-// model, or its IR as text.
+// kiln inspect MODEL [--json] [--ir] [--nodes]: inputs/outputs, op histogram, parameters and
+// MACs of a model as compiled, its memory plan and streams, each node's provenance, or its IR
+// as text.
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
+#include "compiler/memory/memory_planner.h"
 #include "compiler/model_stats.h"
 #include "ir/text_dump.h"
+#include "runtime/model.h"
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
 #include "tools/kiln/model_source.h"
@@ -17,9 +20,38 @@ struct InspectArgs {
   std::string model;
   bool json = false;
   bool ir = false;
+  bool nodes = false;
   ModelSourceOptions source;
   std::vector<std::string> raw_shapes;
 };
+
+// What the compiler made of the model, beyond the graph statistics.
+struct PlanSummary {
+  int64_t onnx_nodes = -1;  // the source model's node count, when known
+  MemoryPlanStats memory;
+  int32_t streams = 1;
+  int64_t events = 0;
+};
+
+Expected<PlanSummary> Summarize(const LoadedModel& m) {
+  PlanSummary p;
+  p.onnx_nodes = m.source_nodes;
+  if (m.kiln) {
+    for (const auto& [k, v] : m.kiln->info().metadata.compile_options) {
+      if (k == "source-nodes") p.onnx_nodes = std::stoll(v);
+    }
+  }
+  KILN_ASSIGN_OR_RETURN(p.memory, DescribeMemoryPlan(*m.graph, m.plan->memory));
+  p.streams = m.plan->schedule.num_streams;
+  p.events = static_cast<int64_t>(m.plan->schedule.events.size());
+  return p;
+}
+
+std::string SourcesJson(const Node& n) {
+  std::string s = "[";
+  for (size_t i = 0; i < n.sources.size(); ++i) s += (i ? ", " : "") + JsonString(n.sources[i]);
+  return s + "]";
+}
 
 std::string ShapeText(const TensorSummary& t) {
   return t.shape_known ? ShapeToString(t.shape) : "[?]";
@@ -42,7 +74,8 @@ void PrintTensorsJson(std::ostream& os, const std::vector<TensorSummary>& ts) {
   os << "]";
 }
 
-void PrintJson(const std::string& path, const ModelStats& s) {
+void PrintJson(const std::string& path, const ModelStats& s, const PlanSummary& p,
+               const LoadedModel& m, bool nodes) {
   std::ostringstream os;
   os << "{\n  \"model\": " << JsonString(path) << ",\n  \"inputs\": ";
   PrintTensorsJson(os, s.inputs);
@@ -59,11 +92,37 @@ void PrintJson(const std::string& path, const ModelStats& s) {
      << ",\n  \"macs_unknown_nodes\": [";
   for (size_t i = 0; i < s.macs_unknown_nodes.size(); ++i)
     os << (i ? ", " : "") << JsonString(s.macs_unknown_nodes[i]);
-  os << "]\n}\n";
+  os << "],\n  \"onnx_nodes\": ";
+  if (p.onnx_nodes >= 0) {
+    os << p.onnx_nodes;
+  } else {
+    os << "null";
+  }
+  os << ",\n  \"memory\": {\"arena_bytes\": " << p.memory.arena_bytes
+     << ", \"lower_bound_bytes\": " << p.memory.lower_bound_bytes
+     << ", \"no_reuse_bytes\": " << p.memory.no_reuse_bytes
+     << ", \"inplace_ops\": " << p.memory.inplace_ops
+     << ", \"elided_views\": " << p.memory.elided_views
+     << ", \"elided_concats\": " << p.memory.elided_concats << "},\n  \"streams\": {\"count\": "
+     << p.streams << ", \"events\": " << p.events << "}";
+  if (nodes) {
+    os << ",\n  \"nodes\": [";
+    const Graph& g = *m.graph;
+    for (size_t i = 0; i < g.num_nodes(); ++i) {
+      const Node& n = g.node(static_cast<NodeId>(i));
+      os << (i ? "," : "") << "\n    {\"name\": " << JsonString(n.name)
+         << ", \"op\": " << JsonString(std::string(OpTypeName(n.op)))
+         << ", \"stream\": " << m.plan->schedule.stream[i] << ", \"sources\": " << SourcesJson(n)
+         << "}";
+    }
+    os << "\n  ]";
+  }
+  os << "\n}\n";
   std::cout << os.str();
 }
 
-void PrintText(const std::string& path, const ModelStats& s) {
+void PrintText(const std::string& path, const ModelStats& s, const PlanSummary& p,
+               const LoadedModel& m, bool nodes) {
   std::ostringstream os;
   os << "model: " << path << "\ninputs:\n";
   for (const auto& t : s.inputs)
@@ -82,6 +141,24 @@ void PrintText(const std::string& path, const ModelStats& s) {
   if (!s.macs_unknown_nodes.empty())
     os << ", lower bound: " << s.macs_unknown_nodes.size() << " node(s) with unknown shapes";
   os << "\n";
+  if (p.onnx_nodes >= 0) os << "source ONNX nodes: " << p.onnx_nodes << "\n";
+  auto kib = [](uint64_t b) { return GroupDigits(static_cast<int64_t>((b + 1023) / 1024)) + " KiB"; };
+  os << "memory: arena " << kib(p.memory.arena_bytes) << ", lower bound "
+     << kib(p.memory.lower_bound_bytes) << ", without reuse " << kib(p.memory.no_reuse_bytes)
+     << "; " << p.memory.inplace_ops << " in place, " << p.memory.elided_views
+     << " views and " << p.memory.elided_concats << " concats elided\n";
+  os << "streams: " << p.streams << " (" << p.events << " events)\n";
+  if (nodes) {
+    const Graph& g = *m.graph;
+    os << "nodes (name, op, stream <- source ONNX nodes):\n";
+    for (size_t i = 0; i < g.num_nodes(); ++i) {
+      const Node& n = g.node(static_cast<NodeId>(i));
+      os << "  " << n.name << "  " << OpTypeName(n.op) << "  s" << m.plan->schedule.stream[i]
+         << "  <-";
+      for (size_t k = 0; k < n.sources.size(); ++k) os << (k ? ", " : " ") << n.sources[k];
+      os << "\n";
+    }
+  }
   std::cout << os.str();
 }
 
@@ -93,22 +170,24 @@ void RegisterInspect(CLI::App& app, int* exit_code) {
       app.add_subcommand("inspect", "Show a model's inputs, outputs, ops, parameters and MACs");
   cmd->add_option("model", args->model, "Model file (.onnx or .kiln)")->required();
   cmd->add_flag("--json", args->json, "Print JSON instead of text");
-  cmd->add_flag("--ir", args->ir,
-                "Print the IR (after import, shape propagation and folding) as text");
+  cmd->add_flag("--ir", args->ir, "Print the IR (as compiled) as text");
+  cmd->add_flag("--nodes", args->nodes,
+                "List every node with its stream and the source ONNX nodes it came from");
   AddModelSourceFlags(*cmd, &args->source, &args->raw_shapes);
   cmd->callback([args, exit_code] {
     RunCommand("inspect", exit_code, [&]() -> Status {
       KILN_RETURN_IF_ERROR(ParseInputShapes(args->raw_shapes, &args->source));
-      KILN_ASSIGN_OR_RETURN(auto graph, LoadModel(args->model, args->source));
+      KILN_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(args->model, args->source));
       if (args->ir) {
-        std::cout << GraphToText(*graph);
+        std::cout << GraphToText(*loaded.graph);
         return Status::Ok();
       }
-      const ModelStats stats = ComputeModelStats(*graph);
+      const ModelStats stats = ComputeModelStats(*loaded.graph);
+      KILN_ASSIGN_OR_RETURN(PlanSummary plan, Summarize(loaded));
       if (args->json) {
-        PrintJson(args->model, stats);
+        PrintJson(args->model, stats, plan, loaded, args->nodes);
       } else {
-        PrintText(args->model, stats);
+        PrintText(args->model, stats, plan, loaded, args->nodes);
       }
       return Status::Ok();
     });

@@ -27,8 +27,8 @@ struct RunArgs {
   std::string labels;
   int repeat = 1;
   int top = 5;
-  int threads = 1;
   std::string isa = "auto";
+  int threads = 1;
   ModelSourceOptions source;
   std::vector<std::string> raw_shapes;
 };
@@ -37,8 +37,8 @@ struct RunArgs {
 Expected<std::vector<std::string>> DeclaredInputNames(const RunArgs& args) {
   std::vector<std::string> names;
   if (IsKilnFile(args.model)) {
-    KILN_ASSIGN_OR_RETURN(auto graph, LoadModel(args.model, args.source));
-    for (ValueId id : graph->inputs()) names.push_back(graph->value(id).name);
+    KILN_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(args.model, args.source));
+    for (ValueId id : loaded.graph->inputs()) names.push_back(loaded.graph->value(id).name);
   } else {
     KILN_ASSIGN_OR_RETURN(names, ReadOnnxInputNames(args.model));
   }
@@ -137,21 +137,16 @@ Status Run(RunArgs& args) {
   KILN_RETURN_IF_ERROR(ParseInputShapes(args.raw_shapes, &args.source));
   KILN_ASSIGN_OR_RETURN(PreprocessSpec spec, ParsePreprocessSpec(args.preprocess));
   KILN_ASSIGN_OR_RETURN(Isa isa, ParseIsa(args.isa));
+  args.source.compile.target_isa = isa;  // ONNX sources: pack weights for the kernels used
   if (args.repeat < 1) return InvalidArgument("--repeat must be at least 1");
-  if (args.threads < 1 || args.threads > 256) {
-    return InvalidArgument("--threads must be between 1 and 256");
-  }
   std::vector<std::string> labels;
   if (!args.labels.empty()) {
     KILN_ASSIGN_OR_RETURN(labels, LoadLabels(args.labels));
   }
   KILN_ASSIGN_OR_RETURN(std::vector<HostTensor> inputs, LoadInputs(args, spec));
-  auto graph = LoadModelForInputs(args.model, args.source, inputs, "--input");
-  if (!graph.ok()) return WithImageHint(graph.status(), args);
-  SessionOptions options;
-  options.cpu_max_isa = isa;
-  options.num_threads = args.threads;
-  auto session = Session::Create(*graph, options);
+  auto loaded = LoadModelForInputs(args.model, args.source, inputs, "--input");
+  if (!loaded.ok()) return WithImageHint(loaded.status(), args);
+  auto session = CreateSession(*loaded, isa, args.threads);
   if (!session.ok()) return session.status().WithContext(args.model);
   KILN_RETURN_IF_ERROR(
       WithImageHint(BindInputs(**session, inputs, "--input", !IsKilnFile(args.model)), args));
@@ -196,10 +191,8 @@ void RegisterRun(CLI::App& app, int* exit_code) {
   cmd->add_option("--repeat", args->repeat, "Run N times and report the median time")
       ->default_val(1);
   cmd->add_option("--top", args->top, "How many classes to list for score outputs")->default_val(5);
-  cmd->add_option("--threads", args->threads,
-                  "Threads of the session's pool (the calling thread counts as one)")
-      ->default_val(1);
   AddIsaFlag(*cmd, &args->isa);
+  AddThreadsFlag(*cmd, &args->threads);
   AddModelSourceFlags(*cmd, &args->source, &args->raw_shapes);
   cmd->callback([args, exit_code] { RunCommand("run", exit_code, [&] { return Run(*args); }); });
 }

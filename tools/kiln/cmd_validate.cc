@@ -24,6 +24,7 @@ struct ValidateArgs {
   double atol = 1e-4;
   bool json = false;
   std::string isa = "auto";
+  int threads = 1;
   ModelSourceOptions source;
   std::vector<std::string> raw_shapes;
 };
@@ -113,6 +114,7 @@ void PrintJson(const std::vector<OutputResult>& results, const ValidateArgs& arg
 Status Validate(ValidateArgs& args, int* exit_code) {
   KILN_RETURN_IF_ERROR(ParseInputShapes(args.raw_shapes, &args.source));
   KILN_ASSIGN_OR_RETURN(Isa isa, ParseIsa(args.isa));
+  args.source.compile.target_isa = isa;  // ONNX sources: pack weights for the kernels used
   if (args.rtol < 0 || args.atol < 0) return InvalidArgument("--rtol and --atol must be >= 0");
   std::error_code ec;
   if (!std::filesystem::exists(args.model, ec))
@@ -124,17 +126,16 @@ Status Validate(ValidateArgs& args, int* exit_code) {
   if (expected.empty())
     return NotFound("--test-data '" + args.test_data + "' has no output_N.pb files");
 
-  std::shared_ptr<const Graph> graph;
+  LoadedModel loaded;
   if (IsKilnFile(args.model)) {
-    KILN_ASSIGN_OR_RETURN(graph, LoadModel(args.model, args.source));
-    KILN_RETURN_IF_ERROR(NameInputsByPosition(args.model, inputs, graph));
+    KILN_ASSIGN_OR_RETURN(loaded, LoadModel(args.model, args.source));
+    KILN_RETURN_IF_ERROR(NameInputsByPosition(args.model, inputs, loaded.graph));
   } else {
     KILN_RETURN_IF_ERROR(NameInputsByPosition(args.model, inputs, nullptr));
-    KILN_ASSIGN_OR_RETURN(graph, LoadModelForInputs(args.model, args.source, inputs, "test input"));
+    KILN_ASSIGN_OR_RETURN(loaded,
+                          LoadModelForInputs(args.model, args.source, inputs, "test input"));
   }
-  SessionOptions options;
-  options.cpu_max_isa = isa;
-  auto session = Session::Create(graph, options);
+  auto session = CreateSession(loaded, isa, args.threads);
   if (!session.ok()) return session.status().WithContext(args.model);
   KILN_RETURN_IF_ERROR(BindInputs(**session, inputs, "test input", !IsKilnFile(args.model)));
   KILN_RETURN_IF_ERROR((*session)->Run().WithContext("run"));
@@ -188,6 +189,7 @@ void RegisterValidate(CLI::App& app, int* exit_code) {
   cmd->add_option("--atol", args->atol, "Absolute tolerance")->default_val(1e-4);
   cmd->add_flag("--json", args->json, "Print JSON instead of text");
   AddIsaFlag(*cmd, &args->isa);
+  AddThreadsFlag(*cmd, &args->threads);
   AddModelSourceFlags(*cmd, &args->source, &args->raw_shapes);
   cmd->callback([args, exit_code] {
     RunCommand("validate", exit_code, [&] {

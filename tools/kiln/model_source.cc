@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "compiler/frontend.h"
+#include "parsers/onnx/onnx_model_info.h"
 #include "tools/kiln/session_setup.h"
 
 namespace kiln::cli {
@@ -21,6 +22,13 @@ void AddModelSourceFlags(CLI::App& cmd, ModelSourceOptions* options,
                  "Folder of trusted public keys (default: $KILN_TRUST_DIR)");
   cmd.add_flag("--allow-unsigned", options->allow_unsigned,
                "Accept .kiln files without a signature (development only)");
+  cmd.add_option("--opt-level", options->compile.opt_level,
+                 "ONNX sources: compiler optimisation level 0..3 (default 2)");
+  cmd.add_option("--disable-pass", options->compile.disabled_passes,
+                 "ONNX sources: skip a compiler pass by name (repeatable; to bisect a "
+                 "miscompile, see docs/compiler.md)");
+  cmd.add_option("--streams", options->compile.streams,
+                 "ONNX sources: split the graph into up to N concurrent streams (default 1)");
 }
 
 Status ParseInputShapes(const std::vector<std::string>& raw, ModelSourceOptions* options) {
@@ -49,8 +57,7 @@ Status ParseInputShapes(const std::vector<std::string>& raw, ModelSourceOptions*
   return Status::Ok();
 }
 
-Expected<std::shared_ptr<const Graph>> LoadModel(const std::string& path,
-                                                 const ModelSourceOptions& options) {
+Expected<LoadedModel> LoadModel(const std::string& path, const ModelSourceOptions& options) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return NotFound("model file '" + path + "' not found");
   if (std::filesystem::is_directory(path, ec))
@@ -71,7 +78,17 @@ Expected<std::shared_ptr<const Graph>> LoadModel(const std::string& path,
     const Status& st = graph.status();
     return st.message().find(path) == std::string::npos ? st.WithContext(path) : st;
   }
-  return std::shared_ptr<const Graph>(std::make_shared<Graph>(std::move(graph).value()));
+  auto compiled = CompileGraph(std::move(graph).value(), options.compile);
+  if (!compiled.ok()) return compiled.status().WithContext(path);
+  LoadedModel m;
+  m.graph = std::make_shared<const Graph>(std::move(compiled->graph));
+  m.plan = std::make_shared<const ExecutionPlan>(std::move(compiled->plan));
+  m.reports = std::move(compiled->reports);
+  m.memory = compiled->memory;
+  m.streams = compiled->streams;
+  auto nodes = CountOnnxNodes(path);
+  if (nodes.ok()) m.source_nodes = *nodes;
+  return m;
 }
 
 }  // namespace kiln::cli

@@ -1,5 +1,6 @@
-// Loads a model for the CLI from an .onnx file (parse + shape propagation) or a signed .kiln
-// file (verified by the runtime loader), so every subcommand accepts both.
+// Loads a model for the CLI from an .onnx file (import, then the compiler in-process) or a
+// signed .kiln file (verified by the runtime loader), so every subcommand accepts both and
+// runs the same compiled graph and plan.
 #pragma once
 
 #include <map>
@@ -9,8 +10,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include "compiler/pipeline.h"
+#include "ir/execution_plan.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
+
+namespace kiln {
+class Model;
+}
 
 namespace kiln::cli {
 
@@ -23,23 +30,35 @@ struct ModelSourceOptions {
   std::vector<std::string> public_keys;
   std::string trust_dir;
   bool allow_unsigned = false;
+  // How ONNX sources are compiled: --opt-level, --disable-pass, --streams (target_isa is set
+  // by the command: --target for compile, --isa for run/validate).
+  CompileOptions compile;
 };
 
-// Adds --input-shape, --pub, --trust-dir and --allow-unsigned to a subcommand.
+// A model ready for a session: its graph and execution plan, and what produced them.
+struct LoadedModel {
+  std::shared_ptr<const Graph> graph;
+  std::shared_ptr<const ExecutionPlan> plan;
+  std::shared_ptr<const Model> kiln;  // set for .kiln files (signature, sections, metadata)
+  // For ONNX sources: the compiler's report and the source model's node count.
+  std::vector<PassReport> reports;
+  MemoryPlanStats memory;
+  StreamStats streams;
+  int64_t source_nodes = -1;
+};
+
+// Adds --input-shape, --pub, --trust-dir, --allow-unsigned and the compile flags
+// (--opt-level, --disable-pass, --streams) to a subcommand.
 void AddModelSourceFlags(CLI::App& cmd, ModelSourceOptions* options,
                          std::vector<std::string>* raw_input_shapes);
 // Parses "NAME=1,3,224,224" strings into options->input_shapes.
 Status ParseInputShapes(const std::vector<std::string>& raw, ModelSourceOptions* options);
 
 // Dispatches on the file's content (.kiln magic) or extension.
-Expected<std::shared_ptr<const Graph>> LoadModel(const std::string& path,
-                                                 const ModelSourceOptions& options);
+Expected<LoadedModel> LoadModel(const std::string& path, const ModelSourceOptions& options);
 
-}  // namespace kiln::cli
-
-namespace kiln::cli {
 // The .kiln branch of LoadModel (tools/kiln/model_source_kiln.cc): verifies the signature with
-// the trust options, then returns the graph.
-Expected<std::shared_ptr<const Graph>> LoadKilnModel(const std::string& path,
-                                                     const ModelSourceOptions& options);
+// the trust options, then returns the graph and its plan.
+Expected<LoadedModel> LoadKilnModel(const std::string& path, const ModelSourceOptions& options);
+
 }  // namespace kiln::cli

@@ -5,8 +5,7 @@
 
 namespace kiln::cli {
 
-Expected<std::shared_ptr<const Graph>> LoadKilnModel(const std::string& path,
-                                                     const ModelSourceOptions& options) {
+Expected<LoadedModel> LoadKilnModel(const std::string& path, const ModelSourceOptions& options) {
   TrustStore trust;
   for (const std::string& pub : options.public_keys) {
     KILN_RETURN_IF_ERROR(trust.AddPublicKeyFile(pub).WithContext("--pub"));
@@ -19,8 +18,11 @@ Expected<std::shared_ptr<const Graph>> LoadKilnModel(const std::string& path,
   LoadOptions load;
   load.allow_unsigned = options.allow_unsigned;
   KILN_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, Model::Load(path, trust, load));
-  // The graph's constants keep the file mapping alive after the Model goes away.
-  return model->graph();
+  LoadedModel m;
+  m.graph = model->graph();
+  m.plan = model->plan();
+  m.kiln = model;
+  return m;
 }
 
 }  // namespace kiln::cli

@@ -21,6 +21,20 @@ bool IsKilnFile(const std::string& path) {
                     reinterpret_cast<const uint8_t*>(head));
 }
 
+void AddThreadsFlag(CLI::App& cmd, int* threads) {
+  cmd.add_option("--threads", *threads,
+                 "Threads of the session (kernels and streams share them; default 1)")
+      ->default_val(1);
+}
+
+Expected<std::unique_ptr<Session>> CreateSession(const LoadedModel& model, Isa isa, int threads) {
+  if (threads < 1) return InvalidArgument("--threads must be at least 1");
+  SessionOptions options;
+  options.cpu_max_isa = isa;
+  options.num_threads = threads;
+  return Session::Create(model.graph, options, model.plan);
+}
+
 void AddIsaFlag(CLI::App& cmd, std::string* isa) {
   cmd.add_option("--isa", *isa,
                  "Most specialised CPU kernels to use (a cap, lowered to what this CPU runs): "
@@ -30,10 +44,9 @@ void AddIsaFlag(CLI::App& cmd, std::string* isa) {
 
 Expected<Isa> ParseIsa(const std::string& name) { return cpu::ParseCpuIsa(name); }
 
-Expected<std::shared_ptr<const Graph>> LoadModelForInputs(const std::string& model,
-                                                          ModelSourceOptions options,
-                                                          const std::vector<HostTensor>& inputs,
-                                                          const std::string& flag) {
+Expected<LoadedModel> LoadModelForInputs(const std::string& model, ModelSourceOptions options,
+                                         const std::vector<HostTensor>& inputs,
+                                         const std::string& flag) {
   std::error_code ec;
   if (!std::filesystem::exists(model, ec)) return NotFound("model file '" + model + "' not found");
   if (!IsKilnFile(model) && !std::filesystem::is_directory(model, ec)) {

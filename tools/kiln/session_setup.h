@@ -25,10 +25,14 @@ Expected<Isa> ParseIsa(const std::string& name);
 // declared input (name, dtype, rank, fixed dims) before import, then its shape fixes the
 // symbolic dims and it is offered as a frozen input (bound only if it determines shapes).
 // `flag` names where the tensors came from in messages ("--input", "test data").
-Expected<std::shared_ptr<const Graph>> LoadModelForInputs(const std::string& model,
-                                                          ModelSourceOptions options,
-                                                          const std::vector<HostTensor>& inputs,
-                                                          const std::string& flag);
+Expected<LoadedModel> LoadModelForInputs(const std::string& model, ModelSourceOptions options,
+                                         const std::vector<HostTensor>& inputs,
+                                         const std::string& flag);
+
+// Adds --threads N.
+void AddThreadsFlag(CLI::App& cmd, int* threads);
+// A session over the model's graph and plan with the CPU capped at `isa`.
+Expected<std::unique_ptr<Session>> CreateSession(const LoadedModel& model, Isa isa, int threads);
 
 // Sets every session input from `inputs` (by name). Unknown names, missing inputs, dtype and
 // shape mismatches are errors. With `names_checked` (ONNX models, whose tensors

@@ -1,5 +1,5 @@
 // Activation names and their attribute encoding on fused nodes.
-#include "kernels/activation.h"
+#include "ir/activation.h"
 
 #include <array>
 #include <utility>

@@ -1,0 +1,38 @@
+// What the user chooses when compiling: optimisation level, passes to skip, target,
+// streams and weight storage. `kiln compile` fills it from its flags.
+#pragma once
+
+#include <set>
+#include <string>
+
+#include "kernels/kernel_registry.h"
+
+namespace kiln {
+
+#ifdef NDEBUG
+inline constexpr bool kVerifyEachPassDefault = false;
+#else
+inline constexpr bool kVerifyEachPassDefault = true;
+#endif
+
+struct CompileOptions {
+  // 0: import, shape propagation and folding only; 1: + cleanup (identity, dead code,
+  // transposes); 2 (default): + fusion and weight packing; 3: + in-place Concat and reuse
+  // across streams... (see docs/compiler.md for what each level adds).
+  int opt_level = 2;
+  std::set<std::string> disabled_passes;
+  // VerifyGraph after every pass (always on in debug builds and in tests).
+  bool verify_each_pass = kVerifyEachPassDefault;
+  // Print the IR text after these passes ("all" for every pass) to the log sink.
+  std::set<std::string> print_ir_after;
+
+  // The CPU kernels the weights are packed for; a file packed for one ISA still runs on a
+  // CPU without it (every packed layout has a portable kernel).
+  Isa target_isa = Isa::kReference;
+  // Store Conv/Gemm weights as f16 (half the size; kernels widen them while computing).
+  bool weights_f16 = false;
+  // Streams to split the graph into (1: one sequence).
+  int streams = 1;
+};
+
+}  // namespace kiln

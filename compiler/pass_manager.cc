@@ -1,0 +1,89 @@
+// PassManager: the run loop, verification between passes, and the statistics table.
+#include "compiler/pass_manager.h"
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "ir/text_dump.h"
+#include "ir/verifier.h"
+
+namespace kiln {
+
+Status PassManager::Run(Graph& graph) {
+  reports_.clear();
+  for (const auto& pass : passes_) {
+    PassReport report;
+    report.name = std::string(pass->name());
+    report.nodes_before = static_cast<int64_t>(graph.num_nodes());
+    report.nodes_after = report.nodes_before;
+    if (options_.disabled_passes.count(report.name)) {
+      report.skipped_reason = "disabled";
+    } else if (options_.opt_level < pass->min_opt_level()) {
+      report.skipped_reason = "opt-level " + std::to_string(pass->min_opt_level());
+    } else if (!pass->Enabled(options_)) {
+      report.skipped_reason = "not for this target";
+    }
+    if (!report.skipped_reason.empty()) {
+      reports_.push_back(std::move(report));
+      continue;
+    }
+    PassContext ctx(options_);
+    const auto t0 = std::chrono::steady_clock::now();
+    Status st = pass->Run(graph, ctx);
+    const auto t1 = std::chrono::steady_clock::now();
+    if (!st.ok()) return st.WithContext("pass '" + report.name + "'");
+    report.ran = true;
+    report.ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    report.nodes_after = static_cast<int64_t>(graph.num_nodes());
+    report.counters = ctx.counters();
+    reports_.push_back(std::move(report));
+    if (options_.verify_each_pass) {
+      Status verified = VerifyGraph(graph);
+      if (!verified.ok()) {
+        return Internal("the graph no longer verifies after pass '" + std::string(pass->name()) +
+                        "' (rerun with --disable-pass " + std::string(pass->name()) +
+                        " to work around it): " + verified.message());
+      }
+    }
+    if (options_.print_ir_after.count("all") || options_.print_ir_after.count(reports_.back().name)) {
+      const std::string text = GraphToText(graph);
+      if (ir_sink_) {
+        ir_sink_(reports_.back().name, text);
+      } else {
+        std::cerr << "// IR after " << reports_.back().name << "\n" << text;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+std::string FormatPassReports(const std::vector<PassReport>& reports) {
+  std::ostringstream os;
+  char line[256];
+  std::snprintf(line, sizeof(line), "%-24s %7s %7s %9s  %s\n", "pass", "nodes", "after",
+                "ms", "statistics");
+  os << line;
+  double total = 0;
+  for (const auto& r : reports) {
+    std::string stats;
+    if (!r.ran) {
+      stats = "skipped (" + r.skipped_reason + ")";
+    } else {
+      for (const auto& [k, v] : r.counters) {
+        stats += (stats.empty() ? "" : ", ") + k + " " + std::to_string(v);
+      }
+    }
+    std::snprintf(line, sizeof(line), "%-24s %7lld %7lld %9.2f  %s\n", r.name.c_str(),
+                  static_cast<long long>(r.nodes_before), static_cast<long long>(r.nodes_after),
+                  r.ms, stats.c_str());
+    os << line;
+    total += r.ms;
+  }
+  std::snprintf(line, sizeof(line), "%-24s %7s %7s %9.2f\n", "total", "", "", total);
+  os << line;
+  return os.str();
+}
+
+}  // namespace kiln

@@ -1,0 +1,79 @@
+// Pass pack-weights: for every node, asks the kernel registry which CPU kernel would run it on
+// the target ISA; when that kernel wants its weights in a packed layout, rewrites the constant
+// into that layout now, so the runtime binds it in place from the file (no repacking at load).
+// A FusedGemm whose B is [K, N] is first transposed to [N, K] (transB = 1) so that output
+// features lead, as every packed layout expects.
+#include <cstring>
+
+#include "compiler/passes/passes.h"
+#include "compiler/rewrite_utils.h"
+#include "kernels/kernel_registry.h"
+
+namespace kiln {
+namespace {
+
+// B[K, N] -> B'[N, K] (f32 constant).
+ValueId TransposedConstant(GraphRewriter& rw, ValueId b) {
+  const Value& v = rw.value(b);
+  const int64_t k = v.shape[0], n = v.shape[1];
+  const float* src = v.constant->as<float>();
+  std::vector<float> t(static_cast<size_t>(k * n));
+  for (int64_t i = 0; i < k; ++i) {
+    for (int64_t j = 0; j < n; ++j) t[static_cast<size_t>(j * k + i)] = src[i * n + j];
+  }
+  return AddF32Constant(rw, v.name + ".t", {n, k}, t);
+}
+
+class PackWeightsPass : public Pass {
+ public:
+  std::string_view name() const override { return "pack-weights"; }
+  std::string_view summary() const override {
+    return "pack constant weights into the layouts the target's kernels bind in place";
+  }
+  int min_opt_level() const override { return 2; }
+  bool Enabled(const CompileOptions& options) const override {
+    return options.target_isa != Isa::kReference;
+  }
+  Status Run(Graph& graph, PassContext& ctx) override {
+    GraphRewriter rw(graph);
+    const KernelRegistry& registry = KernelRegistry::Global();
+    for (NodeId id : rw.LiveNodes()) {
+      const KernelRegistry::Entry* e = registry.FindPackingEntry(graph, rw.node(id),
+                                                                 ExecutorKind::kCpu,
+                                                                 ctx.options().target_isa);
+      if (!e || !e->traits.packing) continue;
+      const WeightPacking spec = *e->traits.packing;
+      Node& node = rw.node(id);
+      if (spec.input >= node.inputs.size() || node.inputs[spec.input] == kNoValue) continue;
+      ValueId w = node.inputs[spec.input];
+      if (!rw.value(w).is_constant() || rw.value(w).layout != Layout::kPlain ||
+          rw.value(w).dtype != DType::kF32) {
+        continue;
+      }
+      if (node.op == OpType::kFusedGemm && spec.input == 1 && node.attrs.GetInt("transB", 0) == 0) {
+        w = TransposedConstant(rw, w);
+        rw.node(id).attrs.Set("transB", int64_t{1});
+        ctx.Count("transposed");
+      }
+      const Value& plain = rw.value(w);
+      KILN_ASSIGN_OR_RETURN(std::vector<uint8_t> packed,
+                            PackLayout(spec.layout, plain.dtype, plain.shape,
+                                       plain.constant->data(), plain.constant->size()));
+      const std::string packed_name = plain.name + "." + std::string(LayoutName(spec.layout));
+      const Shape shape = plain.shape;
+      const DType dtype = plain.dtype;
+      const ValueId p = rw.AddConstant(packed_name, dtype, shape,
+                                       ConstantBytes::FromVector(std::move(packed)));
+      rw.value(p).layout = spec.layout;
+      rw.SetInput(id, spec.input, p);
+      ctx.Count(std::string(LayoutName(spec.layout)));
+    }
+    return rw.Commit();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> MakePackWeightsPass() { return std::make_unique<PackWeightsPass>(); }
+
+}  // namespace kiln

@@ -1,0 +1,24 @@
+// Factories of every compiler pass, in the order the default pipeline runs them
+// (compiler/pipeline.cc). One pass per file in compiler/passes/.
+#pragma once
+
+#include <memory>
+
+#include "compiler/pass.h"
+
+namespace kiln {
+
+std::unique_ptr<Pass> MakeFoldConstantsPass();          // fold-constants (opt 0)
+std::unique_ptr<Pass> MakeRemoveIdentityPass();         // remove-identity (opt 1)
+std::unique_ptr<Pass> MakeFoldTransposesPass();         // fold-transposes (opt 1)
+std::unique_ptr<Pass> MakeFoldBatchNormPass();          // fold-batchnorm (opt 2)
+std::unique_ptr<Pass> MakeFoldPadPass();                // fold-pad (opt 2)
+std::unique_ptr<Pass> MakeMatMulToGemmPass();           // matmul-to-gemm (opt 2)
+std::unique_ptr<Pass> MakeFuseActivationPass();         // fuse-activation (opt 2)
+std::unique_ptr<Pass> MakeFuseResidualPass();           // fuse-residual (opt 2)
+std::unique_ptr<Pass> MakeFoldFlattenIntoGemmPass();    // fold-flatten-into-gemm (opt 2)
+std::unique_ptr<Pass> MakeDeadCodePass();               // dead-code (opt 1)
+std::unique_ptr<Pass> MakePackWeightsPass();            // pack-weights (opt 2, CPU targets)
+std::unique_ptr<Pass> MakeWeightsF16Pass();             // weights-f16 (--weights-f16)
+
+}  // namespace kiln

@@ -1,0 +1,32 @@
+// The compiler driver: the default pass pipeline, then the schedule (streams) and the memory
+// plan, validated together. What `kiln compile` runs between import and serialisation.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "compiler/compile_options.h"
+#include "compiler/memory/memory_planner.h"
+#include "compiler/pass_manager.h"
+#include "compiler/streams/stream_splitter.h"
+#include "ir/execution_plan.h"
+
+namespace kiln {
+
+struct CompiledModel {
+  Graph graph;
+  ExecutionPlan plan;
+  std::vector<PassReport> reports;  // passes, then the "streams" and "memory-plan" stages
+  MemoryPlanStats memory;
+  StreamStats streams;
+};
+
+// Every pass of the default pipeline, in order (docs/compiler.md lists them).
+std::vector<std::unique_ptr<Pass>> DefaultPasses();
+// Names of the passes and stages --disable-pass accepts.
+std::vector<std::string> KnownPassNames();
+
+// Runs the pipeline on an imported graph (shapes propagated), then plans it.
+Expected<CompiledModel> CompileGraph(Graph graph, const CompileOptions& options);
+
+}  // namespace kiln

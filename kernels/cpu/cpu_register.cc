@@ -1,0 +1,17 @@
+// The explicit list of optimised CPU kernel registrations.
+#include "kernels/cpu/cpu_kernels.h"
+
+namespace kiln {
+
+void RegisterCpuKernels(KernelRegistry& r) {
+  cpu::RegisterFusedConvBlock16Scalar(r);
+  cpu::RegisterFusedConvBlock16Simd(r);
+  cpu::RegisterFusedGemmBlock16(r);
+  cpu::RegisterCpuConvKernels(r);
+  cpu::RegisterCpuPoolKernels(r);
+  cpu::RegisterCpuEltwiseKernels(r);
+  cpu::RegisterCpuGemmKernels(r);
+  cpu::RegisterCpuResizeKernels(r);
+}
+
+}  // namespace kiln
