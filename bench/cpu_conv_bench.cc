@@ -2,7 +2,11 @@
 // squeezenet and prints per-layer GFLOP/s against one core's measured FMA peak.
 //
 //   kiln_cpu_conv_bench [--model NAME|all] [--isa auto|scalar|avx2|avx512] [--threads 1,2]
-//                       [--algo auto|gemm|winograd] [--min-ms 300] [--cpu-time]
+//                       [--algo auto|gemm|winograd] [--min-ms 300] [--cpu-time] [--block16o]
+//
+// --block16o times what compiled models run today: weights in the compiler's Block16O layout
+// (FusedConv), so 3x3 stride-1 layers take the GEMM path (no Winograd layout yet);
+// --block16o-wino adds Winograd over the proposed 16-block layout of its transformed weights.
 //
 // --cpu-time times 1-thread runs with the thread's CPU clock instead of the wall clock, which
 // keeps figures usable on a machine shared with other work (time slices taken by others are
@@ -21,6 +25,7 @@
 
 #include "bench/conv_layers.h"
 #include "bench/fma_peak.h"
+#include "ir/layout.h"
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/conv_packing.h"
 #include "kernels/cpu/cpu_features.h"
@@ -35,6 +40,8 @@ struct Options {
   std::string algo = "auto";
   double min_ms = 300.0;  // time spent per layer and thread count
   bool cpu_time = false;
+  bool block16o = false;
+  bool block16o_wino = false;
 };
 
 double NowMs() {
@@ -79,6 +86,10 @@ int Main(int argc, char** argv) {
       o.min_ms = std::atof(v), ++i;
     else if (a == "--cpu-time")
       o.cpu_time = true;
+    else if (a == "--block16o")
+      o.block16o = true;
+    else if (a == "--block16o-wino")
+      o.block16o = o.block16o_wino = true;
     else if (a == "--threads") {
       o.threads.clear();
       for (const char* p = v; *p;) {
@@ -131,10 +142,29 @@ int Main(int argc, char** argv) {
     cpu::ConvAlgo algo = cpu::ChooseConvAlgo(g);
     if (o.algo == "gemm") algo = cpu::ConvAlgo::kGemm;
     if (o.algo == "winograd" && cpu::WinogradApplies(g)) algo = cpu::ConvAlgo::kWinograd;
-    auto packed = cpu::PackConvWeights(g, cpu::ConvWeightLayout(algo), w.data());
+    cpu::ConvWeights format = cpu::ConvWeights::kPanels8;
+    Expected<std::vector<float>> packed = std::vector<float>();
+    bool wino16 = false;
+    if (o.block16o && algo == cpu::ConvAlgo::kWinograd && o.block16o_wino) {
+      wino16 = true;
+      packed->resize(cpu::ConvWino43Block16Floats(g));
+      cpu::PackConvWino43Block16(g, w.data(), packed->data());
+    } else if (o.block16o) {
+      if (algo == cpu::ConvAlgo::kWinograd) algo = cpu::ConvAlgo::kGemm;
+      format = cpu::ConvWeights::kBlock16O;
+      const Shape ws = {g.out_c, g.in_c / g.groups, g.kernel_h, g.kernel_w};
+      auto bytes = PackLayout(Layout::kBlock16O, DType::kF32, ws,
+                              reinterpret_cast<const uint8_t*>(w.data()), w.size() * 4);
+      if (!bytes.ok()) return 2;
+      packed->resize(bytes->size() / 4);
+      std::memcpy(packed->data(), bytes->data(), bytes->size());
+    } else {
+      packed = cpu::PackConvWeights(g, cpu::ConvWeightLayout(algo), w.data());
+    }
     const ActivationParams relu{Activation::kRelu, 0.f, 0.f};
     for (int threads : o.threads) {
-      cpu::CpuConv conv(g, algo, *kernels, threads);
+      cpu::CpuConv conv(g, algo, *kernels, threads, format);
+      if (wino16) conv = cpu::CpuConv(g, algo, *kernels, threads, cpu::ConvWeights::kWino43Block16);
       std::vector<uint8_t> scratch(conv.ScratchBytes() + 64);
       void* s = scratch.data() + (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64) % 64;
       ThreadPool* p = threads > 1 ? &pool : nullptr;

@@ -60,7 +60,9 @@ CpuConv::CpuConv(const Conv2dGeometry& g, ConvAlgo algo, const CpuKernels& kerne
                  ConvWeights weights)
     : g_(g), algo_(algo), kernels_(&kernels), weights_(weights) {
   if (algo == ConvAlgo::kGemm) gemm_ = ConvGemm(g, kernels, threads, weights);
-  if (algo == ConvAlgo::kWinograd) winograd_ = ConvWinograd(g, kernels);
+  if (algo == ConvAlgo::kWinograd) {
+    winograd_ = ConvWinograd(g, kernels, weights == ConvWeights::kWino43Block16);
+  }
 }
 
 size_t CpuConv::ScratchBytes() const {

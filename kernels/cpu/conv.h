@@ -27,8 +27,9 @@ std::string_view ConvWeightLayout(ConvAlgo algo);
 class CpuConv {
  public:
   CpuConv() = default;
-  // `weights` says how kGemm and kDepthwise weights are stored: their own layouts
-  // (ConvWeightLayout) or the compiler's Block16O (kWinograd always reads conv_wino43_a8).
+  // `weights` says how the weights are stored: the algorithm's own layout (kPanels8:
+  // ConvWeightLayout), the compiler's Block16O (kGemm, kDepthwise), or for kWinograd the
+  // 16-channel blocks of its transformed weights (kWino43Block16).
   CpuConv(const Conv2dGeometry& g, ConvAlgo algo, const CpuKernels& kernels, int threads,
           ConvWeights weights = ConvWeights::kPanels8);
 

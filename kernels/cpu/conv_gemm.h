@@ -19,9 +19,11 @@ namespace kiln::cpu {
 
 // How the weights (the GEMM's A) are stored.
 enum class ConvWeights {
-  kPanels8,   // conv_gemm_a8 (conv_packing.h): per group, panels of 8 output channels
-  kBlock16O,  // ir/layout.h kBlock16O: blocks of 16 output channels over all groups (needs
-              // groups == 1 or out_c / groups a multiple of 8, so no panel straddles a block)
+  kPanels8,        // conv_gemm_a8 (conv_packing.h): per group, panels of 8 output channels
+  kBlock16O,       // ir/layout.h kBlock16O: blocks of 16 output channels over all groups (needs
+                   // groups == 1 or out_c / groups a multiple of 8, so no panel straddles a block)
+  kWino43Block16,  // Winograd only: transformed weights in 16-channel blocks (the layout
+                   // proposed for the compiler, conv_packing.h PackConvWino43Block16)
 };
 
 class ConvGemm {

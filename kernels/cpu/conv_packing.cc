@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "kernels/cpu/ukernels.h"
 
@@ -76,6 +77,26 @@ void PackConvWino43(const Conv2dGeometry& g, const float* oihw, float* packed) {
           packed[((e * panels + oc / kGemmMr) * c_in + c) * kGemmMr + oc % kGemmMr] =
               static_cast<float>(u);
         }
+      }
+    }
+  }
+}
+
+size_t ConvWino43Block16Floats(const Conv2dGeometry& g) {
+  return static_cast<size_t>((g.out_c + 15) / 16 * 16 * g.in_c * 36);
+}
+
+void PackConvWino43Block16(const Conv2dGeometry& g, const float* oihw, float* packed) {
+  // Through the panel layout: both hold the same U, only the order differs.
+  std::vector<float> panels(ConvWino43PackedFloats(g));
+  PackConvWino43(g, oihw, panels.data());
+  const int64_t pn = ConvGemmPanels(g), c_in = g.in_c;
+  std::fill(packed, packed + ConvWino43Block16Floats(g), 0.f);
+  for (int64_t oc = 0; oc < g.out_c; ++oc) {
+    for (int64_t c = 0; c < c_in; ++c) {
+      for (int64_t e = 0; e < 36; ++e) {
+        packed[(((oc / 16) * c_in + c) * 36 + e) * 16 + oc % 16] =
+            panels[((e * pn + oc / kGemmMr) * c_in + c) * kGemmMr + oc % kGemmMr];
       }
     }
   }

@@ -35,6 +35,10 @@ void PackConvGemm(const Conv2dGeometry& g, const float* oihw, float* packed);
 void UnpackConvGemm(const Conv2dGeometry& g, const float* packed, float* oihw);
 
 size_t ConvWino43PackedFloats(const Conv2dGeometry& g);
+// The same U in 16-channel blocks, [ceil(O/16)][C][36][16] (zero past O): the layout proposed
+// for the compiler (docs/cpu-kernels.md); ConvWinograd reads it with block16 = true.
+size_t ConvWino43Block16Floats(const Conv2dGeometry& g);
+void PackConvWino43Block16(const Conv2dGeometry& g, const float* oihw, float* packed);
 void PackConvWino43(const Conv2dGeometry& g, const float* oihw, float* packed);
 void UnpackConvWino43(const Conv2dGeometry& g, const float* packed, float* oihw);
 

@@ -172,6 +172,31 @@ TEST(CpuConvTest, Winograd) {
   EXPECT_FALSE(PackConvWeights(Geo(4, 8, 8, 4, 5, 1, 2), kLayoutConvWino43A8, w.data()).ok());
 }
 
+// The Winograd driver reading the proposed 16-channel-block layout of the transformed weights.
+TEST(CpuConvTest, WinogradBlock16Layout) {
+  std::mt19937 rng(8);
+  ThreadPool pool(2);
+  for (const Conv2dGeometry& g :
+       {Geo(7, 13, 11, 21, 3, 1, 1), Geo(24, 20, 20, 40, 3, 1, 0), Geo(170, 9, 9, 16, 3, 1, 1)}) {
+    const auto x = RandomVector(static_cast<size_t>(g.in_c * g.in_plane()), rng);
+    const auto w = RandomVector(static_cast<size_t>(g.out_c * g.gemm_k()), rng);
+    const auto bias = RandomVector(static_cast<size_t>(g.out_c), rng);
+    const ActivationParams relu{Activation::kRelu, 0.f, 0.f};
+    const auto want = NaiveConv(g, x, w, bias.data(), nullptr, relu);
+    std::vector<float> packed(ConvWino43Block16Floats(g));
+    PackConvWino43Block16(g, w.data(), packed.data());
+    for (const CpuKernels* kernels : AvailableCpuKernels()) {
+      ConvWinograd conv(g, *kernels, /*block16=*/true);
+      std::vector<float> scratch(conv.ScratchBytes() / 4 + 16);
+      std::vector<float> y(static_cast<size_t>(g.out_c * g.out_plane()));
+      conv.Run(x.data(), packed.data(), bias.data(), nullptr, relu, y.data(), scratch.data(),
+               &pool);
+      ExpectClose(y, want, 1e-4f * static_cast<float>(g.gemm_k()), 1e-4f,
+                  g.ToString() + " isa " + std::to_string(static_cast<int>(kernels->isa)));
+    }
+  }
+}
+
 TEST(CpuConvTest, AsymmetricPadsAndRectKernels) {
   std::mt19937 rng(3);
   Conv2dGeometry g;

@@ -31,8 +31,8 @@ bool WinogradApplies(const Conv2dGeometry& g) {
          g.dilation_h == 1 && g.dilation_w == 1 && g.groups == 1;
 }
 
-ConvWinograd::ConvWinograd(const Conv2dGeometry& g, const CpuKernels& kernels)
-    : g_(g), kernels_(&kernels) {
+ConvWinograd::ConvWinograd(const Conv2dGeometry& g, const CpuKernels& kernels, bool block16)
+    : g_(g), kernels_(&kernels), block16_(block16) {
   p_.in_h = g.in_h;
   p_.in_w = g.in_w;
   p_.out_h = g.out_h;
@@ -79,7 +79,7 @@ void ConvWinograd::Run(const float* x, const float* packed, const float* bias,
       Parallel(pool, kE, [&](int64_t e0, int64_t e1) {
         const Epilogue none;
         for (int64_t e = e0; e < e1; ++e) {
-          const float* u = packed + e * panels_ * g_.in_c * kGemmMr;
+          const float* u = packed + e * panels_ * g_.in_c * kGemmMr;  // conv_wino43_a8
           const float* ve = v + e * v_stride;
           float* me = m + e * m_stride;
           for (int64_t kb = 0; kb < kblocks_; ++kb) {
@@ -89,8 +89,16 @@ void ConvWinograd::Run(const float* x, const float* packed, const float* bias,
               const int tn = static_cast<int>(std::min<int64_t>(nr, tiles - t0));
               for (int64_t p = 0; p < panels_; ++p) {
                 const int mr = static_cast<int>(std::min<int64_t>(kGemmMr, g_.out_c - p * kGemmMr));
-                kernels_->gemm(kl, u + (p * g_.in_c + k0) * kGemmMr, kGemmMr, ve + k0 * ld_ + t0,
-                               ld_, me + p * kGemmMr * ld_ + t0, ld_, mr, tn, flags, none);
+                // Panel p's rows, k0-th input channel, and the distance to the next channel.
+                const float* a = u + (p * g_.in_c + k0) * kGemmMr;
+                int64_t lda = kGemmMr;
+                if (block16_) {
+                  const int64_t oc0 = p * kGemmMr;
+                  a = packed + (((oc0 / 16) * g_.in_c + k0) * kE + e) * 16 + oc0 % 16;
+                  lda = kE * 16;
+                }
+                kernels_->gemm(kl, a, lda, ve + k0 * ld_ + t0, ld_, me + p * kGemmMr * ld_ + t0,
+                               ld_, mr, tn, flags, none);
               }
             }
           }

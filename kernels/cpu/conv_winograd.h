@@ -22,7 +22,9 @@ bool WinogradApplies(const Conv2dGeometry& g);
 class ConvWinograd {
  public:
   ConvWinograd() = default;
-  ConvWinograd(const Conv2dGeometry& g, const CpuKernels& kernels);
+  // `block16` reads the transformed weights as 16-channel blocks ([ceil(O/16)][C][36][16],
+  // the proposed compiler layout, see docs/cpu-kernels.md) instead of conv_wino43_a8.
+  ConvWinograd(const Conv2dGeometry& g, const CpuKernels& kernels, bool block16 = false);
 
   size_t ScratchBytes() const;
   // x [N, C, H, W]; packed: conv_wino43_a8; bias [out_c] or null; residual like y or null.
@@ -35,6 +37,7 @@ class ConvWinograd {
   WinoParams p_;
   int64_t tiles_h_ = 0, rows_per_block_ = 1, ld_ = 0;  // ld_: floats per V/M row (tiles)
   int64_t panels_ = 0, kc_ = 0, kblocks_ = 1;
+  bool block16_ = false;
 };
 
 }  // namespace kiln::cpu
