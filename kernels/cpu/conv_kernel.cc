@@ -1,7 +1,8 @@
-// The ONNX Conv op (f32, plain layout) on the CPU fast kernels. Until the compiler packs
-// weights offline (FusedConv with packed constants), this adapter packs the plain OIHW
-// constant once in Prepare(); non-constant weights, 3-D convolutions and other dtypes go to
-// the reference kernel.
+// The plain ONNX Conv op (f32) on the CPU fast kernels, for graphs run without the compiler's
+// fusion (which turns every Conv into a FusedConv with offline-packed weights): the adapter
+// packs the plain OIHW constant into its algorithm's layout once in Prepare(), a private copy
+// (uncompiled graphs have nothing packed offline). Non-constant weights, 3-D convolutions and
+// other dtypes go to the reference kernel.
 #include <vector>
 
 #include "kernels/cpu/conv.h"

@@ -1,7 +1,7 @@
-// Gemm and MatMul (f32, plain layout) with a constant B on the CPU fast kernels. Until the
-// compiler packs offline (FusedGemm), the adapter packs B (alpha folded in) and beta * C once
-// in Prepare(); a non-constant B, C shapes other than a row / a full M x N matrix / a scalar,
-// or MatMul with a batched B go to the reference kernels.
+// Plain Gemm and MatMul (f32) with a constant B on the CPU fast kernels, for graphs run without
+// the compiler's fusion (which makes them FusedGemm): the adapter packs B (alpha folded in)
+// and beta * C into a private copy once in Prepare(); a non-constant B, C shapes other than a
+// row / a full M x N matrix / a scalar, or MatMul with a batched B go to the reference kernels.
 #include <vector>
 
 #include "kernels/cpu/cpu_kernel_util.h"
