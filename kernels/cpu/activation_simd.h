@@ -28,7 +28,7 @@ typename V::T Tanh(typename V::T x) {
 }
 
 template <typename V>
-typename V::T Activate(const ActivationParams& p, typename V::T x) {
+__attribute__((noinline)) typename V::T ActivateAny(const ActivationParams& p, typename V::T x) {
   switch (p.kind) {
     case Activation::kNone:
       return x;
@@ -54,6 +54,16 @@ typename V::T Activate(const ActivationParams& p, typename V::T x) {
       return V::Mul(x, Sigmoid<V>(x));
   }
   return x;
+}
+
+// The epilogues' activation: none / relu / clip inline (a predictable branch or two per
+// vector), the transcendental ones out of line (their code would crowd the tile loops).
+template <typename V>
+inline typename V::T Activate(const ActivationParams& p, typename V::T x) {
+  if (p.kind == Activation::kNone) return x;
+  if (p.kind == Activation::kRelu) return V::Max(V::Zero(), x);  // NaN -> 0, as x > 0 ? x : 0
+  if (p.kind == Activation::kClip) return V::Min(V::Max(x, V::Set1(p.alpha)), V::Set1(p.beta));
+  return ActivateAny<V>(p, x);
 }
 
 // y = act(x) over n floats (in place when y == x). The switch sits outside the loop for the
@@ -82,7 +92,7 @@ void ActivateArray(const float* x, float* y, int64_t n, const ActivationParams& 
       return MapArray<V>(x, y, n, [&](T v) { return V::Min(V::Max(v, lo), hi); });
     }
     default:
-      return MapArray<V>(x, y, n, [&](T v) { return Activate<V>(p, v); });
+      return MapArray<V>(x, y, n, [&](T v) { return ActivateAny<V>(p, v); });
   }
 }
 
