@@ -27,8 +27,11 @@ enum class Isa : int32_t {
   kHvx = 20,
 };
 
-// The most specialised CPU flavour Kiln has kernels for (what `--target cpu` packs for).
-inline constexpr Isa kBestCpuIsa = Isa::kAvx512;
+// The top of the x86 chain (what `--target cpu` packs for): packing picks the best kernel at or
+// below it, so files pack for the fastest kernels Kiln has. Weight layouts do not depend on
+// the flavour (every packed layout has a portable kScalar kernel), so such a file still runs
+// on a CPU without AVX-512, at the best flavour that CPU has.
+inline constexpr Isa kBestCpuIsa = Isa::kAvx512Vnni;
 
 const char* ExecutorKindName(ExecutorKind kind);
 

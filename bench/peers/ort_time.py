@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Median batch-1 latency of ONNX models in ONNX Runtime, configured as in
 ../shared/perf/peers.md: intra-op threads N, inter-op 1, sequential execution, all graph
-optimisations, 10 warm-ups, then --runs timed runs in one process.
+optimisations, 10 warm-ups, then --runs timed runs in one process. Also prints the session
+creation time (load + optimise) and the process's peak RSS.
 
   python3 bench/peers/ort_time.py MODEL_DIR... [--threads 1] [--runs 40] [--cpu-time]
 
 MODEL_DIR holds model.onnx and test_data_set_0/input_0.pb (the shared model layout).
-Needs onnxruntime, onnx and numpy (pip, in a venv).
+Needs onnxruntime, onnx and numpy (bench/peers/compare.py sets up a venv with them).
 """
 import argparse
 import os
+import resource
 import statistics
 import time
 
@@ -33,8 +35,10 @@ def time_model(model_dir, threads, runs, warmup=10, cpu_time=False):
     so.inter_op_num_threads = 1
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    t0 = time.perf_counter()
     session = ort.InferenceSession(os.path.join(model_dir, "model.onnx"), so,
                                    providers=["CPUExecutionProvider"])
+    session_ms = (time.perf_counter() - t0) * 1e3
     feeds = load_input(model_dir, session)
     for _ in range(warmup):
         session.run(None, feeds)
@@ -46,7 +50,7 @@ def time_model(model_dir, threads, runs, warmup=10, cpu_time=False):
         t0 = clock()
         session.run(None, feeds)
         times.append((clock() - t0) * 1e3)
-    return statistics.median(times), min(times)
+    return statistics.median(times), min(times), session_ms
 
 
 def main():
@@ -61,8 +65,10 @@ def main():
         ap.error("--cpu-time needs --threads 1")
     print(f"onnxruntime {ort.__version__}, threads {args.threads}")
     for m in args.models:
-        median, best = time_model(m, args.threads, args.runs, cpu_time=args.cpu_time)
-        print(f"{os.path.basename(m.rstrip('/')):24s} median {median:8.3f} ms  min {best:8.3f} ms")
+        median, best, session_ms = time_model(m, args.threads, args.runs, cpu_time=args.cpu_time)
+        rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+        print(f"{os.path.basename(m.rstrip('/')):24s} median {median:8.3f} ms  min {best:8.3f} ms"
+              f"  session {session_ms:8.2f} ms  peak_rss {rss_kb} KiB")
 
 
 if __name__ == "__main__":

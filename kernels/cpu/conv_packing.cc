@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/winograd_weights.h"
 #include "kernels/cpu/ukernels.h"
 
 namespace kiln::cpu {
@@ -43,18 +44,6 @@ void UnpackConvGemm(const Conv2dGeometry& g, const float* packed, float* oihw) {
   }
 }
 
-namespace {
-
-// G of F(4x4, 3x3) (6x3).
-constexpr double kWinoG[6][3] = {{1.0 / 4, 0, 0},
-                                 {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                 {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                 {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                 {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                                 {0, 0, 1}};
-
-}  // namespace
-
 size_t ConvWino43PackedFloats(const Conv2dGeometry& g) {
   return static_cast<size_t>(36 * ConvGemmPanels(g) * g.in_c * kGemmMr);
 }
@@ -64,19 +53,10 @@ void PackConvWino43(const Conv2dGeometry& g, const float* oihw, float* packed) {
   std::fill(packed, packed + ConvWino43PackedFloats(g), 0.f);
   for (int64_t oc = 0; oc < g.out_c; ++oc) {
     for (int64_t c = 0; c < c_in; ++c) {
-      const float* k = oihw + (oc * c_in + c) * 9;
-      double gk[6][3];  // G g
-      for (int i = 0; i < 6; ++i)
-        for (int j = 0; j < 3; ++j)
-          gk[i][j] = kWinoG[i][0] * k[j] + kWinoG[i][1] * k[3 + j] + kWinoG[i][2] * k[6 + j];
-      for (int i = 0; i < 6; ++i) {
-        for (int l = 0; l < 6; ++l) {
-          const double u =
-              gk[i][0] * kWinoG[l][0] + gk[i][1] * kWinoG[l][1] + gk[i][2] * kWinoG[l][2];
-          const int64_t e = i * 6 + l;
-          packed[((e * panels + oc / kGemmMr) * c_in + c) * kGemmMr + oc % kGemmMr] =
-              static_cast<float>(u);
-        }
+      float u[36];
+      WinogradTransform43(oihw + (oc * c_in + c) * 9, u);
+      for (int64_t e = 0; e < 36; ++e) {
+        packed[((e * panels + oc / kGemmMr) * c_in + c) * kGemmMr + oc % kGemmMr] = u[e];
       }
     }
   }
@@ -87,44 +67,27 @@ size_t ConvWino43Block16Floats(const Conv2dGeometry& g) {
 }
 
 void PackConvWino43Block16(const Conv2dGeometry& g, const float* oihw, float* packed) {
-  // Through the panel layout: both hold the same U, only the order differs.
-  std::vector<float> panels(ConvWino43PackedFloats(g));
-  PackConvWino43(g, oihw, panels.data());
-  const int64_t pn = ConvGemmPanels(g), c_in = g.in_c;
+  // The compiler's kWino43Block16O layout (ir/layout.h): [ceil(O/16)][C][36][16].
+  const int64_t c_in = g.in_c;
   std::fill(packed, packed + ConvWino43Block16Floats(g), 0.f);
   for (int64_t oc = 0; oc < g.out_c; ++oc) {
     for (int64_t c = 0; c < c_in; ++c) {
-      for (int64_t e = 0; e < 36; ++e) {
-        packed[(((oc / 16) * c_in + c) * 36 + e) * 16 + oc % 16] =
-            panels[((e * pn + oc / kGemmMr) * c_in + c) * kGemmMr + oc % kGemmMr];
-      }
+      float u[36];
+      WinogradTransform43(oihw + (oc * c_in + c) * 9, u);
+      for (int64_t e = 0; e < 36; ++e) packed[(((oc / 16) * c_in + c) * 36 + e) * 16 + oc % 16] = u[e];
     }
   }
 }
 
 void UnpackConvWino43(const Conv2dGeometry& g, const float* packed, float* oihw) {
-  // U = h G^T with h = G g. Column 0 of G^T is (1/4, 0, 0) and column 5 is (0, 0, 1), and
-  // columns 1, 2 give U1 = -(h0 + h1 + h2) / 6, U2 = (-h0 + h1 - h2) / 6, so
-  // h = (4 U0, 3 (U2 - U1), U5) per row; the same three points recover g from h.
   const int64_t panels = ConvGemmPanels(g), c_in = g.in_c;
-  auto u_at = [&](int64_t oc, int64_t c, int e) {
-    return static_cast<double>(
-        packed[((e * panels + oc / kGemmMr) * c_in + c) * kGemmMr + oc % kGemmMr]);
-  };
   for (int64_t oc = 0; oc < g.out_c; ++oc) {
     for (int64_t c = 0; c < c_in; ++c) {
-      double h[6][3];
-      for (int i = 0; i < 6; ++i) {
-        h[i][0] = 4.0 * u_at(oc, c, i * 6 + 0);
-        h[i][2] = u_at(oc, c, i * 6 + 5);
-        h[i][1] = 3.0 * (u_at(oc, c, i * 6 + 2) - u_at(oc, c, i * 6 + 1));
+      float u[36];
+      for (int64_t e = 0; e < 36; ++e) {
+        u[e] = packed[((e * panels + oc / kGemmMr) * c_in + c) * kGemmMr + oc % kGemmMr];
       }
-      float* k = oihw + (oc * c_in + c) * 9;
-      for (int j = 0; j < 3; ++j) {
-        k[j] = static_cast<float>(4.0 * h[0][j]);
-        k[6 + j] = static_cast<float>(h[5][j]);
-        k[3 + j] = static_cast<float>(3.0 * (h[2][j] - h[1][j]));
-      }
+      WinogradInverse43(u, oihw + (oc * c_in + c) * 9);
     }
   }
 }

@@ -5,6 +5,9 @@
 
 namespace kiln::cpu {
 
+// Registered first: at equal flavour the first registration wins, so the pack-weights pass
+// writes Winograd weights for the layers Winograd takes.
+void RegisterFusedConvWinograd(KernelRegistry& r);       // fused_conv_kernel.cc (every flavour)
 void RegisterFusedConvBlock16Scalar(KernelRegistry& r);  // fused_conv_block16_scalar.cc
 void RegisterFusedConvBlock16Simd(KernelRegistry& r);    // fused_conv_kernel.cc (avx2, avx512)
 void RegisterFusedGemmBlock16(KernelRegistry& r);        // fused_gemm_kernel.cc (every flavour)

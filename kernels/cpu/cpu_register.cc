@@ -4,6 +4,7 @@
 namespace kiln {
 
 void RegisterCpuKernels(KernelRegistry& r) {
+  cpu::RegisterFusedConvWinograd(r);
   cpu::RegisterFusedConvBlock16Scalar(r);
   cpu::RegisterFusedConvBlock16Simd(r);
   cpu::RegisterFusedGemmBlock16(r);

@@ -1,8 +1,9 @@
-// FusedConv (y = act(conv(x, W) + b + r)) over the compiler's Block16O weights on the AVX2 and
-// AVX-512 kernels: packed GEMM (1x1 direct, im2col otherwise) reading the 16-channel blocks as
-// two 8-row panels, and the depthwise kernels. The weights are bound in place (no repacking);
+// FusedConv (y = act(conv(x, W) + b + r)) over the compiler's packed weights, bound in place
+// (no repacking): Block16O on the AVX2 and AVX-512 kernels (packed GEMM, 1x1 direct or im2col,
+// reading the 16-channel blocks as two 8-row panels; the depthwise kernels), and
+// Wino43Block16O (Winograd F(4x4, 3x3)) at every flavour, the portable one included. Block16O
 // nodes these paths do not take (f16 weights, grouped convs whose groups split a panel) stay
-// with the portable kernel, which reads the same layout.
+// with the portable Block16O kernel, which reads the same layout.
 #include "ir/layout.h"
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/cpu_kernel_util.h"
@@ -23,37 +24,63 @@ Expected<ConvAlgo> Block16Algo(const Conv2dGeometry& g) {
   return ConvAlgo::kGemm;
 }
 
-bool Accepts(const Graph& graph, const Node& node) {
+// The node's f32 conv geometry, or an error when it is not an f32 2-D FusedConv.
+Expected<Conv2dGeometry> F32Geometry(const Graph& graph, const Node& node) {
   if (node.inputs.size() < 2 || node.inputs[0] == kNoValue || node.inputs[1] == kNoValue) {
-    return false;
+    return Unsupported("FusedConv without X or W");
   }
   const Value& x = graph.value(node.inputs[0]);
   const Value& w = graph.value(node.inputs[1]);
-  if (x.dtype != DType::kF32 || w.dtype != DType::kF32 || x.shape.size() != 4) return false;
+  if (x.dtype != DType::kF32 || w.dtype != DType::kF32 || x.shape.size() != 4) {
+    return Unsupported("not an f32 2-D convolution");
+  }
   for (size_t i = 2; i < node.inputs.size(); ++i) {
     if (node.inputs[i] != kNoValue && graph.value(node.inputs[i]).dtype != DType::kF32) {
-      return false;
+      return Unsupported("not an f32 bias/residual");
     }
   }
-  auto g = ResolveConv2d(node.attrs, x.shape, w.shape);
+  return ResolveConv2d(node.attrs, x.shape, w.shape);
+}
+
+bool AcceptsBlock16(const Graph& graph, const Node& node) {
+  auto g = F32Geometry(graph, node);
   return g.ok() && Block16Algo(*g).ok();
+}
+
+// Plain weights (the pack-weights pass asking): where ChooseConvAlgo picks Winograd, the 3x3
+// stride-1 group-1 layers where it was measured to win. Weights already in Wino43Block16O (a
+// file): wherever Winograd applies, so a file packed under other thresholds still runs fast.
+bool AcceptsWinograd(const Graph& graph, const Node& node) {
+  auto g = F32Geometry(graph, node);
+  if (!g.ok()) return false;
+  if (graph.value(node.inputs[1]).layout == Layout::kWino43Block16O) return WinogradApplies(*g);
+  return ChooseConvAlgo(*g) == ConvAlgo::kWinograd;
 }
 
 class FusedConvCpu : public Kernel {
  public:
-  explicit FusedConvCpu(Isa isa) : isa_(isa) {}
+  FusedConvCpu(Isa isa, Layout layout) : isa_(isa), layout_(layout) {}
 
   Status Prepare(const KernelContext& ctx) override {
-    if (ctx.input(1).layout != Layout::kBlock16O) {
-      return Internal("FusedConv kernel bound to weights not in block16o");
+    if (ctx.input(1).layout != layout_) {
+      return Internal("FusedConv kernel for " + std::string(LayoutName(layout_)) +
+                      " bound to weights in " + std::string(LayoutName(ctx.input(1).layout)));
     }
     KILN_ASSIGN_OR_RETURN(geometry_,
                           ResolveConv2d(ctx.attrs(), ctx.input(0).shape, ctx.input(1).shape));
-    KILN_ASSIGN_OR_RETURN(const ConvAlgo algo, Block16Algo(geometry_));
+    ConvAlgo algo = ConvAlgo::kWinograd;
+    ConvWeights weights = ConvWeights::kWino43Block16;
+    if (layout_ == Layout::kBlock16O) {
+      KILN_ASSIGN_OR_RETURN(algo, Block16Algo(geometry_));
+      weights = ConvWeights::kBlock16O;
+    } else if (!WinogradApplies(geometry_)) {
+      return Internal("Winograd weights on a convolution it does not apply to: " +
+                      geometry_.ToString());
+    }
     KILN_RETURN_IF_ERROR(ReadActivation(ctx.attrs(), &act_));
     KILN_ASSIGN_OR_RETURN(const CpuKernels* kernels, KernelsForIsa(isa_));
     const int threads = ctx.thread_pool() ? ctx.thread_pool()->num_threads() : 1;
-    conv_ = CpuConv(geometry_, algo, *kernels, threads, ConvWeights::kBlock16O);
+    conv_ = CpuConv(geometry_, algo, *kernels, threads, weights);
     pool_ = ctx.thread_pool();
     return Status::Ok();
   }
@@ -71,6 +98,7 @@ class FusedConvCpu : public Kernel {
 
  private:
   Isa isa_;
+  Layout layout_;
   Conv2dGeometry geometry_;
   ActivationParams act_;
   CpuConv conv_;
@@ -79,14 +107,25 @@ class FusedConvCpu : public Kernel {
 
 }  // namespace
 
+void RegisterFusedConvWinograd(KernelRegistry& r) {
+  KernelTraits traits;
+  traits.accepts = AcceptsWinograd;
+  traits.packing = WeightPacking{1, Layout::kWino43Block16O};
+  for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
+    r.Register(
+        KernelKey{OpType::kFusedConv, ExecutorKind::kCpu, DType::kF32, Layout::kPlain, isa},
+        [isa] { return std::make_unique<FusedConvCpu>(isa, Layout::kWino43Block16O); }, traits);
+  }
+}
+
 void RegisterFusedConvBlock16Simd(KernelRegistry& r) {
   KernelTraits traits;
-  traits.accepts = Accepts;
+  traits.accepts = AcceptsBlock16;
   traits.packing = WeightPacking{1, Layout::kBlock16O};
   for (Isa isa : {Isa::kAvx2, Isa::kAvx512}) {
     r.Register(
         KernelKey{OpType::kFusedConv, ExecutorKind::kCpu, DType::kF32, Layout::kPlain, isa},
-        [isa] { return std::make_unique<FusedConvCpu>(isa); }, traits);
+        [isa] { return std::make_unique<FusedConvCpu>(isa, Layout::kBlock16O); }, traits);
   }
 }
 

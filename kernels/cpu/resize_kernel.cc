@@ -1,7 +1,7 @@
 // Resize-13 / Upsample-9 (f32) for the CNN case: only the last two axes resized, nearest or
 // linear, no tf_crop_and_resize. Per-row and per-column source tables are built once in
-// Prepare() from the same coordinate functions as the reference kernel, and the run is two
-// table lookups and (bilinear) the reference's corner sum in its order, so results are
+// Prepare() from the same coordinate and tap functions as the reference kernel, and the run is
+// table lookups and (linear) the reference's separable sum in its order, so results are
 // bit-equal. Table-driven portable C++, not SIMD: no target model spends time here. Other
 // cases go to the reference kernel.
 #include <algorithm>
@@ -42,18 +42,17 @@ class ResizeCpu : public CpuKernelBase {
     for (size_t a = 0; a + 2 < rank; ++a) {
       if (p.input[a] != p.output[a]) return UseReference(ctx);
     }
+    if (p.antialias || (p.mode != ResizeMode::kLinear && p.mode != ResizeMode::kNearest)) {
+      return UseReference(ctx);
+    }
     linear_ = p.mode == ResizeMode::kLinear;
     in_h_ = p.input[rank - 2];
     in_w_ = p.input[rank - 1];
     out_h_ = p.output[rank - 2];
     out_w_ = p.output[rank - 1];
     planes_ = NumElements(p.input) / std::max<int64_t>(1, in_h_ * in_w_);
-    BuildAxis(p, rank - 2, &y_lo_, &y_hi_, &wy_);
-    BuildAxis(p, rank - 1, &x_lo_, &x_hi_, &wx_);
-    // An axis interpolates only if some output really mixes two neighbours (the reference's
-    // "active" axes): otherwise its corner terms are not in the reference's sum.
-    y_active_ = linear_ && Active(y_lo_, y_hi_, wy_);
-    x_active_ = linear_ && Active(x_lo_, x_hi_, wx_);
+    y_active_ = BuildAxis(p, rank - 2, &y_lo_, &y_hi_, &wy_);
+    x_active_ = BuildAxis(p, rank - 1, &x_lo_, &x_hi_, &wx_);
     pool_ = ctx.thread_pool();
     return Status::Ok();
   }
@@ -73,23 +72,21 @@ class ResizeCpu : public CpuKernelBase {
           for (int64_t ox = 0; ox < out_w_; ++ox) out[ox] = x0[x_lo_[ox]];
           continue;
         }
-        const float wy = wy_[oy];
+        // The reference's separable sum: taps in row-major order (the column fastest), weight
+        // products of the per-axis tap weights (1 on an axis with one tap), zero weights
+        // skipped -- the same float operations in the same order.
+        const float wy0 = y_active_ ? wy_[2 * oy] : 1.f, wy1 = y_active_ ? wy_[2 * oy + 1] : 0.f;
+        const float* rows[2] = {x0, x1};
+        const float wys[2] = {wy0, wy1};
         for (int64_t ox = 0; ox < out_w_; ++ox) {
-          const int64_t l = x_lo_[ox], h = x_hi_[ox];
-          const float wx = wx_[ox];
-          // Corners in the reference's order: bit 0 of the corner index is the row axis.
+          const int64_t cols[2] = {x_lo_[ox], x_hi_[ox]};
+          const float wxs[2] = {x_active_ ? wx_[2 * ox] : 1.f, x_active_ ? wx_[2 * ox + 1] : 0.f};
           float sum = 0.f;
-          if (y_active_ && x_active_) {
-            sum += (1.f - wy) * (1.f - wx) * x0[l];
-            sum += wy * (1.f - wx) * x1[l];
-            sum += (1.f - wy) * wx * x0[h];
-            sum += wy * wx * x1[h];
-          } else if (y_active_) {
-            sum += (1.f - wy) * x0[l];
-            sum += wy * x1[l];
-          } else {
-            sum += (1.f - wx) * x0[l];
-            sum += wx * x0[h];
+          for (int ty = 0; ty < (y_active_ ? 2 : 1); ++ty) {
+            for (int tx = 0; tx < (x_active_ ? 2 : 1); ++tx) {
+              const float wt = wys[ty] * wxs[tx];
+              if (wt != 0.f) sum += wt * rows[ty][cols[tx]];
+            }
           }
           out[ox] = sum;
         }
@@ -106,35 +103,42 @@ class ResizeCpu : public CpuKernelBase {
   }
 
  private:
-  void BuildAxis(const ResizeParams& p, size_t axis, std::vector<int64_t>* lo,
+  // Source tables of one axis, from the reference's own tap functions: lo/hi the two taps
+  // (linear) and w their weights, pairwise. Returns whether the axis interpolates: as in the
+  // reference, an axis where every output has exactly one non-zero tap weight reads that one
+  // input element (lo) with weight 1.
+  bool BuildAxis(const ResizeParams& p, size_t axis, std::vector<int64_t>* lo,
                  std::vector<int64_t>* hi, std::vector<float>* w) const {
     const int64_t in = p.input[axis];
     lo->clear();
     hi->clear();
     w->clear();
+    bool single = true;
     for (int64_t o = 0; o < p.output[axis]; ++o) {
       bool outside = false;
       const float c = ResizeSourceCoordinate(p, axis, o, &outside);
       if (linear_) {
-        // As the reference: clamping the coordinate equals edge-padded neighbours.
-        const float x = c < 0.f ? 0.f : (c > static_cast<float>(in - 1) ? in - 1 : c);
-        const int64_t l = static_cast<int64_t>(x);
-        lo->push_back(l);
-        hi->push_back(l + 1 < in ? l + 1 : l);
-        w->push_back(x - static_cast<float>(l));
+        const ResizeTaps t = ResizeInterpolationTaps(p, axis, c);
+        // Not antialiased: always two taps.
+        const int nonzero = (t.weight[0] != 0.f) + (t.weight[1] != 0.f);
+        single = single && nonzero == 1;
+        lo->push_back(t.index[0]);
+        hi->push_back(t.index[1]);
+        w->push_back(t.weight[0]);
+        w->push_back(t.weight[1]);
       } else {
         const int64_t i = ResizeNearestIndex(p, c, in);
         lo->push_back(i);
         hi->push_back(i);
+        w->push_back(1.f);
         w->push_back(0.f);
       }
     }
-  }
-
-  static bool Active(const std::vector<int64_t>& lo, const std::vector<int64_t>& hi,
-                     const std::vector<float>& w) {
-    for (size_t i = 0; i < lo.size(); ++i) {
-      if (lo[i] != hi[i] && w[i] != 0.f) return true;
+    if (!linear_ || !single) return linear_;
+    // One non-zero tap per output: keep it alone.
+    for (size_t o = 0; o < lo->size(); ++o) {
+      if ((*w)[2 * o] == 0.f) (*lo)[o] = (*hi)[o];
+      (*hi)[o] = (*lo)[o];
     }
     return false;
   }
