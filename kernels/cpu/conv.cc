@@ -102,20 +102,24 @@ void CpuConv::Run(const float* x, const float* weights, const float* bias, const
   const int64_t channels = g_.out_c, in_plane = g_.in_plane(), out_plane = g_.out_plane();
   const int64_t taps = g_.kernel_size();
   const DwConvFn fn = kernels_->dwconv;
-  // Shares of whole channel ranges per image: the kernel sets up its per-layer tables once per
-  // call, and shares write disjoint output planes.
+  // Shares of whole channel ranges per image: the kernel sets up its per-layer tables (the
+  // flat small-plane path's lane masks) once per call, and shares write disjoint output planes.
+  // Block16O weights are gathered into plain [c][taps] rows for as many channels as the stack
+  // buffer holds, so that set-up is not repeated every 16 channels.
+  constexpr int64_t kUnpackFloats = 4096;  // 16 KiB: >= 83 channels of a 7x7 window
   auto body = [&](int64_t b, int64_t e) {
+    float unpacked[kUnpackFloats];
     for (int64_t i = b; i < e;) {
       const int64_t c = i % channels;
       int64_t count = std::min(e - i, channels - c);
       const float* w = weights + c * taps;
-      float unpacked[16 * 49];  // Block16O: this block's channels, taps contiguous per channel
       if (weights_ == ConvWeights::kBlock16O) {
-        // Block (c / 16) holds tap t of channel c at (c / 16 * taps + t) * 16 + c % 16.
-        count = std::min(count, 16 - c % 16);
-        const float* block = weights + (c / 16) * taps * 16;
+        // Block (ch / 16) holds tap t of channel ch at (ch / 16 * taps + t) * 16 + ch % 16.
+        count = std::min(count, kUnpackFloats / taps);
         for (int64_t j = 0; j < count; ++j) {
-          for (int64_t t = 0; t < taps; ++t) unpacked[j * taps + t] = block[t * 16 + c % 16 + j];
+          const int64_t ch = c + j;
+          const float* block = weights + (ch / 16) * taps * 16 + ch % 16;
+          for (int64_t t = 0; t < taps; ++t) unpacked[j * taps + t] = block[t * 16];
         }
         w = unpacked;
       }
