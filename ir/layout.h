@@ -26,9 +26,14 @@ enum class Layout : int32_t {
   // GPU convolution weights: a logical [O, r...] tensor stored as [prod(r), ceil(O/64)*64],
   // reduction index major with the output channels contiguous and zero-padded to 64, so a
   // work-group's tile of 16..64 output channels at one reduction step is one coalesced row.
+  // (Format 1.3; the value 5 was kept free for it when 6 was assigned.)
   kGemmKO64 = 5,
+  // Winograd F(4x4, 3x3) weights of a 3x3 convolution (f32 [O, C, 3, 3] only): each kernel g
+  // stored as U = G g G^T (ir/winograd_weights.h, 36 values e = 6 i + j), in 16-output-channel
+  // blocks [ceil(O/16), C, 36, 16], O zero-padded. What the CPU Winograd kernels read.
+  kWino43Block16O = 6,
 };
-inline constexpr Layout kLastLayout = Layout::kGemmKO64;
+inline constexpr Layout kLastLayout = Layout::kWino43Block16O;
 
 std::string_view LayoutName(Layout layout);
 // Known and meaningful in a file (kPacked is not).

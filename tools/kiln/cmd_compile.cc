@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 
+#include "kernels/cpu/cpu_features.h"
 #include "runtime/model.h"
 #ifdef KILN_WITH_OPENCL
 #include "runtime/opencl/opencl_executor.h"
@@ -40,8 +41,9 @@ Expected<Isa> ParseTarget(const std::string& target) {
   if (target == "cpu" || target == "gpu") return kBestCpuIsa;
   if (target == "reference") return Isa::kReference;
   if (target.rfind("cpu:", 0) == 0) {
-    auto isa = ParseIsa(target.substr(4));
-    if (isa.ok() && target.substr(4) != "auto") return isa;
+    // The named flavour as is: the file may be meant for a CPU other than this one.
+    auto isa = cpu::IsaFromName(target.substr(4));
+    if (isa.ok()) return isa;
   }
   return InvalidArgument("--target '" + target +
                          "': expected cpu, cpu:ISA (scalar, avx2, ...), gpu or reference");
