@@ -29,6 +29,11 @@ struct CompileOptions {
   // The CPU kernels the weights are packed for; a file packed for one ISA still runs on a
   // CPU without it (every packed layout has a portable kernel).
   Isa target_isa = Isa::kReference;
+  // --target gpu: nodes the OpenCL executor has kernels for are placed on it ("opencl") and
+  // their weights packed for its kernels; the rest are placed on the CPU (packed for
+  // target_isa). The file still runs on a machine without a GPU (the reference kernels read
+  // every layout).
+  bool target_gpu = false;
   // Store Conv/Gemm weights as f16 (half the size; kernels widen them while computing).
   bool weights_f16 = false;
   // Streams to split the graph into (1: one sequence).

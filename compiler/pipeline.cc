@@ -30,6 +30,7 @@ std::vector<std::unique_ptr<Pass>> DefaultPasses() {
   p.push_back(MakeFuseResidualPass());
   p.push_back(MakeFoldFlattenIntoGemmPass());
   p.push_back(MakeDeadCodePass());
+  p.push_back(MakePlaceNodesPass());
   p.push_back(MakePackWeightsPass());
   p.push_back(MakeWeightsF16Pass());
   return p;

@@ -10,6 +10,27 @@ namespace kiln {
 namespace {
 
 constexpr int64_t kBlock = 16;
+constexpr int64_t kGemmPad = 64;
+
+// Output channels as stored: padded to the layout's block.
+int64_t PaddedO(Layout layout, int64_t o) {
+  const int64_t b = layout == Layout::kGemmKO64 ? kGemmPad : kBlock;
+  return (o + b - 1) / b * b;
+}
+
+// Byte offset of logical element (oc, r) of an [O, rest] weight in kBlock16O or kGemmKO64.
+size_t BlockedOffset(Layout layout, int64_t o, int64_t rest, int64_t oc, int64_t r, size_t elem) {
+  if (layout == Layout::kGemmKO64) {
+    return static_cast<size_t>(r * PaddedO(layout, o) + oc) * elem;
+  }
+  const int64_t block = oc / kBlock, lane = oc % kBlock;
+  return static_cast<size_t>(((block * rest + r) * kBlock + lane)) * elem;
+}
+
+// The layouts that store [O, rest] with O padded (kBlock16O, kGemmKO64).
+bool IsBlockedLayout(Layout layout) {
+  return layout == Layout::kBlock16O || layout == Layout::kGemmKO64;
+}
 
 // [O, rest] dimensions of a kBlock16O tensor; false for a scalar or unknown shape.
 bool BlockDims(const Shape& shape, int64_t* o, int64_t* rest) {
@@ -27,10 +48,10 @@ bool WinoDims(DType dtype, const Shape& shape, int64_t* o, int64_t* c) {
   return *o >= 0 && *c >= 0 && NumElements(shape) != kMaxElements;
 }
 
-// Bytes of blocks * 16 * rest elements, SIZE_MAX past int64.
-size_t BlockedBytes(int64_t o, int64_t rest, size_t elem) {
-  const int64_t blocks = (o + kBlock - 1) / kBlock;
-  __int128 total = static_cast<__int128>(blocks) * kBlock * rest * static_cast<int64_t>(elem);
+// Bytes of padded O * rest elements (O padded to 16, or to 64 for kGemmKO64), SIZE_MAX past
+// int64.
+size_t BlockedBytes(int64_t o, int64_t rest, size_t elem, Layout layout = Layout::kBlock16O) {
+  __int128 total = static_cast<__int128>(PaddedO(layout, o)) * rest * static_cast<int64_t>(elem);
   if (total > static_cast<__int128>(std::numeric_limits<int64_t>::max())) {
     return std::numeric_limits<size_t>::max();
   }
@@ -47,7 +68,8 @@ std::vector<uint8_t> PackWino(const Shape& shape, const uint8_t* plain) {
       float g[9], u[36];
       std::memcpy(g, plain + static_cast<size_t>(oc * c + ic) * sizeof(g), sizeof(g));
       WinogradTransform43(g, u);
-      for (int64_t e = 0; e < 36; ++e) dst[(((oc / kBlock) * c + ic) * 36 + e) * kBlock + oc % kBlock] = u[e];
+      for (int64_t e = 0; e < 36; ++e)
+        dst[(((oc / kBlock) * c + ic) * 36 + e) * kBlock + oc % kBlock] = u[e];
     }
   }
   return out;
@@ -61,7 +83,8 @@ std::vector<uint8_t> UnpackWino(const Shape& shape, const uint8_t* packed) {
     for (int64_t ic = 0; ic < c; ++ic) {
       float u[36];
       for (int64_t e = 0; e < 36; ++e) {
-        const size_t at = static_cast<size_t>((((oc / kBlock) * c + ic) * 36 + e) * kBlock + oc % kBlock);
+        const size_t at =
+            static_cast<size_t>((((oc / kBlock) * c + ic) * 36 + e) * kBlock + oc % kBlock);
         std::memcpy(&u[e], packed + at * sizeof(float), sizeof(float));
       }
       WinogradInverse43(u, dst + (oc * c + ic) * 9);
@@ -74,19 +97,27 @@ std::vector<uint8_t> UnpackWino(const Shape& shape, const uint8_t* packed) {
 
 std::string_view LayoutName(Layout layout) {
   switch (layout) {
-    case Layout::kPlain: return "plain";
-    case Layout::kNHWC: return "nhwc";
-    case Layout::kNC4HW4: return "nc4hw4";
-    case Layout::kPacked: return "packed";
-    case Layout::kBlock16O: return "block16o";
-    case Layout::kWino43Block16O: return "wino43block16o";
+    case Layout::kPlain:
+      return "plain";
+    case Layout::kNHWC:
+      return "nhwc";
+    case Layout::kNC4HW4:
+      return "nc4hw4";
+    case Layout::kPacked:
+      return "packed";
+    case Layout::kBlock16O:
+      return "block16o";
+    case Layout::kGemmKO64:
+      return "gemmko64";
+    case Layout::kWino43Block16O:
+      return "wino43block16o";
   }
   return "unknown";
 }
 
 bool IsValidLayout(int32_t layout) {
   return layout >= 0 && layout <= static_cast<int32_t>(kLastLayout) &&
-         layout != static_cast<int32_t>(Layout::kPacked) && layout != 5;  // 5: not assigned
+         layout != static_cast<int32_t>(Layout::kPacked);
 }
 
 size_t LayoutByteSize(Layout layout, DType dtype, const Shape& shape) {
@@ -99,7 +130,7 @@ size_t LayoutByteSize(Layout layout, DType dtype, const Shape& shape) {
     if (c > std::numeric_limits<int64_t>::max() / 36) return std::numeric_limits<size_t>::max();
     return BlockedBytes(o, c * 36, elem);
   }
-  if (layout != Layout::kBlock16O) {
+  if (!IsBlockedLayout(layout)) {
     if (elem && static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max() / elem) {
       return std::numeric_limits<size_t>::max();
     }
@@ -107,7 +138,7 @@ size_t LayoutByteSize(Layout layout, DType dtype, const Shape& shape) {
   }
   int64_t o = 0, rest = 0;
   if (!BlockDims(shape, &o, &rest)) return std::numeric_limits<size_t>::max();
-  return BlockedBytes(o, rest, elem);
+  return BlockedBytes(o, rest, elem, layout);
 }
 
 Expected<std::vector<uint8_t>> PackLayout(Layout layout, DType dtype, const Shape& shape,
@@ -120,23 +151,26 @@ Expected<std::vector<uint8_t>> PackLayout(Layout layout, DType dtype, const Shap
   if (layout == Layout::kPlain) return std::vector<uint8_t>(plain, plain + size);
   if (layout == Layout::kWino43Block16O) {
     int64_t o = 0, c = 0;
-    if (!WinoDims(dtype, shape, &o, &c) || LayoutByteSize(layout, dtype, shape) == std::numeric_limits<size_t>::max()) {
+    if (!WinoDims(dtype, shape, &o, &c) ||
+        LayoutByteSize(layout, dtype, shape) == std::numeric_limits<size_t>::max()) {
       return InvalidArgument("pack: wino43block16o needs f32 [O, C, 3, 3], not " +
                              std::string(DTypeName(dtype)) + ShapeToString(shape));
     }
     return PackWino(shape, plain);
   }
-  if (layout != Layout::kBlock16O) {
-    return Unsupported("pack: layout " + std::string(LayoutName(layout)) + " is not a weight layout");
+  if (!IsBlockedLayout(layout)) {
+    return Unsupported("pack: layout " + std::string(LayoutName(layout)) +
+                       " is not a weight layout");
   }
   int64_t o = 0, rest = 0;
-  if (!BlockDims(shape, &o, &rest)) return InvalidArgument("pack: block16o needs rank >= 1");
+  if (!BlockDims(shape, &o, &rest)) {
+    return InvalidArgument("pack: " + std::string(LayoutName(layout)) + " needs rank >= 1");
+  }
   std::vector<uint8_t> out(LayoutByteSize(layout, dtype, shape), 0);
   for (int64_t oc = 0; oc < o; ++oc) {
-    const int64_t block = oc / kBlock, lane = oc % kBlock;
     for (int64_t r = 0; r < rest; ++r) {
-      const size_t dst = static_cast<size_t>(((block * rest + r) * kBlock + lane)) * elem;
-      std::memcpy(out.data() + dst, plain + static_cast<size_t>(oc * rest + r) * elem, elem);
+      std::memcpy(out.data() + BlockedOffset(layout, o, rest, oc, r, elem),
+                  plain + static_cast<size_t>(oc * rest + r) * elem, elem);
     }
   }
   return out;
@@ -152,7 +186,7 @@ Expected<std::vector<uint8_t>> UnpackLayout(Layout layout, DType dtype, const Sh
   }
   if (layout == Layout::kPlain) return std::vector<uint8_t>(packed, packed + size);
   if (layout == Layout::kWino43Block16O) return UnpackWino(shape, packed);
-  if (layout != Layout::kBlock16O) {
+  if (!IsBlockedLayout(layout)) {
     return Unsupported("unpack: layout " + std::string(LayoutName(layout)) +
                        " is not a weight layout");
   }
@@ -160,10 +194,9 @@ Expected<std::vector<uint8_t>> UnpackLayout(Layout layout, DType dtype, const Sh
   BlockDims(shape, &o, &rest);
   std::vector<uint8_t> out(static_cast<size_t>(o * rest) * elem);
   for (int64_t oc = 0; oc < o; ++oc) {
-    const int64_t block = oc / kBlock, lane = oc % kBlock;
     for (int64_t r = 0; r < rest; ++r) {
-      const size_t src = static_cast<size_t>(((block * rest + r) * kBlock + lane)) * elem;
-      std::memcpy(out.data() + static_cast<size_t>(oc * rest + r) * elem, packed + src, elem);
+      std::memcpy(out.data() + static_cast<size_t>(oc * rest + r) * elem,
+                  packed + BlockedOffset(layout, o, rest, oc, r, elem), elem);
     }
   }
   return out;

@@ -15,18 +15,22 @@
 namespace kiln {
 
 enum class Layout : int32_t {
-  kPlain = 0,    // row-major in the ONNX dimension order (NCHW for images)
-  kNHWC = 1,     // channels last
-  kNC4HW4 = 2,   // channels blocked by 4 (MNN / OpenCL image friendly)
-  kPacked = 3,   // retired before any file used it: never written, refused when read
+  kPlain = 0,   // row-major in the ONNX dimension order (NCHW for images)
+  kNHWC = 1,    // channels last
+  kNC4HW4 = 2,  // channels blocked by 4 (MNN / OpenCL image friendly)
+  kPacked = 3,  // retired before any file used it: never written, refused when read
   // Weights blocked by 16 along dim 0 (the output channels, O): a logical [O, r...] tensor is
   // stored as [ceil(O/16), r..., 16], O zero-padded to a multiple of 16. One block holds the
   // same weight of 16 consecutive output channels: one AVX-512 vector, two AVX2 vectors.
   kBlock16O = 4,
+  // GPU convolution weights: a logical [O, r...] tensor stored as [prod(r), ceil(O/64)*64],
+  // reduction index major with the output channels contiguous and zero-padded to 64, so a
+  // work-group's tile of 16..64 output channels at one reduction step is one coalesced row.
+  // (Format 1.3; the value 5 was kept free for it when 6 was assigned.)
+  kGemmKO64 = 5,
   // Winograd F(4x4, 3x3) weights of a 3x3 convolution (f32 [O, C, 3, 3] only): each kernel g
   // stored as U = G g G^T (ir/winograd_weights.h, 36 values e = 6 i + j), in 16-output-channel
   // blocks [ceil(O/16), C, 36, 16], O zero-padded. What the CPU Winograd kernels read.
-  // 5 is left for the GPU branch's GemmKO64 (not on main yet): refused when read until then.
   kWino43Block16O = 6,
 };
 inline constexpr Layout kLastLayout = Layout::kWino43Block16O;

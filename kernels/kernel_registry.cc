@@ -2,6 +2,9 @@
 #include "kernels/kernel_registry.h"
 
 #include "kernels/cpu/cpu_kernels.h"
+#ifdef KILN_WITH_OPENCL
+#include "kernels/opencl/cl_kernel.h"
+#endif
 
 namespace kiln {
 
@@ -14,6 +17,14 @@ const char* ExecutorKindName(ExecutorKind kind) {
   return "unknown";
 }
 
+bool HasOpenClKernels() {
+#ifdef KILN_WITH_OPENCL
+  return true;
+#else
+  return false;
+#endif
+}
+
 KernelRegistry& KernelRegistry::Global() {
   static KernelRegistry* registry = [] {
     auto* r = new KernelRegistry();
@@ -21,6 +32,9 @@ KernelRegistry& KernelRegistry::Global() {
     RegisterReferenceElementwiseKernels(*r);
     RegisterReferenceTensorKernels(*r);
     RegisterCpuKernels(*r);
+#ifdef KILN_WITH_OPENCL
+    opencl::RegisterOpenClKernels(*r);
+#endif
     return r;
   }();
   return *registry;

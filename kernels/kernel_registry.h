@@ -102,6 +102,9 @@ class KernelRegistry {
   std::vector<Entry> entries_;
 };
 
+// Whether this build registers OpenCL kernels (kernels/opencl/, built with KILN_OPENCL).
+bool HasOpenClKernels();
+
 // Reference (oracle) kernels, one function per op family; defined in kernels/reference/.
 void RegisterReferenceNnKernels(KernelRegistry& r);
 void RegisterReferenceElementwiseKernels(KernelRegistry& r);

@@ -22,7 +22,13 @@ class HostBuffer : public DeviceBuffer {
   HostBuffer& operator=(const HostBuffer&) = delete;
   bool valid() const { return data_ != nullptr; }
   size_t size() const override { return size_; }
-  void* handle() override { return data_; }
+  Expected<void*> Region(size_t offset, size_t bytes, DType) override {
+    if (offset > size_ || bytes > size_ - offset) {
+      return Internal("region [" + std::to_string(offset) + ", +" + std::to_string(bytes) +
+                      ") outside a " + std::to_string(size_) + "-byte host buffer");
+    }
+    return static_cast<void*>(static_cast<uint8_t*>(data_) + offset);
+  }
 
  private:
   size_t size_;
@@ -59,12 +65,12 @@ class CpuExecutor : public Executor {
     if (!buf->valid()) return Internal("out of host memory allocating " + std::to_string(bytes));
     return std::unique_ptr<DeviceBuffer>(std::move(buf));
   }
-  Status Upload(const void* src, DeviceBuffer& dst, size_t bytes) override {
-    if (bytes) std::memcpy(dst.handle(), src, bytes);
+  Status Upload(const void* src, void* dst, size_t bytes, DType, int) override {
+    if (bytes) std::memcpy(dst, src, bytes);
     return Status::Ok();
   }
-  Status Download(DeviceBuffer& src, void* dst, size_t bytes) override {
-    if (bytes) std::memcpy(dst, src.handle(), bytes);
+  Status Download(void* src, void* dst, size_t bytes, DType, int) override {
+    if (bytes) std::memcpy(dst, src, bytes);
     return Status::Ok();
   }
 

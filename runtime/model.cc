@@ -12,6 +12,7 @@ namespace kiln {
 struct Model::Impl {
   std::shared_ptr<const Graph> graph;
   std::shared_ptr<const ExecutionPlan> plan;
+  std::shared_ptr<const KernelBinaries> kernel_binaries;
   ModelInfo info;
 };
 
@@ -20,6 +21,9 @@ Model::~Model() = default;
 
 std::shared_ptr<const Graph> Model::graph() const { return impl_->graph; }
 std::shared_ptr<const ExecutionPlan> Model::plan() const { return impl_->plan; }
+std::shared_ptr<const KernelBinaries> Model::kernel_binaries() const {
+  return impl_->kernel_binaries;
+}
 const ModelInfo& Model::info() const { return impl_->info; }
 
 Expected<std::shared_ptr<const Model>> Model::Load(const std::string& path, const TrustStore& trust,
@@ -73,9 +77,10 @@ Expected<std::shared_ptr<const Model>> Model::LoadVerified(
   const format::SectionEntry* meta_entry = view.Find(format::SectionKind::kMetadata);
   const format::SectionEntry* streams_entry = view.Find(format::SectionKind::kStreams);
   const format::SectionEntry* memory_entry = view.Find(format::SectionKind::kMemoryPlan);
+  const format::SectionEntry* binaries_entry = view.Find(format::SectionKind::kKernelBinaries);
   for (const auto& e : view.sections) {
     if (&e != graph_entry && &e != weights_entry && &e != meta_entry && &e != streams_entry &&
-        &e != memory_entry) {
+        &e != memory_entry && &e != binaries_entry) {
       KILN_RETURN_IF_ERROR(format::VerifySectionHash(view, e));  // skipped, but verified
     }
   }
@@ -118,6 +123,15 @@ Expected<std::shared_ptr<const Model>> Model::LoadVerified(
     info.has_plan = true;
   } else {
     plan = ExecutionPlan::Default(graph);
+  }
+  // 7. GPU program binaries: parsed here, trusted as much as the rest of the signed file; the
+  // OpenCL executor uses them only for the device, driver and kernel source they were made for.
+  if (binaries_entry) {
+    KILN_ASSIGN_OR_RETURN(format::SectionBytes kbytes,
+                          format::CopyVerifiedSection(view, *binaries_entry, release));
+    KILN_ASSIGN_OR_RETURN(KernelBinaries binaries, format::ReadKernelBinaries(kbytes));
+    info.gpu_binaries_device = binaries.device;
+    model->impl_->kernel_binaries = std::make_shared<const KernelBinaries>(std::move(binaries));
   }
   model->impl_->plan = std::make_shared<const ExecutionPlan>(std::move(plan));
   model->impl_->graph = std::make_shared<const Graph>(std::move(graph));

@@ -15,6 +15,7 @@
 
 #include "ir/execution_plan.h"
 #include "ir/graph.h"
+#include "serializer/kernel_binaries.h"
 #include "serializer/metadata.h"
 #include "serializer/trust_store.h"
 
@@ -51,6 +52,7 @@ struct ModelInfo {
   std::vector<SectionInfo> sections;
   bool weights_mapped = false;  // constants point into the file mapping (map_weights)
   bool has_plan = false;        // the file carries the compiler's schedule and memory plan
+  std::string gpu_binaries_device;  // device of the embedded GPU program binaries ("" if none)
 };
 
 class Model {
@@ -71,6 +73,9 @@ class Model {
   // The compiled schedule and memory plan (validated against the graph at load); a file
   // without them gets the default: one stream, one buffer per activation.
   std::shared_ptr<const ExecutionPlan> plan() const;
+  // GPU program binaries and tuner choices embedded for one device (kernel-binaries
+  // section, covered by the signature); null when the file has none.
+  std::shared_ptr<const KernelBinaries> kernel_binaries() const;
   const ModelInfo& info() const;
 
  private:

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "ir/plan_rules.h"
+#include "runtime/executor_factory.h"
 #include "runtime/model.h"
 #include "runtime/placement.h"
 
@@ -18,13 +19,6 @@ namespace {
 
 constexpr int kHostDomain = 0;
 
-Expected<std::unique_ptr<Executor>> MakeExecutor(const std::string& name,
-                                                 const SessionOptions& options,
-                                                 ThreadPool* pool) {
-  if (name == kExecutorCpu) return MakeCpuExecutor(options.cpu_max_isa, pool);
-  return Unsupported("executor '" + name + "' is not available in this runtime build");
-}
-
 }  // namespace
 
 struct Session::Impl {
@@ -32,35 +26,48 @@ struct Session::Impl {
   std::vector<std::unique_ptr<Executor>> executors;
   std::vector<int> executor_domain;        // domain of each executor
   std::vector<Executor*> domain_executor;  // executor owning each non-host domain (host: null)
+  std::vector<Executor*> async;            // executors whose work is queued (non-host memory)
   std::vector<std::unique_ptr<DeviceBuffer>> owned;
-  std::map<void*, DeviceBuffer*> handle_owner;
-  std::vector<void*> arena;  // by domain: base of its activation arena (null until needed)
-  // value -> domain -> handle
+  std::vector<DeviceBuffer*> arena;  // by domain: its activation arena (null until needed)
+  // value -> domain -> handle (a host pointer in the host domain, a Region handle elsewhere)
   std::vector<std::map<int, void*>> buffers;
   std::vector<int> home;  // domain each value is produced in
+  // Outputs of elided nodes: the values whose bytes are theirs (a view's input, a Concat's
+  // inputs written into their slices). Present in a domain once all of those are.
+  std::vector<std::vector<ValueId>> parts;
   std::vector<bool> input_set;
   SessionMemory memory;
+  int64_t copies_per_run = 0;
 
+  // A host<->device copy at a placement boundary.
+  struct Copy {
+    bool upload = false;
+    Executor* executor = nullptr;  // owns the device side
+    void* host = nullptr;
+    void* device = nullptr;
+    size_t bytes = 0;
+    DType dtype = DType::kUndefined;
+  };
   struct Step {
-    enum Kind { kKernel, kCopy, kNoop } kind = kKernel;
+    enum Kind { kKernel, kNoop } kind = kKernel;
     NodeId node = kNoNode;
-    // kernel step
+    int stream = 0;
     Executor* executor = nullptr;
     std::unique_ptr<Kernel> kernel;
     std::vector<TensorView> inputs, outputs;
     void* scratch = nullptr;
     int profile_index = -1;
-    // copy step
-    int from = 0, to = 0;
-    size_t bytes = 0;
-    DeviceBuffer* from_buf = nullptr;
-    DeviceBuffer* to_buf = nullptr;
-    void* from_host = nullptr;
-    void* to_host = nullptr;
-    // events (by index into `events`) waited on before, and signalled after, this step
+    int profile_slot = -1;  // device-timed steps
+    // Copies of this node's outputs into the other domains that read them, made right after
+    // the kernel (and before the events it signals), so every reader, on any stream, finds
+    // them done once it may start.
+    std::vector<Copy> copies_after;
+    // Schedule events waited on before this step and signalled after it.
     std::vector<size_t> waits, signals;
   };
   std::vector<std::vector<Step>> streams;  // steps of each stream, in graph order
+  std::vector<std::pair<size_t, size_t>> step_of;  // by node: (stream, index) of its step
+  std::vector<Copy> prologue;  // graph inputs into other domains, first thing in each run
   std::vector<std::atomic<uint64_t>> events;
   uint64_t generation = 0;  // Run() count: an event is set when it holds the current one
   bool concurrent = false;
@@ -78,59 +85,78 @@ struct Session::Impl {
     return domain == kHostDomain ? HostExecutor() : domain_executor[static_cast<size_t>(domain)];
   }
 
-  Expected<void*> AllocateIn(int domain, size_t bytes) {
+  Expected<DeviceBuffer*> AllocateIn(int domain, size_t bytes) {
     KILN_ASSIGN_OR_RETURN(auto buf, ExecutorOf(domain)->Allocate(bytes));
-    void* h = buf->handle();
-    handle_owner[h] = buf.get();
     owned.push_back(std::move(buf));
-    return h;
+    return owned.back().get();
   }
 
   // Where value `v` lives in `domain`: its arena slot when planned, else its own buffer.
   Expected<void*> BufferFor(const Graph& g, const MemoryPlan& plan, ValueId v, int domain) {
+    const Value& val = g.value(v);
+    const size_t bytes = val.byte_size();
     const int64_t off = plan.offsets[static_cast<size_t>(v)];
     if (off == MemoryPlan::kNotPlanned) {
-      const size_t bytes = g.value(v).byte_size();
       if (graph_io(g, v)) memory.io_bytes += bytes;
-      return AllocateIn(domain, bytes);
+      KILN_ASSIGN_OR_RETURN(DeviceBuffer * buf, AllocateIn(domain, bytes));
+      return buf->Region(0, bytes, val.dtype);
     }
-    void*& base = arena[static_cast<size_t>(domain)];
-    if (base == nullptr) {
-      KILN_ASSIGN_OR_RETURN(base, AllocateIn(domain, plan.arena_bytes));
+    DeviceBuffer*& arena_buf = arena[static_cast<size_t>(domain)];
+    if (arena_buf == nullptr) {
+      KILN_ASSIGN_OR_RETURN(arena_buf, AllocateIn(domain, plan.arena_bytes));
     }
-    if (domain != kHostDomain) {
-      return Unsupported("activation arenas off the host need sub-buffers (not in this build)");
-    }
-    return static_cast<uint8_t*>(base) + off;
+    return arena_buf->Region(static_cast<size_t>(off), bytes, val.dtype);
   }
   static bool graph_io(const Graph& g, ValueId v) {
     return std::find(g.inputs().begin(), g.inputs().end(), v) != g.inputs().end() ||
            std::find(g.outputs().begin(), g.outputs().end(), v) != g.outputs().end();
   }
 
-  // Ensures `v` has a buffer in `domain`, adding copy steps to `stream` when it lives elsewhere.
-  Status EnsureIn(const Graph& g, const MemoryPlan& plan, ValueId v, int domain,
-                  std::vector<Step>& stream) {
+  // Ensures `v` has a buffer in `domain`. A value produced in another domain gets a copy
+  // (into its own offset there: the same offsets in every arena), staged through the host
+  // between two devices: after its producer's kernel, or at the start of each run for a graph
+  // input. An elided node's output is present once its parts are; a constant is copied once,
+  // now.
+  Status EnsureIn(const Graph& g, const MemoryPlan& plan, ValueId v, int domain) {
     auto& m = buffers[static_cast<size_t>(v)];
     if (m.count(domain)) return Status::Ok();
+    const Value& val = g.value(v);
+    if (!parts[static_cast<size_t>(v)].empty()) {
+      for (ValueId p : parts[static_cast<size_t>(v)]) {
+        KILN_RETURN_IF_ERROR(EnsureIn(g, plan, p, domain));
+      }
+      KILN_ASSIGN_OR_RETURN(m[domain], BufferFor(g, plan, v, domain));
+      return Status::Ok();
+    }
     const int src = home[static_cast<size_t>(v)];
     if (src != kHostDomain && domain != kHostDomain) {
-      KILN_RETURN_IF_ERROR(EnsureIn(g, plan, v, kHostDomain, stream));  // stage through host
+      KILN_RETURN_IF_ERROR(EnsureIn(g, plan, v, kHostDomain));
     }
-    const int from = (src != kHostDomain && domain != kHostDomain) ? kHostDomain : src;
     KILN_ASSIGN_OR_RETURN(void* h, BufferFor(g, plan, v, domain));
     m[domain] = h;
-    Step s;
-    s.kind = Step::kCopy;
-    s.from = from;
-    s.to = domain;
-    s.bytes = g.value(v).byte_size();
-    s.from_host = m[from];
-    s.to_host = h;
-    s.from_buf = from == kHostDomain ? nullptr : handle_owner[m[from]];
-    s.to_buf = domain == kHostDomain ? nullptr : handle_owner[h];
-    stream.push_back(std::move(s));
+    if (val.is_constant()) {  // constants live on the host: one upload at creation
+      return ExecutorOf(domain)->Upload(m.at(kHostDomain), h, val.byte_size(), val.dtype, 0);
+    }
+    Copy c;
+    c.upload = domain != kHostDomain;
+    c.executor = ExecutorOf(c.upload ? domain : src);
+    c.host = c.upload ? m.at(kHostDomain) : h;
+    c.device = c.upload ? h : m.at(src);
+    c.bytes = val.byte_size();
+    c.dtype = val.dtype;
+    ++copies_per_run;
+    if (val.producer == kNoNode) {
+      prologue.push_back(c);
+    } else {
+      const auto [st, index] = step_of[static_cast<size_t>(val.producer)];
+      streams[st][index].copies_after.push_back(c);
+    }
     return Status::Ok();
+  }
+
+  static Status RunCopy(const Copy& c, int stream) {
+    return c.upload ? c.executor->Upload(c.host, c.device, c.bytes, c.dtype, stream)
+                    : c.executor->Download(c.device, c.host, c.bytes, c.dtype, stream);
   }
 
   Status RunStep(Step& step, const Graph& g, std::vector<NodeProfile>& profile);
@@ -140,6 +166,7 @@ struct Session::Impl {
 Session::~Session() = default;
 
 Expected<std::unique_ptr<Session>> Session::Create(const Model& model, SessionOptions options) {
+  if (!options.gpu.binaries) options.gpu.binaries = model.kernel_binaries();
   return Create(model.graph(), std::move(options), model.plan());
 }
 
@@ -166,17 +193,33 @@ Expected<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
   bool has_cpu = false;
   im.domain_executor.push_back(nullptr);  // host domain
   for (const std::string& name : options.executors) {
-    KILN_ASSIGN_OR_RETURN(auto ex, MakeExecutor(name, options, im.pool.get()));
+    auto made = MakeExecutor(name, options, im.pool.get());
+    if (!made.ok()) {
+      // An accelerator that is not there is not fatal: the CPU runs its nodes.
+      if (made.status().code() == StatusCode::kNotFound) {
+        s->warnings_.push_back(made.status().message());
+        continue;
+      }
+      return made.status();
+    }
+    std::unique_ptr<Executor> ex = std::move(made).value();
     has_cpu |= ex->host_memory();
     im.executor_domain.push_back(ex->host_memory() ? kHostDomain
                                                    : static_cast<int>(im.domain_executor.size()));
-    if (!ex->host_memory()) im.domain_executor.push_back(ex.get());
+    if (!ex->host_memory()) {
+      im.domain_executor.push_back(ex.get());
+      im.async.push_back(ex.get());
+    }
     im.executors.push_back(std::move(ex));
   }
   if (!has_cpu) {  // CPU fallback is always there
     KILN_ASSIGN_OR_RETURN(auto ex, MakeExecutor(kExecutorCpu, options, im.pool.get()));
     im.executor_domain.push_back(kHostDomain);
     im.executors.push_back(std::move(ex));
+  }
+  for (Executor* ex : im.async) {
+    KILN_RETURN_IF_ERROR(ex->Configure(sched.num_streams, sched.events.size(),
+                                       options.profile ? static_cast<int>(g.num_nodes()) : 0));
   }
   im.arena.assign(im.domain_executor.size(), nullptr);
   std::vector<bool> elided(g.num_nodes(), false);
@@ -188,6 +231,7 @@ Expected<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
   KILN_ASSIGN_OR_RETURN(std::vector<size_t> placement, PlaceNodes(g, by_priority, elided));
 
   im.buffers.resize(g.num_values());
+  im.parts.resize(g.num_values());
   im.home.assign(g.num_values(), kHostDomain);
   for (size_t v = 0; v < g.num_values(); ++v) {
     const Value& val = g.value(static_cast<ValueId>(v));
@@ -202,85 +246,101 @@ Expected<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
   im.input_set.assign(g.inputs().size(), false);
 
   im.streams.resize(static_cast<size_t>(sched.num_streams));
+  im.step_of.resize(g.num_nodes());
   std::vector<size_t> scratch_need(static_cast<size_t>(sched.num_streams), 0);
+  std::vector<int> profile_slots(im.executors.size(), 0);
   for (size_t n = 0; n < g.num_nodes(); ++n) {
     const auto id = static_cast<NodeId>(n);
     const Node& node = g.node(id);
-    auto& stream = im.streams[static_cast<size_t>(sched.stream[n])];
+    const int st = sched.stream[n];
+    auto& stream = im.streams[static_cast<size_t>(st)];
+    im.step_of[n] = {static_cast<size_t>(st), stream.size()};
     if (elided[n]) {
-      // Its output already holds the result (a view or a Concat written in place): give it
-      // the arena slot and keep a no-op step for the schedule's events.
+      // Its output already holds the result (a view or a Concat written in place): its bytes
+      // are its inputs', in whichever domain reads it. A no-op step keeps the events.
+      // (A view's bytes are its data input's; its other inputs, such as Reshape's shape, are
+      // not part of it.)
+      const size_t num_parts = node.op == OpType::kConcat ? node.inputs.size() : 1;
       for (ValueId out : node.outputs) {
         if (out == kNoValue) continue;
-        KILN_ASSIGN_OR_RETURN(void* h, im.BufferFor(g, mp, out, kHostDomain));
-        im.buffers[static_cast<size_t>(out)][kHostDomain] = h;
-      }
-      for (ValueId in : node.inputs) {
-        if (in != kNoValue && im.home[static_cast<size_t>(in)] != kHostDomain) {
-          return Unsupported("the plan elides node '" + node.name +
-                             "' across memory domains; recompile with --disable-pass "
-                             "memory-alias");
+        for (size_t i = 0; i < num_parts && i < node.inputs.size(); ++i) {
+          if (node.inputs[i] != kNoValue)
+            im.parts[static_cast<size_t>(out)].push_back(node.inputs[i]);
         }
       }
       Impl::Step step;
       step.kind = Impl::Step::kNoop;
       step.node = id;
+      step.stream = st;
       stream.push_back(std::move(step));
-      continue;
-    }
-    Executor* ex = im.executors[placement[n]].get();
-    const int domain = im.executor_domain[placement[n]];
-    Impl::Step step;
-    step.node = id;
-    step.executor = ex;
-    for (ValueId in : node.inputs) {
-      TensorView view;
-      if (in != kNoValue) {
-        KILN_RETURN_IF_ERROR(im.EnsureIn(g, mp, in, domain, stream));
-        view.data = im.buffers[static_cast<size_t>(in)][domain];
-        view.dtype = g.value(in).dtype;
-        view.shape = &g.value(in).shape;
+    } else {
+      const size_t e = placement[n];
+      Executor* ex = im.executors[e].get();
+      const int domain = im.executor_domain[e];
+      Impl::Step step;
+      step.node = id;
+      step.stream = st;
+      step.executor = ex;
+      KILN_ASSIGN_OR_RETURN(step.kernel, ex->CreateKernel(g, node));
+      for (ValueId in : node.inputs) {
+        TensorView view;
+        if (in != kNoValue) {
+          view.dtype = g.value(in).dtype;
+          view.shape = &g.value(in).shape;
+          if (!(g.value(in).is_constant() && ex->binds_constants())) {
+            KILN_RETURN_IF_ERROR(im.EnsureIn(g, mp, in, domain));
+            view.data = im.buffers[static_cast<size_t>(in)][domain];
+          }
+        }
+        step.inputs.push_back(view);
       }
-      step.inputs.push_back(view);
-    }
-    for (ValueId out : node.outputs) {
-      TensorView view;
-      if (out != kNoValue) {
-        KILN_ASSIGN_OR_RETURN(void* h, im.BufferFor(g, mp, out, domain));
-        im.buffers[static_cast<size_t>(out)][domain] = h;
-        im.home[static_cast<size_t>(out)] = domain;
-        view.data = h;
-        view.dtype = g.value(out).dtype;
-        view.shape = &g.value(out).shape;
+      for (ValueId out : node.outputs) {
+        TensorView view;
+        if (out != kNoValue) {
+          KILN_ASSIGN_OR_RETURN(void* h, im.BufferFor(g, mp, out, domain));
+          im.buffers[static_cast<size_t>(out)][domain] = h;
+          im.home[static_cast<size_t>(out)] = domain;
+          view.data = h;
+          view.dtype = g.value(out).dtype;
+          view.shape = &g.value(out).shape;
+        }
+        step.outputs.push_back(view);
       }
-      step.outputs.push_back(view);
-    }
-    KILN_ASSIGN_OR_RETURN(step.kernel, ex->CreateKernel(g, node));
-    // Kernels of one stream run one at a time: they share the stream's scratch.
-    auto& need = scratch_need[static_cast<size_t>(sched.stream[n])];
-    need = std::max(need, step.kernel->ScratchBytes());
-    if (domain != kHostDomain && step.kernel->ScratchBytes()) {
-      KILN_ASSIGN_OR_RETURN(step.scratch, im.AllocateIn(domain, step.kernel->ScratchBytes()));
-    }
-    if (options.profile) {
-      step.profile_index = static_cast<int>(s->profile_.size());
-      s->profile_.push_back({node.name, node.op, ex->name(), 0.0, 0});
-    }
-    stream.push_back(std::move(step));
-    // Graph outputs produced off the host are copied back right after their producer.
-    for (ValueId out : node.outputs) {
-      if (out != kNoValue && Impl::graph_io(g, out)) {
-        KILN_RETURN_IF_ERROR(im.EnsureIn(g, mp, out, kHostDomain, stream));
+      // Kernels of one stream run one at a time: they share the stream's scratch.
+      auto& need = scratch_need[static_cast<size_t>(st)];
+      if (domain == kHostDomain) need = std::max(need, step.kernel->ScratchBytes());
+      if (domain != kHostDomain && step.kernel->ScratchBytes()) {
+        KILN_ASSIGN_OR_RETURN(DeviceBuffer * buf,
+                              im.AllocateIn(domain, step.kernel->ScratchBytes()));
+        KILN_ASSIGN_OR_RETURN(step.scratch,
+                              buf->Region(0, step.kernel->ScratchBytes(), DType::kUndefined));
       }
+      if (options.profile) {
+        step.profile_index = static_cast<int>(s->profile_.size());
+        if (domain != kHostDomain) step.profile_slot = profile_slots[e]++;
+        s->profile_.push_back({node.name, node.op, ex->name(), 0.0, 0});
+      }
+      stream.push_back(std::move(step));
+      // Graph outputs produced off the host are copied back right after their producer.
+      for (ValueId out : node.outputs) {
+        if (out != kNoValue && Impl::graph_io(g, out)) {
+          KILN_RETURN_IF_ERROR(im.EnsureIn(g, mp, out, kHostDomain));
+        }
+      }
+    }
+    for (size_t ev = 0; ev < sched.events.size(); ++ev) {
+      if (sched.events[ev].wait == id) stream.back().waits.push_back(ev);
+      if (sched.events[ev].signal == id) stream.back().signals.push_back(ev);
     }
   }
-  for (ValueId out : g.outputs()) {  // outputs that are inputs or constants
-    KILN_RETURN_IF_ERROR(im.EnsureIn(g, mp, out, kHostDomain, im.streams[0]));
+  for (ValueId out : g.outputs()) {  // outputs that are inputs or constants: on the host
+    KILN_RETURN_IF_ERROR(im.EnsureIn(g, mp, out, kHostDomain));
   }
   // Host scratch: one buffer per stream, as large as its largest kernel needs.
   for (size_t st = 0; st < im.streams.size(); ++st) {
     if (scratch_need[st] == 0) continue;
-    KILN_ASSIGN_OR_RETURN(void* scratch, im.AllocateIn(kHostDomain, scratch_need[st]));
+    KILN_ASSIGN_OR_RETURN(DeviceBuffer * buf, im.AllocateIn(kHostDomain, scratch_need[st]));
+    KILN_ASSIGN_OR_RETURN(void* scratch, buf->Region(0, scratch_need[st], DType::kUndefined));
     im.memory.scratch_bytes += scratch_need[st];
     for (auto& step : im.streams[st]) {
       if (step.kind == Impl::Step::kKernel && step.scratch == nullptr &&
@@ -289,20 +349,9 @@ Expected<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
       }
     }
   }
-  // Events: wait before the waiting node's step, signal after the signalling node's.
   im.events = std::vector<std::atomic<uint64_t>>(sched.events.size());
   im.concurrent = sched.num_streams > 1 && im.pool->CanRunConcurrently(im.streams.size());
   if (im.concurrent) {
-    std::vector<Impl::Step*> node_step(g.num_nodes(), nullptr);
-    for (auto& stream : im.streams) {
-      for (auto& step : stream) {
-        if (step.kind != Impl::Step::kCopy) node_step[static_cast<size_t>(step.node)] = &step;
-      }
-    }
-    for (size_t e = 0; e < sched.events.size(); ++e) {
-      node_step[static_cast<size_t>(sched.events[e].wait)]->waits.push_back(e);
-      node_step[static_cast<size_t>(sched.events[e].signal)]->signals.push_back(e);
-    }
     // The stream workers' bodies, made once: Run() allocates nothing.
     Session* self = s.get();
     im.stream_results.resize(im.streams.size());
@@ -320,6 +369,14 @@ Expected<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
 }
 
 const SessionMemory& Session::memory() const { return impl_->memory; }
+int64_t Session::boundary_copies() const { return impl_->copies_per_run; }
+
+const Executor* Session::executor(const std::string& name) const {
+  for (const auto& ex : impl_->executors) {
+    if (ex->name() == name) return ex.get();
+  }
+  return nullptr;
+}
 
 Expected<size_t> Session::InputIndex(const std::string& name) const {
   std::string names;
@@ -353,32 +410,31 @@ Status Session::SetInput(size_t index, const HostTensor& t) {
 }
 
 Status Session::Impl::RunStep(Step& step, const Graph& g, std::vector<NodeProfile>& profile) {
-  if (step.kind == Step::kNoop) return Status::Ok();
-  if (step.kind == Step::kCopy) {
-    if (step.to == kHostDomain) {
-      if (step.from == kHostDomain) {
-        if (step.to_host != step.from_host) std::memcpy(step.to_host, step.from_host, step.bytes);
-        return Status::Ok();
-      }
-      Executor* ex = domain_executor[static_cast<size_t>(step.from)];
-      KILN_RETURN_IF_ERROR(ex->Synchronize());
-      return ex->Download(*step.from_buf, step.to_host, step.bytes);
-    }
-    return domain_executor[static_cast<size_t>(step.to)]->Upload(step.from_host, *step.to_buf,
-                                                                step.bytes);
+  // Queued work of another stream that this node waits for (host-side order is RunStream's).
+  for (size_t e : step.waits) {
+    for (Executor* ex : async) KILN_RETURN_IF_ERROR(ex->DeviceWait(step.stream, e));
   }
-  const auto t0 = std::chrono::steady_clock::now();
-  Status st = step.executor->Execute(*step.kernel, step.inputs, step.outputs, step.scratch);
+  Status st;
+  if (step.kind == Step::kKernel) {
+    const auto t0 = std::chrono::steady_clock::now();
+    st = step.executor->Execute(*step.kernel, step.inputs, step.outputs, step.scratch,
+                                StepContext{step.stream, step.profile_slot});
+    if (st.ok() && step.profile_index >= 0 && step.profile_slot < 0) {
+      const auto t1 = std::chrono::steady_clock::now();
+      NodeProfile& p = profile[static_cast<size_t>(step.profile_index)];
+      p.total_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
+      p.runs++;
+    }
+  }
+  for (size_t i = 0; i < step.copies_after.size() && st.ok(); ++i) {
+    st = RunCopy(step.copies_after[i], step.stream).WithContext("output copy");
+  }
   if (!st.ok()) {
     const Node& node = g.node(step.node);
     return st.WithContext(DescribeNode(node));
   }
-  if (step.profile_index >= 0) {
-    KILN_RETURN_IF_ERROR(step.executor->Synchronize());
-    const auto t1 = std::chrono::steady_clock::now();
-    NodeProfile& p = profile[static_cast<size_t>(step.profile_index)];
-    p.total_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
-    p.runs++;
+  for (size_t e : step.signals) {
+    for (Executor* ex : async) KILN_RETURN_IF_ERROR(ex->Mark(step.stream, e));
   }
   return Status::Ok();
 }
@@ -406,33 +462,32 @@ Status Session::Run() {
     if (!im.input_set[i]) return InvalidArgument("input '" + input_info(i).name + "' not set");
   }
   ++im.generation;
+  for (const Impl::Copy& c : im.prologue) {
+    KILN_RETURN_IF_ERROR(Impl::RunCopy(c, 0).WithContext("input copy"));
+  }
   if (!im.concurrent) {
-    // One stream, or too few threads for the streams: every step in graph order.
-    if (im.streams.size() == 1) {
-      for (auto& step : im.streams[0]) KILN_RETURN_IF_ERROR(im.RunStep(step, *graph_, profile_));
-    } else {
-      std::vector<size_t> next(im.streams.size(), 0);
-      for (size_t n = 0; n < graph_->num_nodes(); ++n) {
-        const auto st = static_cast<size_t>(plan_->schedule.stream[n]);
-        auto& steps = im.streams[st];
-        // Copies queued before this node's step, then the step itself.
-        while (next[st] < steps.size()) {
-          Impl::Step& step = steps[next[st]++];
-          KILN_RETURN_IF_ERROR(im.RunStep(step, *graph_, profile_));
-          if (step.kind != Impl::Step::kCopy && step.node == static_cast<NodeId>(n)) break;
-        }
-      }
-      for (size_t st = 0; st < im.streams.size(); ++st) {  // trailing output copies
-        while (next[st] < im.streams[st].size()) {
-          KILN_RETURN_IF_ERROR(im.RunStep(im.streams[st][next[st]++], *graph_, profile_));
-        }
-      }
+    // One stream, or too few threads for the streams: every node in graph order.
+    for (size_t n = 0; n < graph_->num_nodes(); ++n) {
+      const auto [st, index] = im.step_of[n];
+      KILN_RETURN_IF_ERROR(im.RunStep(im.streams[st][index], *graph_, profile_));
     }
   } else {
     im.pool->RunTasks(im.stream_tasks);
     for (const Status& r : im.stream_results) KILN_RETURN_IF_ERROR(r);
   }
   for (auto& ex : im.executors) KILN_RETURN_IF_ERROR(ex->Synchronize());
+  if (!profile_.empty()) {  // device-timed steps: read their timestamps now that all is done
+    for (const auto& stream : im.streams) {
+      for (const auto& step : stream) {
+        if (step.profile_slot < 0) continue;
+        const std::optional<double> ms = step.executor->ProfiledMs(step.profile_slot);
+        if (!ms) continue;
+        NodeProfile& p = profile_[static_cast<size_t>(step.profile_index)];
+        p.total_ms += *ms;
+        p.runs++;
+      }
+    }
+  }
   return Status::Ok();
 }
 

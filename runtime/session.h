@@ -11,6 +11,7 @@
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
 #include "runtime/executor.h"
+#include "runtime/gpu_options.h"
 
 namespace kiln {
 
@@ -18,20 +19,23 @@ class Model;
 
 struct SessionOptions {
   // Executors by priority; nodes an accelerator cannot run fall back to later ones. "cpu" is
-  // always available.
+  // always available. "opencl" (alias "gpu") is the GPU executor, "opencl:N" its device N.
+  // An accelerator that cannot start (no OpenCL platform or device) is left out with a
+  // warning (Session::warnings) and the CPU runs its nodes.
   std::vector<std::string> executors = {kExecutorCpu};
   Isa cpu_max_isa = Isa::kReference;
   // Threads of the session's pool (the caller counts as one); kernels and streams share it.
   // A plan with more streams than threads runs its nodes in graph order instead.
   int num_threads = 1;
-  bool profile = false;  // record per-node wall time
+  bool profile = false;  // record per-node time (device timestamps on the GPU)
+  GpuOptions gpu;        // the OpenCL executor's options (runtime/gpu_options.h)
 };
 
 struct NodeProfile {
   std::string node;
   OpType op;
   std::string executor;
-  double total_ms = 0;  // summed over runs
+  double total_ms = 0;  // summed over runs (device time for executors that time their own)
   int64_t runs = 0;
 };
 
@@ -76,6 +80,12 @@ class Session {
 
   // Which executor each node runs on, in node order ("-" for nodes the plan elides).
   std::vector<std::string> Placement() const;
+  // The session's executor called `name` ("cpu", "opencl"), or null.
+  const Executor* executor(const std::string& name) const;
+  // Executors asked for that could not start, with the reason (their nodes run elsewhere).
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  // Host<->device copies each Run() makes at placement boundaries (graph I/O included).
+  int64_t boundary_copies() const;
   const std::vector<NodeProfile>& profile() const { return profile_; }
   const SessionMemory& memory() const;
 
@@ -86,6 +96,7 @@ class Session {
   std::shared_ptr<const ExecutionPlan> plan_;
   std::unique_ptr<Impl> impl_;
   std::vector<NodeProfile> profile_;
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace kiln

@@ -6,8 +6,9 @@
 namespace kiln::format {
 
 bool IsKnownSectionKind(uint32_t kind) {
-  return kind >= static_cast<uint32_t>(SectionKind::kGraph) &&
-         kind <= static_cast<uint32_t>(SectionKind::kStreams);
+  return (kind >= static_cast<uint32_t>(SectionKind::kGraph) &&
+          kind <= static_cast<uint32_t>(SectionKind::kStreams)) ||
+         kind == static_cast<uint32_t>(SectionKind::kKernelBinaries);
 }
 
 std::string SectionKindName(uint32_t kind) {

@@ -82,6 +82,10 @@ Expected<std::vector<uint8_t>> SerializeModel(const Graph& graph, const WriteOpt
     pending.push_back(
         {SectionKind::kMemoryPlan, format::WriteMemoryPlanSection(options.plan->memory)});
   }
+  if (options.kernel_binaries != nullptr) {
+    pending.push_back({SectionKind::kKernelBinaries,
+                       format::WriteKernelBinariesSection(*options.kernel_binaries)});
+  }
   pending.push_back({SectionKind::kWeights, std::move(gs.weights)});
 
   std::vector<RawSection> raw;

@@ -8,6 +8,7 @@
 #include "ir/execution_plan.h"
 #include "ir/graph.h"
 #include "serializer/format.h"
+#include "serializer/kernel_binaries.h"
 #include "serializer/metadata.h"
 #include "serializer/signing.h"
 
@@ -24,6 +25,8 @@ struct WriteOptions {
   // The compiler's schedule and memory plan (not owned); without one, the runtime runs the
   // file sequentially with one buffer per activation.
   const ExecutionPlan* plan = nullptr;
+  // GPU program binaries for one device (not owned): written as the kernel-binaries section.
+  const KernelBinaries* kernel_binaries = nullptr;
 };
 
 // One section as it will be stored: bytes already compressed when compression != kNone.

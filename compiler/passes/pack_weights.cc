@@ -1,5 +1,6 @@
-// Pass pack-weights: for every node, asks the kernel registry which CPU kernel would run it on
-// the target ISA; when that kernel wants its weights in a packed layout, rewrites the constant
+// Pass pack-weights: for every node, asks the kernel registry which kernel would run it on its
+// placement (the OpenCL executor for nodes place-nodes put on the GPU, else the CPU at the
+// target ISA); when that kernel wants its weights in a packed layout, rewrites the constant
 // into that layout now, so the runtime binds it in place from the file (no repacking at load).
 // A FusedGemm whose B is [K, N] is first transposed to [N, K] (transB = 1) so that output
 // features lead, as every packed layout expects.
@@ -32,15 +33,16 @@ class PackWeightsPass : public Pass {
   }
   int min_opt_level() const override { return 2; }
   bool Enabled(const CompileOptions& options) const override {
-    return options.target_isa != Isa::kReference;
+    return options.target_isa != Isa::kReference || options.target_gpu;
   }
   Status Run(Graph& graph, PassContext& ctx) override {
     GraphRewriter rw(graph);
     const KernelRegistry& registry = KernelRegistry::Global();
     for (NodeId id : rw.LiveNodes()) {
-      const KernelRegistry::Entry* e = registry.FindPackingEntry(graph, rw.node(id),
-                                                                 ExecutorKind::kCpu,
-                                                                 ctx.options().target_isa);
+      const bool gpu = rw.node(id).placement == kExecutorOpenCL;
+      const KernelRegistry::Entry* e = registry.FindPackingEntry(
+          graph, rw.node(id), gpu ? ExecutorKind::kOpenCL : ExecutorKind::kCpu,
+          gpu ? Isa::kOpenCL : ctx.options().target_isa);
       if (!e || !e->traits.packing) continue;
       const WeightPacking spec = *e->traits.packing;
       Node& node = rw.node(id);
@@ -50,6 +52,7 @@ class PackWeightsPass : public Pass {
           rw.value(w).dtype != DType::kF32) {
         continue;
       }
+      // A weight shared with a node packed otherwise keeps its plain constant for that one.
       if (node.op == OpType::kFusedGemm && spec.input == 1 && node.attrs.GetInt("transB", 0) == 0) {
         w = TransposedConstant(rw, w);
         rw.node(id).attrs.Set("transB", int64_t{1});

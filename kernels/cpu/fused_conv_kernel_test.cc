@@ -209,13 +209,14 @@ TEST(Wino43Block16OLayoutTest, PackUnpackRoundTripAndSizes) {
   ASSERT_EQ(back->size(), w.size() * 4);
   const auto* got = reinterpret_cast<const float*>(back->data());
   for (size_t i = 0; i < w.size(); ++i) EXPECT_NEAR(got[i], w[i], 1e-5f) << i;
-  // Only f32 [O, C, 3, 3]; value 5 is unassigned.
+  // Only f32 [O, C, 3, 3]. (Value 5 is the GPU branch's GemmKO64, format 1.3.)
   const size_t none = std::numeric_limits<size_t>::max();
   EXPECT_EQ(LayoutByteSize(Layout::kWino43Block16O, DType::kF32, {19, 5, 5, 5}), none);
   EXPECT_EQ(LayoutByteSize(Layout::kWino43Block16O, DType::kF16, shape), none);
   EXPECT_EQ(LayoutByteSize(Layout::kWino43Block16O, DType::kF32, {19, 45}), none);
   EXPECT_FALSE(PackLayout(Layout::kWino43Block16O, DType::kF32, {1, 45}, bytes, 45 * 4).ok());
-  EXPECT_FALSE(IsValidLayout(5));
+  EXPECT_TRUE(IsValidLayout(static_cast<int32_t>(Layout::kGemmKO64)));
+  EXPECT_FALSE(IsValidLayout(static_cast<int32_t>(kLastLayout) + 1));
   EXPECT_TRUE(IsValidLayout(static_cast<int32_t>(Layout::kWino43Block16O)));
 }
 

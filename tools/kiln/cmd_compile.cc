@@ -8,6 +8,9 @@
 
 #include "kernels/cpu/cpu_features.h"
 #include "runtime/model.h"
+#ifdef KILN_WITH_OPENCL
+#include "runtime/opencl/opencl_executor.h"
+#endif
 #include "serializer/model_writer.h"
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
@@ -23,6 +26,7 @@ struct CompileArgs {
   std::string sign_key;
   std::string compress = "none";
   std::string target = "cpu";
+  std::string gpu_binaries_for;
   std::vector<std::string> print_ir_after;
   bool verbose = false;
   ModelSourceOptions source;
@@ -31,9 +35,10 @@ struct CompileArgs {
 
 // "cpu" packs for the best CPU kernels Kiln has (every packed layout also has a portable
 // kernel, so the file runs on any CPU); "cpu:avx2" etc. cap that; "reference" keeps the plain
-// ONNX layouts.
+// ONNX layouts; "gpu" places nodes on the GPU where it has kernels and packs for those (the
+// rest for the best CPU kernels).
 Expected<Isa> ParseTarget(const std::string& target) {
-  if (target == "cpu") return kBestCpuIsa;
+  if (target == "cpu" || target == "gpu") return kBestCpuIsa;
   if (target == "reference") return Isa::kReference;
   if (target.rfind("cpu:", 0) == 0) {
     // The named flavour as is: the file may be meant for a CPU other than this one.
@@ -41,13 +46,20 @@ Expected<Isa> ParseTarget(const std::string& target) {
     if (isa.ok()) return isa;
   }
   return InvalidArgument("--target '" + target +
-                         "': expected cpu, cpu:ISA (scalar, avx2, ...) or reference");
+                         "': expected cpu, cpu:ISA (scalar, avx2, ...), gpu or reference");
 }
 
 Status Compile(CompileArgs& args) {
   ModelSourceOptions& source = args.source;
   KILN_RETURN_IF_ERROR(ParseInputShapes(args.raw_shapes, &source));
   KILN_ASSIGN_OR_RETURN(source.compile.target_isa, ParseTarget(args.target));
+  source.compile.target_gpu = args.target == "gpu";
+  if (!args.gpu_binaries_for.empty() && !source.compile.target_gpu) {
+    return InvalidArgument("--gpu-binaries-for needs --target gpu");
+  }
+  if (source.compile.target_gpu && !HasOpenClKernels()) {
+    return Unsupported("--target gpu: this kiln was built without OpenCL (KILN_OPENCL=OFF)");
+  }
   source.compile.print_ir_after.insert(args.print_ir_after.begin(), args.print_ir_after.end());
   WriteOptions options;
   KILN_RETURN_IF_ERROR(ParseCompression(args.compress, &options));
@@ -62,6 +74,23 @@ Status Compile(CompileArgs& args) {
     std::cout << FormatPassReports(loaded.reports);
   }
   options.plan = loaded.plan.get();
+  KernelBinaries binaries;
+  if (!args.gpu_binaries_for.empty()) {
+#ifdef KILN_WITH_OPENCL
+    // Built and tuned on that device now: the file then starts there without JIT or tuning.
+    GpuOptions gpu;
+    gpu.device_name = args.gpu_binaries_for;
+    KILN_ASSIGN_OR_RETURN(
+        binaries,
+        BuildKernelBinaries(*loaded.graph, gpu, {GpuPrecision::kFp32, GpuPrecision::kFp16}));
+    options.kernel_binaries = &binaries;
+    size_t bytes = 0;
+    for (const auto& p : binaries.programs) bytes += p.binary.size();
+    std::cout << "gpu binaries: " << binaries.device << " (driver " << binaries.driver << "), "
+              << binaries.programs.size() << " programs, " << bytes << " bytes, "
+              << binaries.tuning.size() << " tuned kernels\n";
+#endif
+  }
 
   ModelMetadata& meta = options.metadata;
   KILN_ASSIGN_OR_RETURN(meta.source_sha256, signing::Sha256FileHex(args.model));
@@ -72,6 +101,8 @@ Status Compile(CompileArgs& args) {
   meta.compile_options.emplace_back("opt-level", std::to_string(source.compile.opt_level));
   meta.compile_options.emplace_back("target", args.target);
   meta.compile_options.emplace_back("streams", std::to_string(source.compile.streams));
+  if (!binaries.device.empty())
+    meta.compile_options.emplace_back("gpu-binaries-for", binaries.device);
   if (source.compile.weights_f16) meta.compile_options.emplace_back("weights-f16", "yes");
   for (const auto& p : source.compile.disabled_passes) {
     meta.compile_options.emplace_back("disable-pass", p);
@@ -120,7 +151,12 @@ void RegisterCompile(CLI::App& app, int* exit_code) {
                   "Print the IR text after this pass (repeatable; 'all' for every pass)");
   cmd->add_option("--target", args->target,
                   "What to pack weights for: cpu (default: the best CPU kernels, runs on any "
-                  "CPU), cpu:scalar|avx2|..., or reference (plain ONNX layouts)");
+                  "CPU), cpu:scalar|avx2|..., gpu (OpenCL kernels, CPU fallback), or reference "
+                  "(plain ONNX layouts)");
+  cmd->add_option("--gpu-binaries-for", args->gpu_binaries_for,
+                  "With --target gpu: build and tune the GPU kernels on the OpenCL device whose "
+                  "name contains DEVICE and embed the program binaries (fp32 and fp16) in the "
+                  "signed file, for a cold start there without JIT");
   cmd->add_flag("--weights-f16", args->source.compile.weights_f16,
                 "Store Conv/Gemm weights as f16 (half the size; computed in f32)");
   AddModelSourceFlags(*cmd, &args->source, &args->raw_shapes);

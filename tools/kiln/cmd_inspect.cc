@@ -9,6 +9,7 @@
 #include "compiler/model_stats.h"
 #include "ir/text_dump.h"
 #include "runtime/model.h"
+#include "runtime/placement.h"
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
 #include "tools/kiln/model_source.h"
@@ -21,6 +22,7 @@ struct InspectArgs {
   bool json = false;
   bool ir = false;
   bool nodes = false;
+  bool gpu = false;
   ModelSourceOptions source;
   std::vector<std::string> raw_shapes;
 };
@@ -31,9 +33,33 @@ struct PlanSummary {
   MemoryPlanStats memory;
   int32_t streams = 1;
   int64_t events = 0;
+  // GPU placement (--device gpu, or a file compiled with --target gpu): nodes per executor and
+  // every CPU fallback with its reason.
+  bool gpu = false;
+  std::string gpu_placement;
+  struct Fallback {
+    std::string node, op, reason;
+  };
+  std::vector<Fallback> fallbacks;
 };
 
-Expected<PlanSummary> Summarize(const LoadedModel& m) {
+void SummarizeGpu(const LoadedModel& m, PlanSummary* p) {
+  const Graph& g = *m.graph;
+  std::vector<bool> elided(g.num_nodes(), false);
+  for (NodeId e : m.plan->memory.elided) elided[static_cast<size_t>(e)] = true;
+  std::vector<std::string> placement(g.num_nodes(), "-");
+  for (size_t i = 0; i < g.num_nodes(); ++i) {
+    if (elided[i]) continue;
+    const Node& n = g.node(static_cast<NodeId>(i));
+    auto reason = GpuFallbackReason(g, n);
+    placement[i] = reason ? kExecutorCpu : kExecutorOpenCL;
+    if (reason) p->fallbacks.push_back({n.name, std::string(OpTypeName(n.op)), *reason});
+  }
+  p->gpu = true;
+  p->gpu_placement = PlacementSummary(placement);
+}
+
+Expected<PlanSummary> Summarize(const LoadedModel& m, bool gpu) {
   PlanSummary p;
   p.onnx_nodes = m.source_nodes;
   if (m.kiln) {
@@ -44,6 +70,11 @@ Expected<PlanSummary> Summarize(const LoadedModel& m) {
   KILN_ASSIGN_OR_RETURN(p.memory, DescribeMemoryPlan(*m.graph, m.plan->memory));
   p.streams = m.plan->schedule.num_streams;
   p.events = static_cast<int64_t>(m.plan->schedule.events.size());
+  bool compiled_for_gpu = false;
+  for (size_t i = 0; i < m.graph->num_nodes(); ++i) {
+    compiled_for_gpu |= m.graph->node(static_cast<NodeId>(i)).placement == kExecutorOpenCL;
+  }
+  if (gpu || compiled_for_gpu) SummarizeGpu(m, &p);
   return p;
 }
 
@@ -105,6 +136,15 @@ void PrintJson(const std::string& path, const ModelStats& s, const PlanSummary& 
      << ", \"elided_views\": " << p.memory.elided_views
      << ", \"elided_concats\": " << p.memory.elided_concats << "},\n  \"streams\": {\"count\": "
      << p.streams << ", \"events\": " << p.events << "}";
+  if (p.gpu) {
+    os << ",\n  \"gpu\": {\"placement\": " << JsonString(p.gpu_placement) << ", \"fallbacks\": [";
+    for (size_t i = 0; i < p.fallbacks.size(); ++i) {
+      os << (i ? ", " : "") << "{\"node\": " << JsonString(p.fallbacks[i].node)
+         << ", \"op\": " << JsonString(p.fallbacks[i].op)
+         << ", \"reason\": " << JsonString(p.fallbacks[i].reason) << "}";
+    }
+    os << "]}";
+  }
   if (nodes) {
     os << ",\n  \"nodes\": [";
     const Graph& g = *m.graph;
@@ -148,6 +188,12 @@ void PrintText(const std::string& path, const ModelStats& s, const PlanSummary& 
      << "; " << p.memory.inplace_ops << " in place, " << p.memory.elided_views
      << " views and " << p.memory.elided_concats << " concats elided\n";
   os << "streams: " << p.streams << " (" << p.events << " events)\n";
+  if (p.gpu) {
+    os << "gpu placement: " << p.gpu_placement << "\n";
+    if (!p.fallbacks.empty()) os << "cpu fallbacks (node, op: reason):\n";
+    for (const auto& f : p.fallbacks)
+      os << "  " << f.node << "  " << f.op << ": " << f.reason << "\n";
+  }
   if (nodes) {
     const Graph& g = *m.graph;
     os << "nodes (name, op, stream <- source ONNX nodes):\n";
@@ -173,17 +219,21 @@ void RegisterInspect(CLI::App& app, int* exit_code) {
   cmd->add_flag("--ir", args->ir, "Print the IR (as compiled) as text");
   cmd->add_flag("--nodes", args->nodes,
                 "List every node with its stream and the source ONNX nodes it came from");
+  cmd->add_flag("--gpu", args->gpu,
+                "Compile ONNX sources for the GPU and list the nodes that fall back to the CPU, "
+                "with the reason (automatic for files compiled with --target gpu)");
   AddModelSourceFlags(*cmd, &args->source, &args->raw_shapes);
   cmd->callback([args, exit_code] {
     RunCommand("inspect", exit_code, [&]() -> Status {
       KILN_RETURN_IF_ERROR(ParseInputShapes(args->raw_shapes, &args->source));
+      args->source.compile.target_gpu = args->gpu;
       KILN_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(args->model, args->source));
       if (args->ir) {
         std::cout << GraphToText(*loaded.graph);
         return Status::Ok();
       }
       const ModelStats stats = ComputeModelStats(*loaded.graph);
-      KILN_ASSIGN_OR_RETURN(PlanSummary plan, Summarize(loaded));
+      KILN_ASSIGN_OR_RETURN(PlanSummary plan, Summarize(loaded, args->gpu));
       if (args->json) {
         PrintJson(args->model, stats, plan, loaded, args->nodes);
       } else {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "calibration/npy_io.h"
+#include "runtime/placement.h"
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
 #include "tools/kiln/onnx_inputs.h"
@@ -29,6 +30,7 @@ struct RunArgs {
   int top = 5;
   std::string isa = "auto";
   int threads = 1;
+  DeviceArgs device;
   ModelSourceOptions source;
   std::vector<std::string> raw_shapes;
 };
@@ -138,6 +140,7 @@ Status Run(RunArgs& args) {
   KILN_ASSIGN_OR_RETURN(PreprocessSpec spec, ParsePreprocessSpec(args.preprocess));
   KILN_ASSIGN_OR_RETURN(Isa isa, ParseIsa(args.isa));
   args.source.compile.target_isa = isa;  // ONNX sources: pack weights for the kernels used
+  args.source.compile.target_gpu = args.device.wants_gpu();
   if (args.repeat < 1) return InvalidArgument("--repeat must be at least 1");
   std::vector<std::string> labels;
   if (!args.labels.empty()) {
@@ -146,7 +149,7 @@ Status Run(RunArgs& args) {
   KILN_ASSIGN_OR_RETURN(std::vector<HostTensor> inputs, LoadInputs(args, spec));
   auto loaded = LoadModelForInputs(args.model, args.source, inputs, "--input");
   if (!loaded.ok()) return WithImageHint(loaded.status(), args);
-  auto session = CreateSession(*loaded, isa, args.threads);
+  auto session = CreateSession(*loaded, isa, args.threads, args.device);
   if (!session.ok()) return session.status().WithContext(args.model);
   KILN_RETURN_IF_ERROR(
       WithImageHint(BindInputs(**session, inputs, "--input", !IsKilnFile(args.model)), args));
@@ -169,6 +172,7 @@ Status Run(RunArgs& args) {
   std::sort(ms.begin(), ms.end());
   const double median =
       ms.size() % 2 ? ms[ms.size() / 2] : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
+  std::printf("placement: %s\n", PlacementSummary((*session)->Placement()).c_str());
   std::printf("run time: %.3f ms (median of %d run%s, min %.3f ms)\n", median, args.repeat,
               args.repeat == 1 ? "" : "s", ms.front());
   return Status::Ok();
@@ -193,6 +197,7 @@ void RegisterRun(CLI::App& app, int* exit_code) {
   cmd->add_option("--top", args->top, "How many classes to list for score outputs")->default_val(5);
   AddIsaFlag(*cmd, &args->isa);
   AddThreadsFlag(*cmd, &args->threads);
+  AddDeviceFlags(*cmd, &args->device);
   AddModelSourceFlags(*cmd, &args->source, &args->raw_shapes);
   cmd->callback([args, exit_code] { RunCommand("run", exit_code, [&] { return Run(*args); }); });
 }

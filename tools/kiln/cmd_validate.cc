@@ -9,6 +9,7 @@
 
 #include "compiler/tensor_compare.h"
 #include "parsers/onnx/tensor_proto.h"
+#include "runtime/placement.h"
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
 #include "tools/kiln/onnx_inputs.h"
@@ -22,9 +23,11 @@ struct ValidateArgs {
   std::string test_data;
   double rtol = 1e-3;
   double atol = 1e-4;
+  double min_sqnr = 0;  // > 0: an output passes on SQNR >= this instead of rtol/atol
   bool json = false;
   std::string isa = "auto";
   int threads = 1;
+  DeviceArgs device;
   ModelSourceOptions source;
   std::vector<std::string> raw_shapes;
 };
@@ -81,23 +84,32 @@ struct OutputResult {
   int64_t elements = 0;
 };
 
-void PrintText(const std::vector<OutputResult>& results, const ValidateArgs& args, bool pass) {
+void PrintText(const std::vector<OutputResult>& results, const ValidateArgs& args, bool pass,
+               const std::string& placement) {
   for (const auto& r : results) {
     std::printf("%s %s: max_abs_err %.3g  cosine %.8f  SQNR %.2f dB  mismatches %lld/%lld\n",
                 r.cmp.within_tolerance ? "PASS" : "FAIL", r.name.c_str(), r.cmp.max_abs_err,
                 r.cmp.cosine, r.cmp.sqnr_db, static_cast<long long>(r.cmp.mismatch_count),
                 static_cast<long long>(r.elements));
   }
-  std::printf("%s: %zu output(s), rtol %g, atol %g\n", pass ? "PASS" : "FAIL", results.size(),
-              args.rtol, args.atol);
+  std::printf("placement: %s\n", placement.c_str());
+  if (args.min_sqnr > 0) {
+    std::printf("%s: %zu output(s), SQNR >= %g dB\n", pass ? "PASS" : "FAIL", results.size(),
+                args.min_sqnr);
+  } else {
+    std::printf("%s: %zu output(s), rtol %g, atol %g\n", pass ? "PASS" : "FAIL", results.size(),
+                args.rtol, args.atol);
+  }
 }
 
-void PrintJson(const std::vector<OutputResult>& results, const ValidateArgs& args, bool pass) {
+void PrintJson(const std::vector<OutputResult>& results, const ValidateArgs& args, bool pass,
+               const std::string& placement) {
   std::ostringstream os;
   os << "{\n  \"model\": " << JsonString(args.model)
      << ",\n  \"test_data\": " << JsonString(args.test_data)
      << ",\n  \"rtol\": " << JsonNumber(args.rtol) << ",\n  \"atol\": " << JsonNumber(args.atol)
-     << ",\n  \"pass\": " << (pass ? "true" : "false") << ",\n  \"outputs\": [";
+     << ",\n  \"pass\": " << (pass ? "true" : "false")
+     << ",\n  \"placement\": " << JsonString(placement) << ",\n  \"outputs\": [";
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     os << (i ? "," : "") << "\n    {\"name\": " << JsonString(r.name)
@@ -115,7 +127,10 @@ Status Validate(ValidateArgs& args, int* exit_code) {
   KILN_RETURN_IF_ERROR(ParseInputShapes(args.raw_shapes, &args.source));
   KILN_ASSIGN_OR_RETURN(Isa isa, ParseIsa(args.isa));
   args.source.compile.target_isa = isa;  // ONNX sources: pack weights for the kernels used
-  if (args.rtol < 0 || args.atol < 0) return InvalidArgument("--rtol and --atol must be >= 0");
+  args.source.compile.target_gpu = args.device.wants_gpu();
+  if (args.rtol < 0 || args.atol < 0 || args.min_sqnr < 0) {
+    return InvalidArgument("--rtol, --atol and --min-sqnr must be >= 0");
+  }
   std::error_code ec;
   if (!std::filesystem::exists(args.model, ec))
     return NotFound("model file '" + args.model + "' not found");
@@ -135,7 +150,7 @@ Status Validate(ValidateArgs& args, int* exit_code) {
     KILN_ASSIGN_OR_RETURN(loaded,
                           LoadModelForInputs(args.model, args.source, inputs, "test input"));
   }
-  auto session = CreateSession(loaded, isa, args.threads);
+  auto session = CreateSession(loaded, isa, args.threads, args.device);
   if (!session.ok()) return session.status().WithContext(args.model);
   KILN_RETURN_IF_ERROR(BindInputs(**session, inputs, "test input", !IsKilnFile(args.model)));
   KILN_RETURN_IF_ERROR((*session)->Run().WithContext("run"));
@@ -164,13 +179,15 @@ Status Validate(ValidateArgs& args, int* exit_code) {
     const std::string name = (*session)->output_info(index).name;
     auto cmp = CompareTensors(actual, expected[i], args.rtol, args.atol);
     if (!cmp.ok()) return cmp.status().WithContext("output '" + name + "'");
+    if (args.min_sqnr > 0) cmp->within_tolerance = cmp->sqnr_db >= args.min_sqnr;
     pass = pass && cmp->within_tolerance;
     results.push_back({name, *cmp, expected[i].num_elements()});
   }
+  const std::string placement = PlacementSummary((*session)->Placement());
   if (args.json) {
-    PrintJson(results, args, pass);
+    PrintJson(results, args, pass, placement);
   } else {
-    PrintText(results, args, pass);
+    PrintText(results, args, pass, placement);
   }
   if (!pass) *exit_code = kExitMismatch;
   return Status::Ok();
@@ -187,9 +204,13 @@ void RegisterValidate(CLI::App& app, int* exit_code) {
       ->required();
   cmd->add_option("--rtol", args->rtol, "Relative tolerance")->default_val(1e-3);
   cmd->add_option("--atol", args->atol, "Absolute tolerance")->default_val(1e-4);
+  cmd->add_option("--min-sqnr", args->min_sqnr,
+                  "Pass an output on its SQNR (dB) instead of rtol/atol (e.g. 40 for "
+                  "--gpu-precision fp16, docs/gpu.md)");
   cmd->add_flag("--json", args->json, "Print JSON instead of text");
   AddIsaFlag(*cmd, &args->isa);
   AddThreadsFlag(*cmd, &args->threads);
+  AddDeviceFlags(*cmd, &args->device);
   AddModelSourceFlags(*cmd, &args->source, &args->raw_shapes);
   cmd->callback([args, exit_code] {
     RunCommand("validate", exit_code, [&] {

@@ -2,9 +2,11 @@
 #include "tools/kiln/session_setup.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
+#include "runtime/model.h"
 #include "kernels/cpu/cpu_features.h"
 #include "serializer/format.h"
 #include "tools/kiln/onnx_inputs.h"
@@ -27,12 +29,73 @@ void AddThreadsFlag(CLI::App& cmd, int* threads) {
       ->default_val(1);
 }
 
-Expected<std::unique_ptr<Session>> CreateSession(const LoadedModel& model, Isa isa, int threads) {
+void AddDeviceFlags(CLI::App& cmd, DeviceArgs* device) {
+  cmd.add_option("--device", device->device,
+                 "Where to run: cpu (default), gpu or gpu:N (OpenCL device N), or a list in order "
+                 "of preference such as gpu,cpu; the CPU runs what the GPU cannot")
+      ->default_val("cpu");
+  cmd.add_option("--gpu-precision", device->gpu_precision,
+                 "GPU storage: fp32 (default) or fp16 (f16 activations and weights, f32 "
+                 "accumulation)")
+      ->default_val("fp32");
+}
+
+bool DeviceArgs::wants_gpu() const {
+  auto names = Executors();
+  if (!names.ok()) return false;
+  for (const auto& n : *names) {
+    if (n.rfind(kExecutorOpenCL, 0) == 0) return true;
+  }
+  return false;
+}
+
+Expected<std::vector<std::string>> DeviceArgs::Executors() const {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= device.size()) {
+    const size_t comma = device.find(',', start);
+    const std::string item =
+        device.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item == "cpu") {
+      out.push_back(kExecutorCpu);
+    } else if (item == "gpu" || item == "opencl") {
+      out.push_back(kExecutorOpenCL);
+    } else if ((item.rfind("gpu:", 0) == 0 || item.rfind("opencl:", 0) == 0) &&
+               item.size() > item.find(':') + 1 && item.size() - item.find(':') <= 4 &&
+               item.find_first_not_of("0123456789", item.find(':') + 1) == std::string::npos) {
+      out.push_back(std::string(kExecutorOpenCL) + item.substr(item.find(':')));
+    } else {
+      return InvalidArgument("--device '" + device +
+                             "': expected cpu, gpu or gpu:N, or a comma "
+                             "list of them (e.g. gpu,cpu)");
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+Expected<GpuPrecision> DeviceArgs::Precision() const {
+  if (gpu_precision == "fp32") return GpuPrecision::kFp32;
+  if (gpu_precision == "fp16") return GpuPrecision::kFp16;
+  return InvalidArgument("--gpu-precision '" + gpu_precision + "': expected fp32 or fp16");
+}
+
+Expected<std::unique_ptr<Session>> CreateSession(const LoadedModel& model, Isa isa, int threads,
+                                                 const DeviceArgs& device, bool profile) {
   if (threads < 1) return InvalidArgument("--threads must be at least 1");
   SessionOptions options;
   options.cpu_max_isa = isa;
   options.num_threads = threads;
-  return Session::Create(model.graph, options, model.plan);
+  options.profile = profile;
+  KILN_ASSIGN_OR_RETURN(options.executors, device.Executors());
+  KILN_ASSIGN_OR_RETURN(options.gpu.precision, device.Precision());
+  if (model.kiln) options.gpu.binaries = model.kiln->kernel_binaries();
+  KILN_ASSIGN_OR_RETURN(auto session, Session::Create(model.graph, options, model.plan));
+  for (const std::string& w : session->warnings()) {
+    std::fprintf(stderr, "kiln: warning: %s; its nodes run on the CPU\n", w.c_str());
+  }
+  return session;
 }
 
 void AddIsaFlag(CLI::App& cmd, std::string* isa) {

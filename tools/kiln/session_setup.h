@@ -31,8 +31,25 @@ Expected<LoadedModel> LoadModelForInputs(const std::string& model, ModelSourceOp
 
 // Adds --threads N.
 void AddThreadsFlag(CLI::App& cmd, int* threads);
-// A session over the model's graph and plan with the CPU capped at `isa`.
-Expected<std::unique_ptr<Session>> CreateSession(const LoadedModel& model, Isa isa, int threads);
+
+// --device cpu|gpu[:N][,...] (an order of preference; the CPU always runs what the others
+// cannot) and --gpu-precision fp32|fp16.
+struct DeviceArgs {
+  std::string device = "cpu";
+  std::string gpu_precision = "fp32";
+  // Executor names for SessionOptions ("gpu" -> "opencl", "gpu:1" -> "opencl:1").
+  Expected<std::vector<std::string>> Executors() const;
+  Expected<GpuPrecision> Precision() const;
+  bool wants_gpu() const;
+};
+void AddDeviceFlags(CLI::App& cmd, DeviceArgs* device);
+
+// A session over the model's graph and plan with the CPU capped at `isa`, on the devices
+// asked for (GPU program binaries embedded in a .kiln file are used). Executors that cannot
+// start are reported on stderr; their nodes run on the CPU.
+Expected<std::unique_ptr<Session>> CreateSession(const LoadedModel& model, Isa isa, int threads,
+                                                 const DeviceArgs& device = {},
+                                                 bool profile = false);
 
 // Sets every session input from `inputs` (by name). Unknown names, missing inputs, dtype and
 // shape mismatches are errors. With `names_checked` (ONNX models, whose tensors
