@@ -20,6 +20,7 @@ KernelRegistry& KernelRegistry::Global() {
     RegisterReferenceNnKernels(*r);
     RegisterReferenceElementwiseKernels(*r);
     RegisterReferenceTensorKernels(*r);
+    RegisterReferenceQuantizedKernels(*r);
     RegisterCpuKernels(*r);
     return r;
   }();
