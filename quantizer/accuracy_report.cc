@@ -182,3 +182,79 @@ std::string FormatReportJson(const AccuracyReport& report) {
 }
 
 }  // namespace kiln::quant
+
+namespace kiln::quant {
+namespace {
+
+// Class probabilities of a score vector: itself when it already is a distribution, else its
+// softmax.
+std::vector<double> Probabilities(const HostTensor& t) {
+  const int64_t n = t.num_elements();
+  const float* x = t.data<float>();
+  double sum = 0, mn = 0, mx = -1e300;
+  for (int64_t i = 0; i < n; ++i) {
+    sum += x[i];
+    mn = std::min<double>(mn, x[i]);
+    mx = std::max<double>(mx, x[i]);
+  }
+  std::vector<double> p(static_cast<size_t>(n));
+  if (mn >= 0 && std::fabs(sum - 1) < 1e-3) {
+    for (int64_t i = 0; i < n; ++i) p[static_cast<size_t>(i)] = x[i];
+    return p;
+  }
+  double z = 0;
+  for (int64_t i = 0; i < n; ++i) z += p[static_cast<size_t>(i)] = std::exp(x[i] - mx);
+  for (double& v : p) v /= z;
+  return p;
+}
+
+bool LooksLikeScores(const Shape& s) {
+  int64_t big = 0, n = 1;
+  for (int64_t d : s) {
+    n *= d;
+    if (d > 1) ++big;
+  }
+  return big == 1 && n >= 10;
+}
+
+}  // namespace
+
+Expected<double> PredictionDivergence(const Graph& float_graph, const Graph& quant_graph,
+                                      const calib::SampleSource& source,
+                                      const std::vector<size_t>& samples, int threads) {
+  SessionOptions so;
+  so.num_threads = threads;
+  KILN_ASSIGN_OR_RETURN(auto fs, Session::Create(std::make_shared<const Graph>(float_graph), so));
+  KILN_ASSIGN_OR_RETURN(auto qs, Session::Create(std::make_shared<const Graph>(quant_graph), so));
+  double total = 0;
+  for (size_t s : samples) {
+    KILN_ASSIGN_OR_RETURN(std::vector<HostTensor> in, source.Load(s));
+    KILN_ASSIGN_OR_RETURN(auto fo, fs->Run(in));
+    KILN_ASSIGN_OR_RETURN(auto qo, qs->Run(in));
+    for (size_t o = 0; o < fo.size() && o < qo.size(); ++o) {
+      if (fo[o].dtype != DType::kF32 || qo[o].dtype != DType::kF32 ||
+          fo[o].num_elements() != qo[o].num_elements()) {
+        continue;
+      }
+      if (LooksLikeScores(fo[o].shape)) {
+        const auto p = Probabilities(fo[o]), q = Probabilities(qo[o]);
+        double kl = 0;
+        for (size_t i = 0; i < p.size(); ++i) {
+          if (p[i] > 0) kl += p[i] * std::log(p[i] / std::max(q[i], 1e-12));
+        }
+        total += kl;
+      } else {
+        double sig = 0, err = 0;
+        for (int64_t i = 0; i < fo[o].num_elements(); ++i) {
+          const double f = fo[o].data<float>()[i], q = qo[o].data<float>()[i];
+          sig += f * f;
+          err += (q - f) * (q - f);
+        }
+        total += sig > 0 ? err / sig : err;
+      }
+    }
+  }
+  return samples.empty() ? 0.0 : total / static_cast<double>(samples.size());
+}
+
+}  // namespace kiln::quant

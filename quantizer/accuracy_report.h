@@ -39,3 +39,16 @@ std::string FormatReportText(const AccuracyReport& report);
 std::string FormatReportJson(const AccuracyReport& report);
 
 }  // namespace kiln::quant
+
+namespace kiln::quant {
+
+// How far the int8 graph's predictions are from the float graph's on `samples`, for choosing
+// between quantization settings: for class-score outputs ([1, C], C >= 10, or [1, C, 1, 1])
+// the mean KL divergence of the float softmax from the int8 softmax (probabilities are used as
+// they are), else the mean squared error relative to the float output's power. Smaller is
+// better; summed over the outputs.
+Expected<double> PredictionDivergence(const Graph& float_graph, const Graph& quant_graph,
+                                      const calib::SampleSource& source,
+                                      const std::vector<size_t>& samples, int threads);
+
+}  // namespace kiln::quant

@@ -79,7 +79,8 @@ Expected<Requant> QuantizeMultiplier(double m) {
 }
 
 QuantizedWeights QuantizeWeightsSymmetric(const std::vector<float>& w, int64_t channels,
-                                          int64_t inner_stride, int64_t outer_count) {
+                                          int64_t inner_stride, int64_t outer_count,
+                                          const std::vector<float>& min_scales) {
   // Element index = (outer * channels + c) * inner_stride + i.
   QuantizedWeights out;
   out.values.resize(w.size());
@@ -95,7 +96,11 @@ QuantizedWeights QuantizeWeightsSymmetric(const std::vector<float>& w, int64_t c
   }
   for (int64_t c = 0; c < channels; ++c) {
     const float m = max_abs[static_cast<size_t>(c)];
-    out.scales[static_cast<size_t>(c)] = m > 0 ? m / 127.f : 1.f;
+    float scale = m > 0 ? m / 127.f : 1.f;
+    if (static_cast<size_t>(c) < min_scales.size()) {
+      scale = std::max(scale, min_scales[static_cast<size_t>(c)]);
+    }
+    out.scales[static_cast<size_t>(c)] = scale;
   }
   for (int64_t o = 0; o < outer_count; ++o) {
     for (int64_t c = 0; c < channels; ++c) {
@@ -111,11 +116,26 @@ QuantizedWeights QuantizeWeightsSymmetric(const std::vector<float>& w, int64_t c
 }
 
 QuantizedWeights QuantizeWeightsAxis0(const std::vector<float>& w, int64_t channels,
-                                      bool per_channel) {
+                                      bool per_channel, const std::vector<float>& min_scales) {
   if (!per_channel || channels <= 0) {
-    return QuantizeWeightsSymmetric(w, 1, static_cast<int64_t>(w.size()), 1);
+    return QuantizeWeightsSymmetric(w, 1, static_cast<int64_t>(w.size()), 1, min_scales);
   }
-  return QuantizeWeightsSymmetric(w, channels, static_cast<int64_t>(w.size()) / channels, 1);
+  return QuantizeWeightsSymmetric(w, channels, static_cast<int64_t>(w.size()) / channels, 1,
+                                  min_scales);
+}
+
+std::vector<float> MinWeightScales(const std::vector<float>& bias, float input_scale,
+                                   bool per_channel) {
+  constexpr double kLimit = 1 << 30;
+  std::vector<float> out(bias.size(), 0.f);
+  float all = 0.f;
+  for (size_t c = 0; c < bias.size(); ++c) {
+    const double need = std::fabs(static_cast<double>(bias[c])) / (input_scale * kLimit);
+    out[c] = std::isfinite(need) ? static_cast<float>(need * (1 + 1e-6)) : 0.f;
+    all = std::max(all, out[c]);
+  }
+  if (!per_channel) out.assign(1, all);
+  return out;
 }
 
 std::vector<int32_t> QuantizeBias(const std::vector<float>& b, float input_scale,

@@ -39,11 +39,20 @@ struct QuantizedWeights {
   std::vector<int8_t> values;
   std::vector<float> scales;  // one per channel
 };
+// `min_scales` (one per channel, optional) raises a channel's scale where needed (so that its
+// int32 bias stays in range: see MinWeightScales).
 QuantizedWeights QuantizeWeightsSymmetric(const std::vector<float>& w, int64_t channels,
-                                          int64_t inner_stride, int64_t outer_count);
+                                          int64_t inner_stride, int64_t outer_count,
+                                          const std::vector<float>& min_scales = {});
 // Convenience for axis 0 of a row-major tensor: channels = shape[0], per_channel or not.
 QuantizedWeights QuantizeWeightsAxis0(const std::vector<float>& w, int64_t channels,
-                                      bool per_channel);
+                                      bool per_channel, const std::vector<float>& min_scales = {});
+
+// Per channel, the smallest weight scale for which the int32 bias round(b / (s_in * s_w))
+// stays within +-2^30 (a channel with tiny weights and a large bias, common after BatchNorm
+// folding, would otherwise overflow it). Per-tensor: the largest of them.
+std::vector<float> MinWeightScales(const std::vector<float>& bias, float input_scale,
+                                   bool per_channel);
 
 // int32 bias = round(b[c] / (s_in * s_w[c])), saturated.
 std::vector<int32_t> QuantizeBias(const std::vector<float>& b, float input_scale,

@@ -123,22 +123,38 @@ double KlThreshold(std::vector<double> hist, double w, int levels) {
   return best * w;
 }
 
-// Expected squared error of quantizing `bins` over [lo, hi] with `levels` - 1 steps.
-double ExpectedError(const std::vector<Bin>& bins, double lo, double hi, int levels) {
-  const double step = (hi - lo) / (levels - 1);
-  const double rounding = step * step / 12.0;
-  double err = 0;
-  for (const Bin& b : bins) {
-    if (b.centre < lo) {
-      err += b.count * (lo - b.centre) * (lo - b.centre);
-    } else if (b.centre > hi) {
-      err += b.count * (b.centre - hi) * (b.centre - hi);
-    } else {
-      err += b.count * rounding;
+// Prefix sums over the non-empty bins (sorted by centre) so that the expected squared error
+// of any range is O(log n): clipped values cost their distance to the range, kept ones the
+// rounding noise step^2 / 12.
+class ErrorModel {
+ public:
+  explicit ErrorModel(const std::vector<Bin>& bins) : c_(bins.size()) {
+    n_.assign(bins.size() + 1, 0);
+    s1_.assign(bins.size() + 1, 0);
+    s2_.assign(bins.size() + 1, 0);
+    for (size_t i = 0; i < bins.size(); ++i) {
+      c_[i] = bins[i].centre;
+      n_[i + 1] = n_[i] + bins[i].count;
+      s1_[i + 1] = s1_[i] + bins[i].count * bins[i].centre;
+      s2_[i + 1] = s2_[i] + bins[i].count * bins[i].centre * bins[i].centre;
     }
   }
-  return err;
-}
+  double Error(double lo, double hi, int levels) const {
+    const size_t a = static_cast<size_t>(std::lower_bound(c_.begin(), c_.end(), lo) - c_.begin());
+    const size_t b = static_cast<size_t>(std::upper_bound(c_.begin(), c_.end(), hi) - c_.begin());
+    // Below lo: sum n (lo - c)^2; above hi: sum n (c - hi)^2.
+    const double below = n_[a] * lo * lo - 2 * lo * s1_[a] + s2_[a];
+    const size_t e = c_.size();
+    const double na = n_[e] - n_[b], s1a = s1_[e] - s1_[b], s2a = s2_[e] - s2_[b];
+    const double above = s2a - 2 * hi * s1a + na * hi * hi;
+    const double step = (hi - lo) / (levels - 1);
+    return below + above + (n_[b] - n_[a]) * step * step / 12.0;
+  }
+
+
+ private:
+  std::vector<double> c_, n_, s1_, s2_;
+};
 
 }  // namespace
 
@@ -220,19 +236,35 @@ Range ChooseRange(const calib::TensorStats& s, const RangeSpec& spec, ActMode mo
       return {std::max(mn, -t), std::min(mx, t)};
     }
     case RangeAlgo::kMse: {
-      const std::vector<Bin> bins = NonEmptyBins(s);
-      const int levels = sym ? 255 : 256;
+      // The least expected squared error over a grid of clipping points: one threshold for
+      // symmetric ranges, each end independently for asymmetric ones.
+      const ErrorModel model(NonEmptyBins(s));
+      constexpr int kSteps = 512;
       double best_err = std::numeric_limits<double>::infinity();
       Range best{mn, mx};
-      for (int j = 512; j >= 1; --j) {
-        const double a = j / 512.0;
-        const Range r = sym ? Range{-a * absmax, a * absmax}
-                            : Range{std::min(a * mn, 0.0), std::max(a * mx, 0.0)};
-        if (r.hi - r.lo <= 0) continue;
-        const double err = ExpectedError(bins, r.lo, r.hi, levels);
-        if (err < best_err) {
-          best_err = err;
-          best = r;
+      if (sym) {
+        for (int j = kSteps; j >= 1; --j) {
+          const double t = absmax * j / kSteps;
+          const double err = model.Error(-t, t, 255);
+          if (err < best_err) {
+            best_err = err;
+            best = {-t, t};
+          }
+        }
+        return best;
+      }
+      const double lo0 = std::min(mn, 0.0), hi0 = std::max(mx, 0.0);
+      const int lo_steps = lo0 < 0 ? kSteps : 1, hi_steps = hi0 > 0 ? kSteps : 1;
+      for (int i = lo_steps; i >= 1; --i) {
+        const double lo = lo0 * i / lo_steps;
+        for (int j = hi_steps; j >= 1; --j) {
+          const double hi = hi0 * j / hi_steps;
+          if (hi - lo <= 0) continue;
+          const double err = model.Error(lo, hi, 256);
+          if (err < best_err) {
+            best_err = err;
+            best = {lo, hi};
+          }
         }
       }
       return best;

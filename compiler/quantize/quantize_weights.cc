@@ -68,7 +68,9 @@ Status QuantizeConvWeights(GraphRewriter& rw, NodeId id, const QuantParams& x_pa
     if (!b || static_cast<int64_t>(b->size()) != m) return Internal("bias of '" + n.name + "'");
     bias = *b;
   }
-  const QuantizedWeights qw = QuantizeWeightsAxis0(*w, m, config.per_channel_weights);
+  const QuantizedWeights qw =
+      QuantizeWeightsAxis0(*w, m, config.per_channel_weights,
+                           MinWeightScales(bias, x_params.scales[0], config.per_channel_weights));
   if (config.bias_correct) {
     const std::vector<double> means = InputMeans(config, xname);
     const int64_t group = n.attrs.GetInt("group", 1);
@@ -115,10 +117,6 @@ Status QuantizeGemmWeights(GraphRewriter& rw, NodeId id, const QuantParams& a_pa
   const int64_t nout = tb ? bs[0] : bs[1];
   const int64_t k = tb ? bs[1] : bs[0];
   // Per output feature: axis 0 of [N, K], axis 1 of [K, N].
-  const QuantizedWeights qw =
-      !config.per_channel_weights ? QuantizeWeightsSymmetric(*b, 1, nout * k, 1)
-      : tb ? QuantizeWeightsSymmetric(*b, nout, k, 1)
-           : QuantizeWeightsSymmetric(*b, nout, 1, k);
   std::vector<float> c(static_cast<size_t>(nout), 0.f);
   const bool has_c = n.inputs.size() > 2 && n.inputs[2] != kNoValue;
   if (has_c) {
@@ -128,6 +126,11 @@ Status QuantizeGemmWeights(GraphRewriter& rw, NodeId id, const QuantParams& a_pa
       c[static_cast<size_t>(j)] = beta * (*cv)[cv->size() == 1 ? 0 : static_cast<size_t>(j)];
     }
   }
+  const std::vector<float> floor = MinWeightScales(c, a_params.scales[0], config.per_channel_weights);
+  const QuantizedWeights qw =
+      !config.per_channel_weights ? QuantizeWeightsSymmetric(*b, 1, nout * k, 1, floor)
+      : tb ? QuantizeWeightsSymmetric(*b, nout, k, 1, floor)
+           : QuantizeWeightsSymmetric(*b, nout, 1, k, floor);
   if (config.bias_correct) {
     const std::vector<double> means = InputMeans(config, aname);
     const Shape& as = rw.value(n.inputs[0]).shape;

@@ -5,6 +5,7 @@
 // per-tensor accuracy on held-back samples, and writes a (signed) .kiln file.
 // docs/quantization.md describes every flag.
 #include <cstdio>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -31,7 +32,7 @@ struct QuantizeArgs {
                                              weights = "per-channel";
   std::string report, config, sign_key, compress = "none", target = "cpu";
   std::string shard, stats_out, stats_in, budget, budget_images;
-  std::vector<std::string> merge_stats, keep_float, raw_shapes;
+  std::vector<std::string> merge_stats, keep_float, raw_shapes, disabled_passes;
   int calib_count = 0, holdout = -1, threads = 1;
   double max_sqnr_drop = -1;
   bool equalize = false, bias_correct = false, verbose = false, quiet = false;
@@ -88,7 +89,9 @@ Status ApplyConfig(QuantizeArgs& a, const CLI::App& cmd) {
 
 Expected<quant::QuantizeConfig> MakeConfig(const QuantizeArgs& a) {
   quant::QuantizeConfig c;
-  KILN_ASSIGN_OR_RETURN(c.range, quant::ParseRangeSpec(a.algo));
+  if (a.algo != "auto") {
+    KILN_ASSIGN_OR_RETURN(c.range, quant::ParseRangeSpec(a.algo));
+  }
   if (a.act == "asym-u8") {
     c.act = quant::ActMode::kAsymU8;
   } else if (a.act == "sym-i8") {
@@ -159,6 +162,7 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   KILN_ASSIGN_OR_RETURN(Graph imported, ImportOnnx(a.model, parse));
   CompileOptions options;
   options.equalize = a.equalize;
+  options.disabled_passes.insert(a.disabled_passes.begin(), a.disabled_passes.end());
   if (a.target == "cpu") {
     options.target_isa = kBestCpuIsa;
   } else if (a.target == "reference") {
@@ -232,6 +236,30 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   }
   if (sharded || a.out.empty()) return Status::Ok();
 
+  if (a.algo == "auto") {
+    // Every range algorithm, judged by how far the int8 predictions are from the float
+    // model's on calibration samples (at most 24, spread over the set).
+    if (!samples) return InvalidArgument("--algo auto measures on calibration samples: give --calib");
+    std::vector<size_t> probe;
+    const size_t step = std::max<size_t>(1, calib_ids.size() / 100);
+    for (size_t i = 0; i < calib_ids.size(); i += step) probe.push_back(calib_ids[i]);
+    double best = std::numeric_limits<double>::infinity();
+    quant::RangeSpec chosen;
+    for (const char* name : {"mse", "percentile:99.99", "percentile:99.999"}) {
+      quant::QuantizeConfig c = config;
+      c.range = *quant::ParseRangeSpec(name);
+      KILN_ASSIGN_OR_RETURN(CompiledModel m, quant::CompileQuantized(imported, options, c, stats));
+      KILN_ASSIGN_OR_RETURN(double d, quant::PredictionDivergence(float_model.graph, m.graph,
+                                                                  *samples, probe, a.threads));
+      std::printf("algo auto: %-18s divergence %.6g\n", name, d);
+      if (d < best) {
+        best = d;
+        chosen = c.range;
+      }
+    }
+    config.range = chosen;
+    std::printf("algo auto: chose %s\n", quant::RangeSpecName(chosen).c_str());
+  }
   KILN_ASSIGN_OR_RETURN(CompiledModel qmodel,
                         quant::CompileQuantized(imported, options, config, stats));
   if (a.verbose) std::cout << FormatPassReports(qmodel.reports);
@@ -360,6 +388,8 @@ void RegisterQuantize(CLI::App& app, int* exit_code) {
   cmd->add_option("--input-shape", a->raw_shapes, "Fix an input's dims: NAME=D0,D1,...");
   cmd->add_option("--threads", a->threads, "Threads for calibration and measuring")->default_val(1);
   cmd->add_flag("-v,--verbose", a->verbose, "Print the compiler's pass table");
+  cmd->add_option("--disable-pass", a->disabled_passes,
+                  "Skip a compiler pass (e.g. lower-qdq: keep the Q/DQ float form, to bisect)");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress output");
   cmd->callback([exit_code, a, cmd] {
     RunCommand("quantize", exit_code, [&] { return Quantize(*a, *cmd); });
