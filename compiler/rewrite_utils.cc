@@ -64,6 +64,11 @@ bool PerChannelConstant(const Value& v, int64_t channels, size_t rank,
   return true;
 }
 
+bool CanBypass(const GraphRewriter& rw, ValueId in, ValueId out) {
+  return !(rw.IsGraphOutput(out) &&
+           (rw.IsGraphInput(in) || rw.value(in).is_constant() || rw.IsGraphOutput(in)));
+}
+
 ValueId SoleOutput(const Node& n) {
   ValueId out = kNoValue;
   for (ValueId o : n.outputs) {

@@ -24,6 +24,11 @@ ValueId AddF32Constant(GraphRewriter& rw, const std::string& base, Shape shape,
 bool PerChannelConstant(const Value& v, int64_t channels, size_t rank,
                         std::vector<float>* per_channel);
 
+// Whether users of `out` may read `in` instead so the node producing `out` can go: a graph
+// output must stay a distinct, nameable value, so not when `out` is one and `in` is a graph
+// input, a constant or another output.
+bool CanBypass(const GraphRewriter& rw, ValueId in, ValueId out);
+
 // The node's single output (kNoValue when it has none or several live ones).
 ValueId SoleOutput(const Node& n);
 // Whether the node's outputs beyond the first are absent or unused.

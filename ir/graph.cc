@@ -5,6 +5,15 @@
 
 namespace kiln {
 
+std::string DescribeNode(const Node& node) {
+  std::string s = "node '" + node.name + "' (" + std::string(OpTypeName(node.op));
+  if (!(node.sources.size() == 1 && node.sources[0] == node.name) && !node.sources.empty()) {
+    s += ", from ONNX node" + std::string(node.sources.size() > 1 ? "s " : " ");
+    for (size_t i = 0; i < node.sources.size(); ++i) s += (i ? ", " : "") + node.sources[i];
+  }
+  return s + ")";
+}
+
 ValueId Graph::AddValue(Value value) {
   if (value.name.empty()) value.name = "%" + std::to_string(values_.size());
   const auto id = static_cast<ValueId>(values_.size());

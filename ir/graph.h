@@ -57,6 +57,10 @@ struct Node {
   std::vector<std::string> sources;
 };
 
+// "node 'conv1' (FusedConv, from ONNX nodes Conv_0, Relu_1)": how errors and reports name a
+// node, with its provenance when it says more than the name.
+std::string DescribeNode(const Node& node);
+
 class Graph {
  public:
   // Adds a value; names must be unique (an empty name gets a generated one).

@@ -10,14 +10,16 @@
 namespace kiln {
 namespace {
 
-ValueId F32(Graph& g, const std::string& name) {
+Value F32Value(const std::string& name) {
   Value v;
   v.name = name;
   v.dtype = DType::kF32;
   v.shape = {4};
   v.shape_known = true;
-  return g.AddValue(v);
+  return v;
 }
+
+ValueId F32(Graph& g, const std::string& name) { return g.AddValue(F32Value(name)); }
 
 // x -> relu a -> sigmoid b (output); a also feeds tanh c (output).
 Graph Sample() {
@@ -69,22 +71,8 @@ TEST(RewriterTest, InsertedNodesLandBeforeTheirAnchorsWithMergedSources) {
   GraphRewriter rw(g);
   const ValueId x = *g.FindValue("x"), a = *g.FindValue("a");
   // Replace relu with abs -> relu' chain inserted before the old relu.
-  const ValueId t = rw.AddValue([] {
-    Value v;
-    v.name = "t";
-    v.dtype = DType::kF32;
-    v.shape = {4};
-    v.shape_known = true;
-    return v;
-  }());
-  const ValueId a2 = rw.AddValue([] {
-    Value v;
-    v.name = "a2";
-    v.dtype = DType::kF32;
-    v.shape = {4};
-    v.shape_known = true;
-    return v;
-  }());
+  const ValueId t = rw.AddValue(F32Value("t"));
+  const ValueId a2 = rw.AddValue(F32Value("a2"));
   Node relu2{"relu2", OpType::kRelu, 17, {t}, {a2}, {}, "", rw.MergeSources({0, 1})};
   Node abs{"abs", OpType::kAbs, 17, {x}, {t}, {}, "", {}};
   const NodeId r2 = rw.InsertNode(relu2, 0);

@@ -48,8 +48,7 @@ class CpuExecutor : public Executor {
     }
     std::unique_ptr<Kernel> kernel = (*f)();
     KILN_RETURN_IF_ERROR(kernel->Prepare(KernelContext(graph, node, pool_))
-                             .WithContext("node '" + node.name + "' (" +
-                                          std::string(OpTypeName(node.op)) + ")"));
+                             .WithContext(DescribeNode(node)));
     return kernel;
   }
 

@@ -371,7 +371,7 @@ Status Session::Impl::RunStep(Step& step, const Graph& g, std::vector<NodeProfil
   Status st = step.executor->Execute(*step.kernel, step.inputs, step.outputs, step.scratch);
   if (!st.ok()) {
     const Node& node = g.node(step.node);
-    return st.WithContext("node '" + node.name + "' (" + std::string(OpTypeName(node.op)) + ")");
+    return st.WithContext(DescribeNode(node));
   }
   if (step.profile_index >= 0) {
     KILN_RETURN_IF_ERROR(step.executor->Synchronize());

@@ -14,30 +14,16 @@
 #include <string>
 
 #include "calibration/npy_io.h"
+#include "tests/test_support.h"
 
 namespace kiln {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliResult {
-  bool exited = false;  // false: killed by a signal (a crash)
-  int code = -1;
-  std::string out, err;
-};
+using testing::CliResult;
 
-std::string Quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string Quote(const std::string& s) { return testing::ShellQuote(s); }
 
 class CliBadInput : public ::testing::Test {
  protected:
@@ -137,18 +123,7 @@ class CliBadInput : public ::testing::Test {
     Save(m, "unsupported_op.onnx");
   }
 
-  static CliResult Kiln(const std::string& args) {
-    const std::string out = Path("stdout.txt"), err = Path("stderr.txt");
-    const std::string cmd = Quote(std::string(KILN_BINARY_DIR) + "/kiln") + " " + args + " >" +
-                            Quote(out) + " 2>" + Quote(err);
-    const int status = std::system(cmd.c_str());
-    CliResult r;
-    r.exited = status != -1 && WIFEXITED(status);
-    r.code = r.exited ? WEXITSTATUS(status) : -1;
-    r.out = Slurp(out);
-    r.err = Slurp(err);
-    return r;
-  }
+  static CliResult Kiln(const std::string& args) { return testing::RunKiln(args, dir_.string()); }
 
   // A clean failure: exited (no signal, and not the shell's 126/127 for a missing binary),
   // non-zero, with `needle` in the message on stderr.

@@ -10,4 +10,15 @@ std::string SharedDir();
 // Folder of the ONNX node tests (Debian libonnx-testdata).
 std::string OnnxNodeTestDir();
 
+// Runs the built `kiln` binary with `args` (already shell-quoted), stdout and stderr captured
+// through files in `scratch_dir`.
+struct CliResult {
+  bool exited = false;  // false: killed by a signal (a crash)
+  int code = -1;
+  std::string out, err;
+};
+CliResult RunKiln(const std::string& args, const std::string& scratch_dir);
+// Single-quotes a string for the shell.
+std::string ShellQuote(const std::string& s);
+
 }  // namespace kiln::testing

@@ -1,21 +1,28 @@
-// Pass fold-pad: a zero-valued constant Pad of the spatial axes feeding a Conv (or an
-// AveragePool that counts padding) becomes the consumer's own pads.
+// Pass fold-pad: a constant Pad of the spatial axes feeding a window op becomes the consumer's
+// own pads when the padding value is what the op's pads mean: zero for Conv and for an
+// AveragePool that counts padding, minus infinity for MaxPool (whose pads never win).
+#include <limits>
+
 #include "compiler/passes/passes.h"
 #include "compiler/rewrite_utils.h"
 
 namespace kiln {
 namespace {
 
-// The Pad's spatial pads as [b1..bk, e1..ek] when it is a constant zero pad of the spatial
-// axes of a rank-(k+2) tensor with non-negative amounts; else empty.
-std::vector<int64_t> SpatialZeroPads(const GraphRewriter& rw, const Node& pad) {
-  if (pad.attrs.GetString("mode", "constant") != "constant") return {};
+// The Pad's constant padding value (0 when absent), or nullopt when it is not a constant pad.
+std::optional<float> PadValue(const GraphRewriter& rw, const Node& pad) {
+  if (pad.attrs.GetString("mode", "constant") != "constant") return std::nullopt;
+  if (pad.inputs.size() <= 2 || pad.inputs[2] == kNoValue) return 0.f;
+  auto value = ConstantFloats(rw.value(pad.inputs[2]));
+  if (!value || value->size() != 1) return std::nullopt;
+  return (*value)[0];
+}
+
+// The Pad's spatial pads as [b1..bk, e1..ek] when it pads only the spatial axes of a
+// rank-(k+2) tensor, by non-negative amounts; else empty.
+std::vector<int64_t> SpatialPads(const GraphRewriter& rw, const Node& pad) {
   if (pad.inputs.size() < 2 || pad.inputs[1] == kNoValue) return {};
   if (pad.inputs.size() > 3 && pad.inputs[3] != kNoValue) return {};  // axes (opset 18)
-  if (pad.inputs.size() > 2 && pad.inputs[2] != kNoValue) {
-    auto value = ConstantFloats(rw.value(pad.inputs[2]));
-    if (!value || value->size() != 1 || (*value)[0] != 0.f) return {};
-  }
   auto pads = ConstantInts(rw.value(pad.inputs[1]));
   const size_t rank = rw.value(pad.inputs[0]).shape.size();
   if (!pads || pads->size() != 2 * rank || rank < 3) return {};
@@ -34,18 +41,25 @@ std::vector<int64_t> SpatialZeroPads(const GraphRewriter& rw, const Node& pad) {
   return spatial;
 }
 
-bool AcceptsPads(const Node& c) {
+// Whether the window op `c` reads padded positions as `value`.
+bool PadsMean(const Node& c, float value) {
   if (c.attrs.GetString("auto_pad", "NOTSET") != "NOTSET") return false;
-  if (c.op == OpType::kConv || c.op == OpType::kFusedConv) return true;
+  if (c.op == OpType::kConv || c.op == OpType::kFusedConv) return value == 0.f;
   // Zeros inside the window are only right for an average that counts padded positions.
-  return c.op == OpType::kAveragePool && c.attrs.GetInt("count_include_pad", 0) != 0;
+  if (c.op == OpType::kAveragePool) {
+    return value == 0.f && c.attrs.GetInt("count_include_pad", 0) != 0;
+  }
+  if (c.op == OpType::kMaxPool) {
+    return value == -std::numeric_limits<float>::infinity() && c.outputs.size() < 2;
+  }
+  return false;
 }
 
 class FoldPadPass : public Pass {
  public:
   std::string_view name() const override { return "fold-pad"; }
   std::string_view summary() const override {
-    return "fold zero constant Pad into the following Conv / AveragePool pads";
+    return "fold constant Pad into the following Conv / AveragePool / MaxPool pads";
   }
   int min_opt_level() const override { return 2; }
   Status Run(Graph& graph, PassContext& ctx) override {
@@ -54,10 +68,12 @@ class FoldPadPass : public Pass {
       const Node& pad = rw.node(id);
       if (pad.op != OpType::kPad) continue;
       auto user = rw.SoleUser(pad.outputs[0]);
-      if (!user || rw.node(*user).inputs[0] != pad.outputs[0] || !AcceptsPads(rw.node(*user))) {
+      const auto value = PadValue(rw, pad);
+      if (!user || !value || rw.node(*user).inputs[0] != pad.outputs[0] ||
+          !PadsMean(rw.node(*user), *value)) {
         continue;
       }
-      std::vector<int64_t> extra = SpatialZeroPads(rw, pad);
+      std::vector<int64_t> extra = SpatialPads(rw, pad);
       if (extra.empty()) continue;
       Node& c = rw.node(*user);
       std::vector<int64_t> pads = c.attrs.GetInts("pads", std::vector<int64_t>(extra.size(), 0));

@@ -54,9 +54,7 @@ class FoldTransposesPass : public Pass {
       }
       const ValueId in = rw.node(id).inputs[0];
       const ValueId out = rw.node(id).outputs[0];
-      if (IsIdentity(perm) &&
-          !(rw.IsGraphOutput(out) && (rw.IsGraphInput(in) || rw.value(in).is_constant() ||
-                                      rw.IsGraphOutput(in)))) {
+      if (IsIdentity(perm) && CanBypass(rw, in, out)) {
         rw.ReplaceAllUsesWith(out, in);
         KILN_RETURN_IF_ERROR(rw.EraseNode(id));
         ctx.Count("removed");

@@ -2,6 +2,8 @@
 // SiLU), fuse-residual, fold-batchnorm, fold-pad, matmul-to-gemm, fold-flatten-into-gemm.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "compiler/passes/pass_test_util.h"
 #include "compiler/passes/passes.h"
 #include "tests/graph_builder.h"
@@ -197,6 +199,44 @@ TEST(FoldPadTest, ZeroPadFoldsIntoConvNotIntoMaxPool) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("%pad2 = Pad("), std::string::npos) << text;
+}
+
+TEST(FoldPadTest, MinusInfinityPadFoldsIntoMaxPool) {
+  GraphBuilder b;
+  auto x = b.Input("x", {1, 2, 5, 5});
+  const float inf = std::numeric_limits<float>::infinity();
+  auto pad = b.Op(OpType::kPad, "pad",
+                  {x, b.ConstI64("pads", {8}, {0, 0, 1, 1, 0, 0, 2, 1}), b.Const("v", {}, {-inf})});
+  b.Output(b.Op(OpType::kMaxPool, "pool", {pad},
+                Attrs({{"kernel_shape", std::vector<int64_t>{3, 3}},
+                       {"strides", std::vector<int64_t>{2, 2}}})));
+  Graph g = b.Take();
+  std::map<std::string, int64_t> counters;
+  const std::string text = RewriteAndCompare(g, MakeFoldPadPass, &counters, 0.f);
+  EXPECT_EQ(counters["folded"], 1);
+  EXPECT_NE(text.find("%pool = MaxPool(%x) {kernel_shape=[3,3], pads=[1,1,2,1], strides=[2,2]}"),
+            std::string::npos)
+      << text;
+}
+
+TEST(WeightsF16Test, FusedWeightsStoredAsHalfInTheirLayout) {
+  GraphBuilder b;
+  auto x = b.Input("x", {1, 3, 6, 6});
+  auto c = b.Op(OpType::kFusedConv, "conv", {x, b.Const("w", {20, 3, 3, 3}), b.Const("b", {20})});
+  b.Output(b.Op(OpType::kFusedGemm, "fc", {c, b.Const("fw", {5, 20 * 4 * 4})},
+                Attrs({{"transB", int64_t{1}}})));
+  Graph g = b.Take();
+  const auto inputs = testing::RandomInputs(g);
+  const auto before = testing::RunGraph(g, inputs);
+  CompileOptions options;
+  options.weights_f16 = true;
+  std::map<std::string, int64_t> counters;
+  const std::string text = testing::RunPassForTest(MakeWeightsF16Pass(), g, &counters, options);
+  EXPECT_EQ(counters["weights"], 2);
+  EXPECT_EQ(counters["bytes-saved"], (20 * 27 + 5 * 320) * 2);
+  EXPECT_NE(text.find("const %w.f16: f16[20,3,3,3] (1080 bytes)"), std::string::npos) << text;
+  EXPECT_NE(text.find("const %b: f32[20]"), std::string::npos) << text;  // biases stay f32
+  testing::ExpectClose(before, testing::RunGraph(g, inputs), 2e-3f);
 }
 
 TEST(MatMulToGemmTest, MatMulAddThenFlattenFolds) {

@@ -33,12 +33,7 @@ class RemoveIdentityPass : public Pass {
       if (!IsPassThrough(rw, n)) continue;
       const ValueId in = n.inputs[0];
       const ValueId out = n.outputs[0];
-      // A graph output must stay a distinct, nameable value: keep the node when its input is
-      // a graph input, a constant or another output.
-      if (rw.IsGraphOutput(out) &&
-          (rw.IsGraphInput(in) || rw.value(in).is_constant() || rw.IsGraphOutput(in))) {
-        continue;
-      }
+      if (!CanBypass(rw, in, out)) continue;
       rw.ReplaceAllUsesWith(out, in);
       KILN_RETURN_IF_ERROR(rw.EraseNode(id));
       ctx.Count("removed");

@@ -47,7 +47,6 @@ Status FusedGemm(InferenceContext& ctx) {
   KILN_RETURN_IF_ERROR(nn_infer::RequireSameDType(ctx, 2, "input C"));
   KILN_RETURN_IF_ERROR(CheckActivation(ctx));
   const Shape& a_full = ctx.input_shape(0);
-  const Shape& b = ctx.input_shape(1);
   const int64_t axis = ctx.attrs().GetInt("a_flatten_axis", 1);
   if (a_full.size() < 2 || axis < 1 || axis >= static_cast<int64_t>(a_full.size())) {
     return InvalidArgument("A " + ShapeToString(a_full) + " must have rank >= 2 and 1 <= " +
@@ -55,29 +54,7 @@ Status FusedGemm(InferenceContext& ctx) {
   }
   const Shape a = {NumElements(Shape(a_full.begin(), a_full.begin() + axis)),
                    NumElements(Shape(a_full.begin() + axis, a_full.end()))};
-  if (b.size() != 2) return InvalidArgument("B " + ShapeToString(b) + " must be 2-D");
-  const bool ta = ctx.attrs().GetInt("transA", 0) != 0;
-  const bool tb = ctx.attrs().GetInt("transB", 0) != 0;
-  const int64_t m = ta ? a[1] : a[0];
-  const int64_t ka = ta ? a[0] : a[1];
-  const int64_t kb = tb ? b[1] : b[0];
-  const int64_t n = tb ? b[0] : b[1];
-  if (ka != kb) {
-    return InvalidArgument("inner dimensions differ: A " + ShapeToString(a_full) + " vs B " +
-                           ShapeToString(b));
-  }
-  const Shape out = {m, n};
-  if (ctx.has_input(2)) {
-    const Shape& c = ctx.input_shape(2);
-    const bool ok = c.size() <= 2 && (c.empty() || c.back() == 1 || c.back() == n) &&
-                    (c.size() < 2 || c[0] == 1 || c[0] == m);
-    if (!ok) {
-      return InvalidArgument("C " + ShapeToString(c) + " does not broadcast to the output " +
-                             ShapeToString(out));
-    }
-  }
-  ctx.SetOutput(0, ctx.input_dtype(0), out);
-  return Status::Ok();
+  return nn_infer::GemmShape(ctx, a);
 }
 
 }  // namespace

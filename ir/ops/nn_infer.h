@@ -21,6 +21,9 @@ Status GlobalPool(InferenceContext& ctx);
 
 // nn_linear_infer.cc: matrix products and normalisations.
 Status Gemm(InferenceContext& ctx);
+// Gemm's output shape for A read as the 2-D `a` (FusedGemm flattens an N-D A first), B 2-D,
+// C broadcasting to the output; no dtype checks.
+Status GemmShape(InferenceContext& ctx, const Shape& a);
 Status MatMul(InferenceContext& ctx);
 Status BatchNormalization(InferenceContext& ctx);
 Status InstanceNormalization(InferenceContext& ctx);

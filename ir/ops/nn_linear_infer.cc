@@ -33,11 +33,13 @@ Status Gemm(InferenceContext& ctx) {
   KILN_RETURN_IF_ERROR(RequireSameDType(ctx, 1, "input B"));
   KILN_RETURN_IF_ERROR(RequireSameDType(ctx, 2, "input C"));
   const Shape& a = ctx.input_shape(0);
+  if (a.size() != 2) return InvalidArgument("A " + ShapeToString(a) + " must be 2-D");
+  return GemmShape(ctx, a);
+}
+
+Status GemmShape(InferenceContext& ctx, const Shape& a) {
   const Shape& b = ctx.input_shape(1);
-  if (a.size() != 2 || b.size() != 2) {
-    return InvalidArgument("A " + ShapeToString(a) + " and B " + ShapeToString(b) +
-                           " must both be 2-D");
-  }
+  if (b.size() != 2) return InvalidArgument("B " + ShapeToString(b) + " must be 2-D");
   const bool ta = ctx.attrs().GetInt("transA", 0) != 0;
   const bool tb = ctx.attrs().GetInt("transB", 0) != 0;
   const int64_t m = ta ? a[1] : a[0];

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   kiln::cli::RegisterCompile(app, &exit_code);
   kiln::cli::RegisterSign(app, &exit_code);
   kiln::cli::RegisterVerify(app, &exit_code);
+  kiln::cli::RegisterBench(app, &exit_code);
   kiln::cli::RegisterQuantize(app, &exit_code);
   kiln::cli::RegisterEval(app, &exit_code);
   try {
