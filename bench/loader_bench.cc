@@ -1,6 +1,7 @@
 // Loader benchmarks: SHA-256 throughput (the loader hashes every section before trusting it)
 // and load+verify of signed .kiln files given on the command line via KILN_BENCH_MODELS
-// (colon-separated paths) with KILN_BENCH_PUB as the trusted key.
+// (colon-separated paths) with KILN_BENCH_PUB as the trusted key, both with the default
+// copy-while-hashing and with zero-copy mapped weights.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -22,7 +23,8 @@ void BM_Sha256(benchmark::State& state) {
 }
 BENCHMARK(BM_Sha256)->Arg(1 << 20)->Arg(16 << 20)->Unit(benchmark::kMillisecond);
 
-void BM_LoadAndVerify(benchmark::State& state, std::string path, std::string pub) {
+void BM_LoadAndVerify(benchmark::State& state, std::string path, std::string pub,
+                      bool map_weights) {
   kiln::TrustStore trust;
   if (!pub.empty()) {
     if (auto st = trust.AddPublicKeyFile(pub); !st.ok()) {
@@ -32,6 +34,7 @@ void BM_LoadAndVerify(benchmark::State& state, std::string path, std::string pub
   }
   kiln::LoadOptions options;
   options.allow_unsigned = pub.empty();
+  options.map_weights = map_weights;
   for (auto _ : state) {
     auto model = kiln::Model::Load(path, trust, options);
     if (!model.ok()) {
@@ -52,9 +55,13 @@ int main(int argc, char** argv) {
     std::string path;
     while (std::getline(list, path, ':')) {
       if (path.empty()) continue;
-      benchmark::RegisterBenchmark(("BM_LoadAndVerify/" + path).c_str(), BM_LoadAndVerify, path,
-                                   std::string(pub ? pub : ""))
-          ->Unit(benchmark::kMillisecond);
+      // Default (verified copy, one pass) and zero-copy (--map-weights) side by side.
+      for (bool map : {false, true}) {
+        benchmark::RegisterBenchmark(
+            ("BM_LoadAndVerify/" + std::string(map ? "mapped/" : "copied/") + path).c_str(),
+            BM_LoadAndVerify, path, std::string(pub ? pub : ""), map)
+            ->Unit(benchmark::kMillisecond);
+      }
     }
   }
   benchmark::Initialize(&argc, argv);

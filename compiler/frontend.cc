@@ -6,13 +6,27 @@
 
 namespace kiln {
 
+namespace {
+
+Expected<Graph> FoldAndVerify(Graph graph, const std::string& where) {
+  Status st = PropagateShapesAndFold(graph);
+  if (!st.ok()) return st.WithContext(where);
+  st = VerifyGraph(graph);
+  if (!st.ok()) return st.WithContext(where + ": imported graph failed verification");
+  return graph;
+}
+
+}  // namespace
+
 Expected<Graph> ImportOnnx(const std::string& path, const OnnxParseOptions& options) {
   KILN_ASSIGN_OR_RETURN(Graph graph, ParseOnnxFile(path, options));
-  Status st = PropagateShapesAndFold(graph);
-  if (!st.ok()) return st.WithContext("'" + path + "'");
-  st = VerifyGraph(graph);
-  if (!st.ok()) return st.WithContext("'" + path + "': imported graph failed verification");
-  return graph;
+  return FoldAndVerify(std::move(graph), "'" + path + "'");
+}
+
+Expected<Graph> ImportOnnxBytes(const std::string& bytes, const std::string& base_dir,
+                                const OnnxParseOptions& options) {
+  KILN_ASSIGN_OR_RETURN(Graph graph, ParseOnnxBytes(bytes, base_dir, options));
+  return FoldAndVerify(std::move(graph), "ONNX model");
 }
 
 }  // namespace kiln

@@ -10,5 +10,8 @@ namespace kiln {
 
 // ParseOnnxFile + PropagateShapesAndFold + VerifyGraph.
 Expected<Graph> ImportOnnx(const std::string& path, const OnnxParseOptions& options);
+// The same over serialized ModelProto bytes (external data relative to `base_dir`).
+Expected<Graph> ImportOnnxBytes(const std::string& bytes, const std::string& base_dir,
+                                const OnnxParseOptions& options);
 
 }  // namespace kiln

@@ -96,8 +96,17 @@ Status InferNode(Graph& graph, NodeId id) {
     }
   }
   for (ValueId in : node.inputs) {
-    if (in != kNoValue && !graph.value(in).shape_known) {
-      return Internal(where + ": input '" + graph.value(in).name + "' has no inferred shape");
+    if (in == kNoValue) continue;
+    const Value& v = graph.value(in);
+    if (!v.shape_known) {
+      return Internal(where + ": input '" + v.name + "' has no inferred shape");
+    }
+    // Every inference function may rely on the limits of ir/shape.h for its inputs.
+    for (int64_t d : v.shape) {
+      if (d < 0 || d > kMaxDim) {
+        return InvalidArgument(where + ": input '" + v.name + "' shape " + ShapeToString(v.shape) +
+                               " has a dim outside [0, 2^40]");
+      }
     }
   }
   InferenceContext ctx(graph, node);
@@ -115,9 +124,12 @@ Status InferNode(Graph& graph, NodeId id) {
     if (!info.set) return Internal(where + ": output " + std::to_string(i) + " not inferred");
     for (int64_t d : info.shape) {
       if (d < 0) return InvalidArgument(where + ": inferred a negative dimension");
+      if (d > kMaxDim) {
+        return InvalidArgument(where + ": output " + std::to_string(i) + " shape " +
+                               ShapeToString(info.shape) + " has a dim above 2^40");
+      }
     }
     // Refuse tensors no device could hold (and whose byte size would overflow size_t math).
-    constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
     if (NumElements(info.shape) > kMaxTensorBytes / 8) {
       return InvalidArgument(where + ": output " + std::to_string(i) + " shape " +
                              ShapeToString(info.shape) + " is too large");

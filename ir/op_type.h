@@ -93,7 +93,9 @@ namespace kiln {
   X(ArgMax, "ArgMax", 81)                      \
   X(ArgMin, "ArgMin", 82)                      \
   X(QuantizeLinear, "QuantizeLinear", 83)      \
-  X(DequantizeLinear, "DequantizeLinear", 84)
+  X(DequantizeLinear, "DequantizeLinear", 84) \
+  X(LayerNormalization, "LayerNormalization", 85) \
+  X(Gelu, "Gelu", 86)
 
 // Kiln's own ops, made by compiler passes, never imported from a model. Value ranges: 85-119
 // ONNX ops added later (above list), 120-159 fused ops, 160-199 quantized integer ops,

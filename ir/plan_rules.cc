@@ -72,7 +72,12 @@ std::optional<size_t> InPlaceSlot(const Graph& g, const Node& node) {
     if (same(1)) return 1;
     return std::nullopt;
   }
-  if (node.op == OpType::kFusedConv && same(3)) return 3;  // the residual
+  // FusedConv's residual, unless the convolution also reads it as its input X or weights:
+  // their windows span elements the output would already have overwritten.
+  if (node.op == OpType::kFusedConv && same(3) && node.inputs[0] != node.inputs[3] &&
+      node.inputs[1] != node.inputs[3]) {
+    return 3;
+  }
   return std::nullopt;
 }
 

@@ -68,6 +68,17 @@ Status VerifyGraph(const Graph& g) {
     if (defined[i] && (!v.shape_known || v.dtype == DType::kUndefined)) {
       return InvalidArgument("value '" + v.name + "' has no dtype or shape");
     }
+    // The limits of ir/shape.h, which shape inference relies on.
+    for (int64_t d : v.shape) {
+      if (d < 0 || d > kMaxDim) {
+        return InvalidArgument("value '" + v.name + "' shape " + ShapeToString(v.shape) +
+                               " has a dim outside [0, 2^40]");
+      }
+    }
+    if (defined[i] && NumElements(v.shape) > kMaxTensorBytes / 8) {
+      return InvalidArgument("value '" + v.name + "' shape " + ShapeToString(v.shape) +
+                             " is too large");
+    }
   }
   // Re-run inference on a copy and compare with what the graph claims.
   Graph copy = g;

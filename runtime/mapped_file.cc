@@ -7,12 +7,23 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 
 namespace kiln {
 
 MappedFile::~MappedFile() {
   if (data_ != nullptr && size_ > 0) ::munmap(const_cast<uint8_t*>(data_), size_);
+}
+
+void MappedFile::Release(const uint8_t* p, size_t n) const {
+  if (data_ == nullptr || p < data_ || n > size_ || p - data_ > static_cast<ptrdiff_t>(size_ - n)) {
+    return;
+  }
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + n) / page * page;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
 Expected<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::string& path) {

@@ -21,6 +21,10 @@ class MappedFile {
 
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
+  // Drops the whole pages inside [p, p + n) from this process's memory (MADV_DONTNEED): the
+  // mapping stays valid, a later read faults the page in again from the file. For a loader
+  // that has copied those bytes and will not read them again.
+  void Release(const uint8_t* p, size_t n) const;
 
  private:
   MappedFile() = default;

@@ -27,7 +27,11 @@ Expected<std::shared_ptr<const Model>> Model::Load(const std::string& path, cons
   KILN_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file, MappedFile::Open(path));
   const uint8_t* data = file->data();
   const size_t size = file->size();
-  auto model = LoadFromMemory(std::move(file), data, size, trust, options);
+  // Copied sections' pages are dropped from the mapping as they are copied, so the file and
+  // its verified copy are never resident together.
+  const MappedFile* mapping = file.get();
+  format::ReleaseFn release = [mapping](const uint8_t* p, size_t n) { mapping->Release(p, n); };
+  auto model = LoadVerified(std::move(file), data, size, trust, options, release);
   if (!model.ok()) return model.status().WithContext("model '" + path + "'");
   return model;
 }
@@ -36,6 +40,12 @@ Expected<std::shared_ptr<const Model>> Model::LoadFromMemory(std::shared_ptr<con
                                                              const uint8_t* data, size_t size,
                                                              const TrustStore& trust,
                                                              LoadOptions options) {
+  return LoadVerified(std::move(owner), data, size, trust, options, {});
+}
+
+Expected<std::shared_ptr<const Model>> Model::LoadVerified(
+    std::shared_ptr<const void> owner, const uint8_t* data, size_t size, const TrustStore& trust,
+    const LoadOptions& options, const std::function<void(const uint8_t*, size_t)>& release) {
   format::ReadLimits limits;
   limits.max_section_bytes = options.max_section_bytes;
   // 1. Structure and bounds.
@@ -43,9 +53,6 @@ Expected<std::shared_ptr<const Model>> Model::LoadFromMemory(std::shared_ptr<con
   // 2. Signature over header + section table (which holds every section's hash).
   std::string key_id;
   KILN_RETURN_IF_ERROR(format::VerifySignature(view, trust, options.allow_unsigned, &key_id));
-  // 3. Every section's hash, unknown ones included: nothing unverified is ever read.
-  for (const auto& e : view.sections) KILN_RETURN_IF_ERROR(format::VerifySectionHash(view, e));
-
   std::shared_ptr<Model> model(new Model());
   ModelInfo& info = model->impl_->info;
   info.format_major = view.header.major;
@@ -57,34 +64,54 @@ Expected<std::shared_ptr<const Model>> Model::LoadFromMemory(std::shared_ptr<con
         {format::SectionKindName(e.kind), format::CompressionName(e.compression), e.stored_size,
          e.uncompressed_size, format::HexEncode(e.sha256.data(), e.sha256.size())});
   }
-  // 4. Decompress (capped at the declared sizes) and parse. Unknown kinds are skipped.
+  // 3 + 4. Every section's hash, unknown ones included: nothing unverified is ever read. Known
+  // sections are copied while hashed and the verified copy is used (then decompressed), so a
+  // file changed on disk after this point cannot change what runs; only zero-copy weights
+  // (options.map_weights, uncompressed) are hashed and then used in place from the mapping.
   const format::SectionEntry* graph_entry = view.Find(format::SectionKind::kGraph);
   const format::SectionEntry* weights_entry = view.Find(format::SectionKind::kWeights);
-  KILN_ASSIGN_OR_RETURN(format::SectionBytes weights,
-                        format::ReadSection(view, *weights_entry, owner));
+  const format::SectionEntry* meta_entry = view.Find(format::SectionKind::kMetadata);
+  const format::SectionEntry* streams_entry = view.Find(format::SectionKind::kStreams);
+  const format::SectionEntry* memory_entry = view.Find(format::SectionKind::kMemoryPlan);
+  for (const auto& e : view.sections) {
+    if (&e != graph_entry && &e != weights_entry && &e != meta_entry && &e != streams_entry &&
+        &e != memory_entry) {
+      KILN_RETURN_IF_ERROR(format::VerifySectionHash(view, e));  // skipped, but verified
+    }
+  }
+  format::SectionBytes weights;
+  if (options.map_weights &&
+      weights_entry->compression == static_cast<uint32_t>(format::Compression::kNone)) {
+    KILN_RETURN_IF_ERROR(format::VerifySectionHash(view, *weights_entry));
+    KILN_ASSIGN_OR_RETURN(weights, format::ReadSection(view, *weights_entry, owner));
+  } else {
+    KILN_ASSIGN_OR_RETURN(weights, format::CopyVerifiedSection(view, *weights_entry, release));
+  }
   KILN_ASSIGN_OR_RETURN(format::SectionBytes graph_bytes,
-                        format::ReadSection(view, *graph_entry, owner));
-  info.weights_mapped = weights.owner == owner;
-  if (const format::SectionEntry* meta = view.Find(format::SectionKind::kMetadata)) {
-    KILN_ASSIGN_OR_RETURN(format::SectionBytes meta_bytes, format::ReadSection(view, *meta, owner));
+                        format::CopyVerifiedSection(view, *graph_entry, release));
+  info.weights_mapped = owner != nullptr && weights.owner == owner;
+  if (meta_entry) {
+    KILN_ASSIGN_OR_RETURN(format::SectionBytes meta_bytes,
+                          format::CopyVerifiedSection(view, *meta_entry, release));
     KILN_ASSIGN_OR_RETURN(info.metadata, format::ReadMetadata(meta_bytes));
   }
   KILN_ASSIGN_OR_RETURN(Graph graph, format::ReadGraph(graph_bytes, weights));
   // 5. The IR's own structural and type checks (shape inference re-run on every node).
   Status verified = VerifyGraph(graph);
   if (!verified.ok()) return DataLoss("graph verification: " + verified.message());
-  // 6. The execution plan, proven safe for this graph before a session may follow it.
-  const format::SectionEntry* streams_entry = view.Find(format::SectionKind::kStreams);
-  const format::SectionEntry* memory_entry = view.Find(format::SectionKind::kMemoryPlan);
+  // 6. The execution plan (verified copies too), proven safe for this graph before a session
+  // may follow it.
   if ((streams_entry == nullptr) != (memory_entry == nullptr)) {
     return DataLoss("layout: a file with a streams section needs a memory-plan section and "
                     "vice versa");
   }
   ExecutionPlan plan;
   if (streams_entry) {
-    KILN_ASSIGN_OR_RETURN(format::SectionBytes sb, format::ReadSection(view, *streams_entry, owner));
+    KILN_ASSIGN_OR_RETURN(format::SectionBytes sb,
+                          format::CopyVerifiedSection(view, *streams_entry, release));
     KILN_ASSIGN_OR_RETURN(plan.schedule, format::ReadSchedule(sb));
-    KILN_ASSIGN_OR_RETURN(format::SectionBytes mb, format::ReadSection(view, *memory_entry, owner));
+    KILN_ASSIGN_OR_RETURN(format::SectionBytes mb,
+                          format::CopyVerifiedSection(view, *memory_entry, release));
     KILN_ASSIGN_OR_RETURN(plan.memory, format::ReadMemoryPlan(mb));
     Status valid = ValidateExecutionPlan(graph, plan);
     if (!valid.ok()) return DataLoss("execution plan: " + valid.message());

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,12 @@ struct LoadOptions {
   bool allow_unsigned = false;
   // Refuse any section declaring more uncompressed bytes than this (before allocating).
   uint64_t max_section_bytes = uint64_t{4} << 30;
+  // Zero-copy weights: an uncompressed weights section is hashed in the file mapping and then
+  // used in place from it (no copy, shared page cache). Only for files on storage nothing can
+  // write while the model is loaded: a change to the file after verification would change
+  // what runs. Default (false): every section is copied into private memory while it is
+  // hashed, in one pass, and the verified copy is what runs (docs/security.md).
+  bool map_weights = false;
 };
 
 struct SectionInfo {
@@ -42,7 +49,7 @@ struct ModelInfo {
   std::string key_id;  // signer; empty when unsigned
   ModelMetadata metadata;
   std::vector<SectionInfo> sections;
-  bool weights_mapped = false;  // constants point into the file mapping (no copy)
+  bool weights_mapped = false;  // constants point into the file mapping (map_weights)
   bool has_plan = false;        // the file carries the compiler's schedule and memory plan
 };
 
@@ -69,6 +76,10 @@ class Model {
  private:
   struct Impl;
   Model();
+  // The checks of Load/LoadFromMemory; `release` (may be empty) drops source pages once copied.
+  static Expected<std::shared_ptr<const Model>> LoadVerified(
+      std::shared_ptr<const void> owner, const uint8_t* data, size_t size, const TrustStore& trust,
+      const LoadOptions& options, const std::function<void(const uint8_t*, size_t)>& release);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,5 +1,7 @@
-// Model::Load round trips on graphs built in code: execution is bit-identical, weights are
-// used in place from the mapping, and the loader's version/unsigned/limit rules hold.
+// Model::Load round trips on graphs built in code: execution is bit-identical, weights are the
+// verified copy (or, with map_weights, used in place from the mapping), a file modified in
+// place after loading does not change what runs, and the loader's version/unsigned/limit rules
+// hold.
 #include "runtime/model.h"
 
 #include <gtest/gtest.h>
@@ -7,10 +9,12 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "ir/op_schema.h"
 #include "runtime/session.h"
+#include "serializer/container_reader.h"
 #include "serializer/graph_reader.h"
 #include "serializer/graph_writer.h"
 #include "serializer/model_writer.h"
@@ -102,7 +106,7 @@ class ModelTest : public ::testing::Test {
   TrustStore trust_;
 };
 
-TEST_F(ModelTest, SignedUncompressedRoundTripIsBitIdenticalAndMapsWeights) {
+TEST_F(ModelTest, SignedUncompressedRoundTripIsBitIdenticalAndCopiesWeights) {
   auto g = SmallGraph();
   WriteOptions options;
   options.signing_key = key_.get();
@@ -111,12 +115,18 @@ TEST_F(ModelTest, SignedUncompressedRoundTripIsBitIdenticalAndMapsWeights) {
   const std::string path = dir_ + "/small.kiln";
   ASSERT_TRUE(WriteModelFile(*g, options, path).ok());
 
+  LoadOptions mapped;
+  mapped.map_weights = true;
+  auto zero_copy = Model::Load(path, trust_, mapped);
+  ASSERT_TRUE(zero_copy.ok()) << zero_copy.status().ToString();
+  EXPECT_TRUE((*zero_copy)->info().weights_mapped);  // only when asked for
+
   auto model = Model::Load(path, trust_);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   const ModelInfo& info = (*model)->info();
   EXPECT_TRUE(info.is_signed);
   EXPECT_EQ(info.key_id, key_id_);
-  EXPECT_TRUE(info.weights_mapped);
+  EXPECT_FALSE(info.weights_mapped);  // the default: the verified copy
   EXPECT_EQ(info.metadata.producer, "kiln");
   EXPECT_EQ(info.metadata.source_sha256, "ab12");
   ASSERT_EQ(info.metadata.compile_options.size(), 1u);
@@ -206,9 +216,8 @@ TEST_F(ModelTest, NewerMinorSkipsUnknownSectionsNewerMajorIsRefused) {
   format::StoreU16(major.data() + 8, 2);
   auto refused = Model::Load(Write(major, "major2.kiln"), trust_);
   ASSERT_FALSE(refused.ok());
-  const std::string newer_version =
-      "version 2." + std::to_string(format::kMinorVersion + 1);
-  EXPECT_NE(refused.status().message().find(newer_version), std::string::npos)
+  const std::string newer_minor = std::to_string(format::kMinorVersion + 1);
+  EXPECT_NE(refused.status().message().find("version 2." + newer_minor), std::string::npos)
       << refused.status().message();
   EXPECT_NE(refused.status().message().find("1." + std::to_string(format::kMinorVersion)),
             std::string::npos);
@@ -277,6 +286,67 @@ TEST(GraphSectionTest, AttributesQuantAndLayoutRoundTrip) {
   ASSERT_NE(bt, nullptr);
   EXPECT_EQ(bt->shape, (Shape{2}));
   EXPECT_EQ(std::memcmp(bt->bytes.data(), tv, sizeof(tv)), 0);
+}
+
+}  // namespace
+}  // namespace kiln
+
+namespace kiln {
+namespace {
+
+// Overwrites the weights section of the file at `path` in place (same inode, so a mapping of
+// the file sees the change) with 0x3f bytes: every weight becomes 0.747...
+void TamperWeightsInPlace(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<uint8_t> image((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+  auto view = format::ParseContainer(image.data(), image.size());
+  ASSERT_TRUE(view.ok()) << view.status().ToString();
+  const format::SectionEntry* w = view->Find(format::SectionKind::kWeights);
+  ASSERT_NE(w, nullptr);
+  ASSERT_GT(w->stored_size, 0u);
+  std::fstream f(path, std::ios::binary | std::ios::in | std::ios::out);
+  f.seekp(static_cast<std::streamoff>(w->offset));
+  const std::vector<char> junk(w->stored_size, 0x3f);
+  f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  f.flush();
+  ASSERT_TRUE(f.good());
+}
+
+// Issue 11, item "weights the runtime uses are the weights it verified": a session holding an
+// uncompressed model keeps computing the same outputs after the file is modified in place; with
+// map_weights (zero-copy) the change shows, which is why that mode is only for read-only storage.
+TEST_F(ModelTest, ModifyingTheFileInPlaceWhileASessionHoldsItChangesNothing) {
+  WriteOptions options;
+  options.signing_key = key_.get();
+  for (bool map_weights : {false, true}) {
+    const std::string path = dir_ + (map_weights ? "/mapped.kiln" : "/copied.kiln");
+    ASSERT_TRUE(WriteModelFile(*SmallGraph(), options, path).ok());
+    LoadOptions load;
+    load.map_weights = map_weights;
+    auto model = Model::Load(path, trust_, load);
+    ASSERT_TRUE(model.ok()) << model.status().ToString();
+    EXPECT_EQ((*model)->info().weights_mapped, map_weights);
+    auto session = Session::Create((*model)->graph());
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    auto before = (*session)->Run({SmallInput()});
+    ASSERT_TRUE(before.ok()) << before.status().ToString();
+
+    TamperWeightsInPlace(path);
+    auto after = (*session)->Run({SmallInput()});
+    ASSERT_TRUE(after.ok()) << after.status().ToString();
+    if (map_weights) {
+      EXPECT_NE((*after)[0].bytes, (*before)[0].bytes) << "the mapping sees the new bytes";
+    } else {
+      EXPECT_EQ((*after)[0].bytes, (*before)[0].bytes) << "the verified copy is what runs";
+    }
+    // A fresh load of the modified file is refused either way.
+    auto reloaded = Model::Load(path, trust_, load);
+    ASSERT_FALSE(reloaded.ok());
+    EXPECT_NE(reloaded.status().message().find("section hash of weights does not match"),
+              std::string::npos)
+        << reloaded.status().ToString();
+  }
 }
 
 }  // namespace

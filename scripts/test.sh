@@ -1,25 +1,33 @@
 #!/usr/bin/env bash
-# What CI runs: install dependencies; build and run the whole suite under AddressSanitizer +
-# UBSan (KILN_ASAN=0 skips it); fuzz the .kiln loader for a short time (KILN_FUZZ_SECONDS,
-# default 60; 0 skips it); then build everything (Release, with tests) and run ctest, whose
-# summary closes the log.
+# What CI runs: install dependencies (Debian packages; a pip venv with onnx/onnxruntime and the
+# test data generated with it, tests/setup_python_tools.sh); build and run the whole suite under AddressSanitizer +
+# UBSan (KILN_ASAN=0 skips it); the deterministic fuzz gate (scripts/fuzz.sh, fixed seed: the
+# repository's seed corpora replayed plus a bounded number of new inputs per target:
+# KILN_FUZZ_RUNS for the .kiln loader, KILN_ONNX_FUZZ_RUNS for the ONNX import path; 0 skips
+# both); then build everything (Release, with tests) and run ctest, whose summary closes the log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir=${KILN_BUILD_DIR:-build}
 jobs=${KILN_JOBS:-$(nproc)}
-fuzz_seconds=${KILN_FUZZ_SECONDS:-60}
+fuzz_runs=${KILN_FUZZ_RUNS:-200000}
+onnx_fuzz_runs=${KILN_ONNX_FUZZ_RUNS:-100000}
 asan=${KILN_ASAN:-1}
 
 bash scripts/install-deps.sh --fuzz
+# pip onnx/onnxruntime venv, the current onnx node suite and the exporter-style models, read by
+# the OnnxCurrentNodeSuite and ExporterModels tests of both builds below.
+bash tests/setup_python_tools.sh "$PWD/$build_dir-pytools"
+export KILN_PYTOOLS_DIR="$PWD/$build_dir-pytools"
 if [[ $asan != 0 ]]; then
   cmake -S . -B "$build_dir-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_SANITIZE=ON \
     -DKILN_BUILD_BENCH=OFF
   cmake --build "$build_dir-asan" -j"$jobs"
   ctest --test-dir "$build_dir-asan" --output-on-failure -j2
 fi
-if [[ $fuzz_seconds -gt 0 ]]; then
-  bash scripts/fuzz-loader.sh "$fuzz_seconds" "$build_dir-fuzz"
+if [[ $fuzz_runs -gt 0 ]]; then
+  bash scripts/fuzz.sh loader --runs "$fuzz_runs" --build "$build_dir-fuzz"
+  bash scripts/fuzz.sh onnx_import --runs "$onnx_fuzz_runs" --build "$build_dir-fuzz"
 fi
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_TESTS=ON
 cmake --build "$build_dir" -j"$jobs"

@@ -2,6 +2,7 @@
 // bounds, nothing is decompressed or parsed before the signature and hashes hold.
 #include "serializer/container_reader.h"
 
+#include <openssl/evp.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -145,10 +146,19 @@ Expected<ContainerView> ParseContainer(const uint8_t* data, size_t size, const R
                   std::to_string(size) + "-byte file");
   }
   v.is_signed = (h.flags & kFlagSigned) != 0;
+  v.signed_prefix.assign(data, data + table_end);
+  {  // the header checked above must be the one in the copy
+    const Header again = DecodeHeader(v.signed_prefix.data());
+    if (again.section_count != h.section_count ||
+        again.section_entry_size != h.section_entry_size || again.flags != h.flags ||
+        again.file_size != h.file_size || again.signature_offset != h.signature_offset) {
+      return DataLoss("header: the file changed while it was being read");
+    }
+  }
 
   bool seen[8] = {};
   for (uint32_t i = 0; i < h.section_count; ++i) {
-    const uint8_t* p = data + kHeaderSize + uint64_t{i} * h.section_entry_size;
+    const uint8_t* p = v.signed_prefix.data() + kHeaderSize + uint64_t{i} * h.section_entry_size;
     SectionEntry e = DecodeSectionEntry(p);
     const std::string name = "section " + SectionKindName(e.kind);
     if (e.offset > size || e.stored_size > size - e.offset) {
@@ -251,7 +261,7 @@ Status VerifySignature(const ContainerView& view, const TrustStore& trust, bool 
                             ", which is not in the trust store (" +
                             (ids.empty() ? "no keys" : "trusted: " + ids) + ")");
   }
-  if (!key->Verify(view.data, SignedPrefixSize(view.header), sig.signature)) {
+  if (!key->Verify(view.signed_prefix.data(), view.signed_prefix.size(), sig.signature)) {
     return PermissionDenied(
         "bad signature: the header/section table signature does not verify "
         "with key id " +
@@ -287,6 +297,40 @@ Expected<SectionBytes> ReadSection(const ContainerView& view, const SectionEntry
   if (e.stored_size) std::memcpy(buf->data, src, e.stored_size);
   SectionBytes s{nullptr, buf->data, e.stored_size};
   s.owner = std::move(buf);
+  return s;
+}
+
+Expected<SectionBytes> CopyVerifiedSection(const ContainerView& view, const SectionEntry& e,
+                                           const ReleaseFn& release) {
+  const std::string kind = SectionKindName(e.kind);
+  auto copy = std::make_shared<AlignedBuffer>(e.stored_size);
+  if (!copy->data) return Internal("out of memory copying section " + kind);
+  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) {
+    return Internal("SHA-256 init failed for section " + kind);
+  }
+  constexpr size_t kChunk = size_t{1} << 20;
+  const uint8_t* src = view.data + e.offset;
+  for (size_t done = 0; done < e.stored_size;) {
+    const size_t n = std::min<size_t>(kChunk, e.stored_size - done);
+    std::memcpy(copy->data + done, src + done, n);
+    EVP_DigestUpdate(ctx.get(), copy->data + done, n);  // the copy, never the source again
+    if (release) release(src + done, n);
+    done += n;
+  }
+  signing::Sha256Digest d;
+  unsigned int len = 0;
+  EVP_DigestFinal_ex(ctx.get(), d.data(), &len);
+  if (std::memcmp(d.data(), e.sha256.data(), d.size()) != 0) {
+    return DataLoss("section hash of " + kind + " does not match (stored " +
+                    HexEncode(e.sha256.data(), 8) + "..., computed " + HexEncode(d.data(), 8) +
+                    "...): the file was modified");
+  }
+  if (e.compression == static_cast<uint32_t>(Compression::kZstd)) {
+    return Decompress(copy->data, e.stored_size, e.uncompressed_size, kind);
+  }
+  SectionBytes s{nullptr, copy->data, e.stored_size};
+  s.owner = std::move(copy);
   return s;
 }
 

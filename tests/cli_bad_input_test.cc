@@ -253,3 +253,36 @@ TEST_F(CliBadInput, ValidateWithoutTestData) {
 
 }  // namespace
 }  // namespace kiln
+
+namespace kiln {
+namespace {
+
+std::string Seed(const std::string& name) {
+  return std::string(KILN_SOURCE_DIR) + "/tests/fuzz/corpus/onnx_import/" + name + ".onnx";
+}
+
+// Issue 11: a symbolic batch dim no longer stops the import; one note names input and dim.
+TEST_F(CliBadInput, SymbolicBatchDefaultsToOneWithANote) {
+  const CliResult r = Kiln("inspect " + Quote(Seed("symbolic_batch")));
+  ASSERT_TRUE(r.exited);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err,
+            "kiln: note: input 'x': symbolic batch dim 0 ('N') set to 1 (pass --input-shape "
+            "x=D0,D1,... for another size)\n");
+  EXPECT_NE(r.out.find("x  f32 [1,3]"), std::string::npos) << r.out;
+  const CliResult given = Kiln("inspect " + Quote(Seed("symbolic_batch")) + " --input-shape x=4,3");
+  ASSERT_EQ(given.code, 0) << given.err;
+  EXPECT_EQ(given.err, "");
+  EXPECT_NE(given.out.find("x  f32 [4,3]"), std::string::npos) << given.out;
+}
+
+// Issue 11: the graph whose output no node produces (test_gather_0 with y renamed to G) used to
+// segfault inside onnx's version converter; now a clean error and exit 1.
+TEST_F(CliBadInput, GraphOutputThatNoNodeProduces) {
+  ExpectCleanFailure("inspect " + Quote(Seed("gather_output_not_produced")),
+                     "graph output 'G' is not produced");
+  ExpectCleanFailure("inspect " + Quote(Seed("bfloat16_input")), "BFLOAT16");
+}
+
+}  // namespace
+}  // namespace kiln

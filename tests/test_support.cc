@@ -41,4 +41,9 @@ CliResult RunKiln(const std::string& args, const std::string& scratch_dir) {
   return r;
 }
 
+std::string PythonToolsDir() {
+  if (const char* env = std::getenv("KILN_PYTOOLS_DIR")) return env;
+  return std::string(KILN_SOURCE_DIR) + "/build-pytools";
+}
+
 }  // namespace kiln::testing

@@ -9,6 +9,10 @@ namespace kiln::testing {
 std::string SharedDir();
 // Folder of the ONNX node tests (Debian libonnx-testdata).
 std::string OnnxNodeTestDir();
+// What tests/setup_python_tools.sh writes (pip onnx/onnxruntime venv, the current onnx node
+// suite in onnx-node-tests/, exporter-style models in exporter-models/): $KILN_PYTOOLS_DIR, else
+// build-pytools/ in the source tree. Tests that need it skip when it is absent.
+std::string PythonToolsDir();
 
 // Runs the built `kiln` binary with `args` (already shell-quoted), stdout and stderr captured
 // through files in `scratch_dir`.

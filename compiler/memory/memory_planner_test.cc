@@ -47,12 +47,18 @@ Graph RandomDag(std::mt19937& rng, int nodes) {
       case 2: {
         const int64_t out = 1 + static_cast<int64_t>(rng() % 4);
         std::vector<ValueId> ins = {a, b.Const(name + ".w", {out, channels(a), 1, 1})};
-        // A residual of the output's shape, when one exists.
-        for (ValueId r : vals) {
-          if (rng() % 3 == 0 && channels(r) == out && r != a) {
-            ins.push_back(kNoValue);
-            ins.push_back(r);
-            break;
+        // A residual of the output's shape, when one exists: often the conv's own input (which
+        // must then never be overwritten in place), else an earlier value.
+        if (channels(a) == out && rng() % 2 == 0) {
+          ins.push_back(kNoValue);
+          ins.push_back(a);
+        } else {
+          for (ValueId r : vals) {
+            if (rng() % 3 == 0 && channels(r) == out) {
+              ins.push_back(kNoValue);
+              ins.push_back(r);
+              break;
+            }
           }
         }
         vals.push_back(b.Op(OpType::kFusedConv, name, ins));
@@ -255,6 +261,31 @@ TEST(MemoryPlannerTest, ChainReusesTwoBuffersOrOneInPlace) {
   ASSERT_TRUE(PlanMemory(g, Schedule::Sequential(g), {}, &stats).ok());
   EXPECT_EQ(stats.arena_bytes, tensor);
   EXPECT_EQ(stats.inplace_ops, 7);
+}
+
+TEST(MemoryPlannerTest, ResidualThatIsAlsoTheConvInputIsNotOverwritten) {
+  // y = relu(conv(a) + a): the residual is the convolution's own input, whose window the
+  // convolution still reads while it writes y -- y must not take a's buffer.
+  GraphBuilder b;
+  auto x = b.Input("x", {1, 4, 5, 5});
+  auto a = b.Op(OpType::kSigmoid, "a", {x});
+  auto y = b.Op(OpType::kFusedConv, "y", {a, b.Const("w", {4, 4, 3, 3}), kNoValue, a},
+                Attrs({{"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                       {"activation", std::string("relu")}}));
+  b.Output(b.Op(OpType::kTanh, "t", {y}));
+  Graph g = b.Take();
+  auto plan = PlanMemory(g, Schedule::Sequential(g), {});
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->inplace_of[static_cast<size_t>(y)], kNoValue);
+  ExecutionPlan full{Schedule::Sequential(g), *plan};
+  const auto inputs = testing::RandomInputs(g);
+  testing::ExpectClose(testing::RunGraph(g, inputs),
+                       testing::RunGraph(g, inputs, std::make_shared<ExecutionPlan>(full)), 0.f);
+  // A plan that aliases them anyway is refused.
+  ExecutionPlan bad = ExecutionPlan::Default(g);
+  bad.memory.inplace_of[static_cast<size_t>(y)] = a;
+  bad.memory.offsets[static_cast<size_t>(y)] = bad.memory.offsets[static_cast<size_t>(a)];
+  EXPECT_FALSE(ValidateExecutionPlan(g, bad).ok());
 }
 
 TEST(MemoryPlannerTest, ConcurrentStreamsDoNotShareBytes) {

@@ -2,7 +2,8 @@
 // run it on zero-filled (or .raw) inputs. Links only kiln_runtime (no ONNX, no protobuf), and
 // reports load time and resident memory, which is how the loader's footprint is measured.
 //
-//   kiln_runtime_example MODEL.kiln --pub KEY.pub [--allow-unsigned] [--repeat-load N]
+//   kiln_runtime_example MODEL.kiln --pub KEY.pub [--allow-unsigned] [--map-weights]
+//                        [--repeat-load N]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -36,7 +37,8 @@ int Fail(const kiln::Status& status) {
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
-                 "usage: %s MODEL.kiln [--pub KEY.pub]... [--allow-unsigned] [--repeat-load N]\n",
+                 "usage: %s MODEL.kiln [--pub KEY.pub]... [--allow-unsigned] [--map-weights] "
+                 "[--repeat-load N]\n",
                  argv[0]);
     return 2;
   }
@@ -50,6 +52,8 @@ int main(int argc, char** argv) {
       if (auto st = trust.AddPublicKeyFile(argv[++i]); !st.ok()) return Fail(st);
     } else if (arg == "--allow-unsigned") {
       options.allow_unsigned = true;
+    } else if (arg == "--map-weights") {
+      options.map_weights = true;
     } else if (arg == "--repeat-load" && i + 1 < argc) {
       repeat_load = std::max(1, std::atoi(argv[++i]));
     } else {

@@ -8,7 +8,9 @@ namespace kiln {
 
 Status InferReduce(InferenceContext& ctx) {
   const DType t = ctx.input_dtype(0);
-  if (!IsFloat(t) && !IsInteger(t)) {
+  // ReduceMax/ReduceMin-20 also take bool (any / all).
+  const bool bool_ok = ctx.node().op == OpType::kReduceMax || ctx.node().op == OpType::kReduceMin;
+  if (!IsFloat(t) && !IsInteger(t) && !(bool_ok && t == DType::kBool)) {
     return InvalidArgument("input must be numeric, got " + std::string(DTypeName(t)));
   }
   const Shape& in = ctx.input_shape(0);

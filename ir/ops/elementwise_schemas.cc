@@ -26,8 +26,8 @@ void Add(SchemaRegistry& r, OpType op, int min_in, int max_in, InferFn infer,
 void RegisterElementwiseSchemas(SchemaRegistry& r) {
   for (OpType op :
        {OpType::kSigmoid, OpType::kTanh, OpType::kHardSigmoid, OpType::kHardSwish, OpType::kElu,
-        OpType::kSelu, OpType::kSoftplus, OpType::kErf, OpType::kExp, OpType::kLog, OpType::kSqrt,
-        OpType::kReciprocal, OpType::kFloor, OpType::kCeil, OpType::kLeakyRelu}) {
+        OpType::kSelu, OpType::kSoftplus, OpType::kErf, OpType::kGelu, OpType::kExp, OpType::kLog,
+        OpType::kSqrt, OpType::kReciprocal, OpType::kFloor, OpType::kCeil, OpType::kLeakyRelu}) {
     Add(r, op, 1, 1, InferUnaryFloat);
   }
   for (OpType op : {OpType::kRelu, OpType::kAbs, OpType::kNeg, OpType::kSign}) {

@@ -28,6 +28,7 @@ Status MatMul(InferenceContext& ctx);
 Status BatchNormalization(InferenceContext& ctx);
 Status InstanceNormalization(InferenceContext& ctx);
 Status Lrn(InferenceContext& ctx);
+Status LayerNormalization(InferenceContext& ctx);
 
 // nn_resample_infer.cc: ops that change spatial extents by value inputs.
 Status Pad(InferenceContext& ctx);

@@ -1,4 +1,5 @@
-// Shape inference of Gemm, MatMul and the normalisations (BatchNormalization, InstanceNorm, LRN).
+// Shape inference of Gemm, MatMul and the normalisations (BatchNormalization, InstanceNorm, LRN,
+// LayerNormalization).
 #include "ir/ops/nn_infer.h"
 
 namespace kiln::nn_infer {
@@ -123,6 +124,39 @@ Status Lrn(InferenceContext& ctx) {
   const int64_t size = ctx.attrs().GetInt("size", 0);
   if (size <= 0) return InvalidArgument("size must be positive, got " + std::to_string(size));
   ctx.SetOutput(0, ctx.input_dtype(0), x);
+  return Status::Ok();
+}
+
+Status LayerNormalization(InferenceContext& ctx) {
+  KILN_RETURN_IF_ERROR(RequireFloatInput(ctx, 0, "input X"));
+  KILN_RETURN_IF_ERROR(RequireSameDType(ctx, 1, "Scale"));
+  KILN_RETURN_IF_ERROR(RequireSameDType(ctx, 2, "B"));
+  const Shape& x = ctx.input_shape(0);
+  const int64_t rank = static_cast<int64_t>(x.size());
+  int64_t axis = ctx.attrs().GetInt("axis", -1);
+  if (!NormalizeAxis(axis, rank)) {
+    return InvalidArgument("axis " + std::to_string(ctx.attrs().GetInt("axis", -1)) +
+                           " is out of range for rank " + std::to_string(rank));
+  }
+  const int64_t stash = ctx.attrs().GetInt("stash_type", 1);
+  if (stash != 1) {
+    return Unsupported("stash_type " + std::to_string(stash) + " (Kiln computes in float: 1)");
+  }
+  // Scale and B broadcast to the normalised shape X.shape[axis:].
+  const Shape normalised(x.begin() + axis, x.end());
+  for (size_t i = 1; i < 3; ++i) {
+    if (ctx.has_input(i) && !BroadcastsTo(ctx.input_shape(i), normalised)) {
+      return InvalidArgument(
+          std::string(i == 1 ? "Scale " : "B ") + ShapeToString(ctx.input_shape(i)) +
+          " does not broadcast to the normalised shape " + ShapeToString(normalised));
+    }
+  }
+  ctx.SetOutput(0, ctx.input_dtype(0), x);
+  Shape stats(x.begin(), x.begin() + axis);
+  stats.resize(x.size(), 1);
+  for (size_t i = 1; i < 3; ++i) {
+    if (ctx.has_output(i)) ctx.SetOutput(i, DType::kF32, stats);  // Mean, InvStdDev
+  }
   return Status::Ok();
 }
 

@@ -19,6 +19,8 @@ void RegisterNnSchemas(SchemaRegistry& r) {
   r.Register({OpType::kGlobalMaxPool, 1, 1, 1, 1, {}, ni::GlobalPool});
   r.Register({OpType::kLRN, 1, 1, 1, 1, {}, ni::Lrn});
   r.Register({OpType::kInstanceNormalization, 3, 3, 1, 1, {}, ni::InstanceNormalization});
+  // LayerNormalization-17: X, Scale, B?; outputs Y, Mean?, InvStdDev?.
+  r.Register({OpType::kLayerNormalization, 2, 3, 1, 3, {}, ni::LayerNormalization});
   // Pad: data, pads, constant_value (a runtime scalar; only pads fixes the shape), axes (18).
   r.Register({OpType::kPad, 2, 4, 1, 1, {1}, ni::Pad});
   // Resize: X, roi, scales, sizes. roi is read at compile time too (tf_crop_and_resize).

@@ -34,7 +34,9 @@ Expected<std::vector<int64_t>> WeightKernel(const InferenceContext& ctx) {
 
 Expected<int64_t> Group(const InferenceContext& ctx) {
   const int64_t group = ctx.attrs().GetInt("group", 1);
-  if (group <= 0) return InvalidArgument("group must be positive, got " + std::to_string(group));
+  if (group <= 0 || group > kMaxDim) {
+    return InvalidArgument("group must lie in [1, 2^40], got " + std::to_string(group));
+  }
   return group;
 }
 
@@ -88,9 +90,10 @@ Status ConvShape(InferenceContext& ctx, bool check_bias) {
                            std::to_string(x[1]) + ") and output channels (" + std::to_string(w[0]) +
                            ")");
   }
-  if (w[1] * group != x[1]) {
+  KILN_ASSIGN_OR_RETURN(const int64_t in_channels, CheckedMul(w[1], group, "W[1] * group"));
+  if (in_channels != x[1]) {
     return InvalidArgument("weight W " + ShapeToString(w) + " expects " +
-                           std::to_string(w[1] * group) + " input channels (W[1] * group), X " +
+                           std::to_string(in_channels) + " input channels (W[1] * group), X " +
                            ShapeToString(x) + " has " + std::to_string(x[1]));
   }
   if (check_bias) KILN_RETURN_IF_ERROR(CheckBias(ctx, w[0]));
@@ -114,7 +117,7 @@ Status ConvTranspose(InferenceContext& ctx) {
                            " must be [C, M/group, k...] with C = " + std::to_string(x[1]) +
                            " divisible by group " + std::to_string(group));
   }
-  const int64_t out_channels = w[1] * group;
+  KILN_ASSIGN_OR_RETURN(const int64_t out_channels, CheckedMul(w[1], group, "W[1] * group"));
   KILN_RETURN_IF_ERROR(CheckBias(ctx, out_channels));
   KILN_ASSIGN_OR_RETURN(WindowGeometry g, ResolveTransposedWindow(ctx.attrs(), Spatial(x), kernel));
   Shape out = {x[0], out_channels};

@@ -11,7 +11,7 @@
 
 namespace kiln {
 
-enum class ResizeMode { kNearest, kLinear };
+enum class ResizeMode { kNearest, kLinear, kCubic };
 enum class ResizeCoordMode {
   kHalfPixel,
   kPytorchHalfPixel,
@@ -19,6 +19,7 @@ enum class ResizeCoordMode {
   kAsymmetric,
   kTfHalfPixelForNn,
   kTfCropAndResize,
+  kHalfPixelSymmetric,  // Resize-19
 };
 enum class ResizeNearestMode { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil };
 
@@ -27,6 +28,9 @@ struct ResizeParams {
   ResizeCoordMode coord = ResizeCoordMode::kHalfPixel;
   ResizeNearestMode nearest = ResizeNearestMode::kRoundPreferFloor;
   float extrapolation_value = 0.f;  // tf_crop_and_resize samples outside the input
+  float cubic_coeff_a = -0.75f;     // cubic mode
+  bool exclude_outside = false;     // taps outside the input get weight 0 (then renormalised)
+  bool antialias = false;           // Resize-18: linear/cubic filters widened by 1/scale
   Shape input;
   Shape output;
   std::vector<float> scales;  // per axis: given scales, or output/input when sizes given
@@ -37,9 +41,13 @@ struct ResizeParams {
   std::vector<float> roi_end;
 };
 
-// Resize-13 (opset 17): attributes plus the constant values of roi, scales and sizes. An empty
-// vector means "not given" (omitted input or an empty tensor); exactly one of scales/sizes must
-// be given. Cubic mode is rejected as Unsupported.
+// Resize-11..19: attributes plus the constant values of roi, scales and sizes. An empty vector
+// means "not given" (omitted input or an empty tensor); exactly one of scales/sizes must be
+// given. Resize-18: `axes` (scales/sizes/roi then cover only those axes; the others keep their
+// extent), keep_aspect_ratio_policy (stretch, not_larger, not_smaller: one scale for every
+// listed axis, extents rounded half up); antialias=1 is Unsupported. Resize-19:
+// half_pixel_symmetric. Modes nearest, linear and cubic (cubic_coeff_a, exclude_outside);
+// antialias=1 with linear or cubic.
 Expected<ResizeParams> ResolveResize(const Attributes& attrs, const Shape& input,
                                      const std::vector<float>& roi,
                                      const std::vector<float>& scales,
@@ -53,6 +61,15 @@ Expected<ResizeParams> ResolveUpsample(const Attributes& attrs, const Shape& inp
 // Input coordinate sampled for output index `out` on `axis`; `*outside` is set when
 // tf_crop_and_resize samples beyond the input (the result is then extrapolation_value).
 float ResizeSourceCoordinate(const ResizeParams& p, size_t axis, int64_t out, bool* outside);
+
+// The interpolation taps of one output index on `axis` (linear and cubic modes): input indices
+// (already clamped to the edge) and their weights, as ONNX's reference Resize computes them
+// (edge-padded neighbours, exclude_outside, antialias).
+struct ResizeTaps {
+  std::vector<int64_t> index;
+  std::vector<float> weight;
+};
+ResizeTaps ResizeInterpolationTaps(const ResizeParams& p, size_t axis, float x);
 
 // Input index nearest to `x` under p.nearest, clamped to [0, extent).
 int64_t ResizeNearestIndex(const ResizeParams& p, float x, int64_t extent);

@@ -75,7 +75,7 @@ Expected<SliceParams> ResolveSlice(const Shape& in_shape, const std::vector<int6
       end = std::clamp<int64_t>(end, 0, dim);
       // Written as 1 + (n - 1) / step so huge steps cannot overflow.
       if (end > start) count = 1 + (end - start - 1) / step;
-    } else {
+    } else if (dim > 0) {  // (clamp's bounds would cross for an empty axis)
       start = std::clamp<int64_t>(start, 0, dim - 1);
       end = std::clamp<int64_t>(end, -1, dim - 1);
       // Dividing by the negative step itself avoids negating INT64_MIN.
@@ -86,6 +86,52 @@ Expected<SliceParams> ResolveSlice(const Shape& in_shape, const std::vector<int6
     p.out_shape[a] = count;
   }
   return p;
+}
+
+Expected<std::vector<int64_t>> ResolveSplitSizes(const Attributes& attrs,
+                                                 const std::vector<int64_t>* split, int64_t dim,
+                                                 int64_t n) {
+  const std::string where = "axis of size " + std::to_string(dim);
+  if (split) {
+    if (attrs.Has("num_outputs")) {
+      return InvalidArgument("split and num_outputs are mutually exclusive");
+    }
+    if (static_cast<int64_t>(split->size()) != n) {
+      return InvalidArgument("split has " + std::to_string(split->size()) +
+                             " entries but the node has " + std::to_string(n) + " outputs");
+    }
+    int64_t sum = 0;
+    for (int64_t s : *split) {
+      if (s < 0) return InvalidArgument("split has a negative size " + std::to_string(s));
+      KILN_ASSIGN_OR_RETURN(sum, CheckedAdd(sum, s, "split sizes"));
+    }
+    if (sum != dim) {
+      return InvalidArgument("split sizes sum to " + std::to_string(sum) + " but the " + where);
+    }
+    return *split;
+  }
+  if (n <= 0) return InvalidArgument("Split needs at least one output");
+  if (attrs.Has("num_outputs")) {
+    const int64_t k = attrs.GetInt("num_outputs", 0);
+    if (k != n) {
+      return InvalidArgument("num_outputs " + std::to_string(k) + " differs from the node's " +
+                             std::to_string(n) + " outputs");
+    }
+    const int64_t chunk = dim / n + (dim % n != 0);
+    const int64_t last = dim - chunk * (n - 1);
+    if (last < 0) {
+      return InvalidArgument("num_outputs " + std::to_string(n) + " leaves the last output of an " +
+                             where + " with no room (chunks of " + std::to_string(chunk) + ")");
+    }
+    std::vector<int64_t> sizes(static_cast<size_t>(n), chunk);
+    sizes.back() = last;
+    return sizes;
+  }
+  if (dim % n != 0) {
+    return InvalidArgument("an " + where + " does not split evenly into " + std::to_string(n) +
+                           " outputs");
+  }
+  return std::vector<int64_t>(static_cast<size_t>(n), dim / n);
 }
 
 void ResolveShapeRange(const Attributes& attrs, int64_t rank, int64_t* first, int64_t* last) {

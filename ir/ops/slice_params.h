@@ -1,5 +1,5 @@
-// Shared by tensor-op inference and kernels: ONNX Slice and Shape-15 range normalisation, plus
-// a reader for integer constant values.
+// Shared by tensor-op inference and kernels: ONNX Slice and Shape-15 range normalisation, Split
+// sizes, plus a reader for integer constant values.
 #pragma once
 
 #include <vector>
@@ -27,6 +27,13 @@ Expected<SliceParams> ResolveSlice(const Shape& in_shape, const std::vector<int6
                                    const std::vector<int64_t>& ends,
                                    const std::vector<int64_t>& axes,
                                    const std::vector<int64_t>& steps);
+
+// Split's output extents along its axis of extent `dim`, for `n` outputs: the `split` input
+// (Split-13+, `split` non-null), else the `num_outputs` attribute (Split-18: ceil(dim / n)
+// each, the last one smaller; it must equal n), else an even split.
+Expected<std::vector<int64_t>> ResolveSplitSizes(const Attributes& attrs,
+                                                 const std::vector<int64_t>* split, int64_t dim,
+                                                 int64_t n);
 
 // Shape-15's slice of the input shape: start/end attributes (negative counts from the end,
 // clamped to [0, rank]) resolved into [*first, *last); *last >= *first.

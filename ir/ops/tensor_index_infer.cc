@@ -47,7 +47,9 @@ Status InferConcat(InferenceContext& ctx) {
                              " does not match input 0 shape " + ShapeToString(first) +
                              " outside axis " + Str(axis));
     }
-    out[static_cast<size_t>(axis)] += s[static_cast<size_t>(axis)];
+    KILN_ASSIGN_OR_RETURN(out[static_cast<size_t>(axis)],
+                          CheckedAdd(out[static_cast<size_t>(axis)], s[static_cast<size_t>(axis)],
+                                     "concatenated extent"));
   }
   ctx.SetOutput(0, ctx.input_dtype(0), std::move(out));
   return Status::Ok();
@@ -78,29 +80,13 @@ Status InferSplit(InferenceContext& ctx) {
   KILN_ASSIGN_OR_RETURN(const int64_t axis, AxisAttr(ctx, 0, static_cast<int64_t>(in.size())));
   const int64_t dim = in[static_cast<size_t>(axis)];
   const int64_t n = static_cast<int64_t>(ctx.num_outputs());
-  std::vector<int64_t> sizes;
+  std::vector<int64_t> split;
   if (ctx.has_input(1)) {
-    KILN_ASSIGN_OR_RETURN(sizes, ctx.ConstantInts(1));
-    if (static_cast<int64_t>(sizes.size()) != n) {
-      return InvalidArgument("split has " + Str(static_cast<int64_t>(sizes.size())) +
-                             " entries but the node has " + Str(n) + " outputs");
-    }
-    int64_t sum = 0;
-    for (int64_t s : sizes) {
-      if (s < 0) return InvalidArgument("split has a negative size " + Str(s));
-      sum += s;
-    }
-    if (sum != dim) {
-      return InvalidArgument("split sizes sum to " + Str(sum) + " but axis " + Str(axis) +
-                             " has size " + Str(dim));
-    }
-  } else {
-    if (dim % n != 0) {
-      return InvalidArgument("axis " + Str(axis) + " of size " + Str(dim) +
-                             " does not split evenly into " + Str(n) + " outputs");
-    }
-    sizes.assign(static_cast<size_t>(n), dim / n);
+    KILN_ASSIGN_OR_RETURN(split, ctx.ConstantInts(1));
   }
+  KILN_ASSIGN_OR_RETURN(
+      std::vector<int64_t> sizes,
+      ResolveSplitSizes(ctx.attrs(), ctx.has_input(1) ? &split : nullptr, dim, n));
   for (size_t i = 0; i < sizes.size(); ++i) {
     Shape out = in;
     out[static_cast<size_t>(axis)] = sizes[i];
@@ -158,7 +144,7 @@ Status InferTile(InferenceContext& ctx) {
   Shape out(in.size());
   for (size_t i = 0; i < in.size(); ++i) {
     if (repeats[i] < 0) return InvalidArgument("repeats has a negative entry " + Str(repeats[i]));
-    out[i] = in[i] * repeats[i];
+    KILN_ASSIGN_OR_RETURN(out[i], CheckedMul(in[i], repeats[i], "Tile extent"));
   }
   ctx.SetOutput(0, ctx.input_dtype(0), std::move(out));
   return Status::Ok();

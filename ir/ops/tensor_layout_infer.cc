@@ -31,7 +31,10 @@ Expected<std::vector<int64_t>> NormalizeAxes(std::vector<int64_t> axes, int64_t 
 Expected<int64_t> BlockSize(const InferenceContext& ctx) {
   if (!ctx.attrs().Has("blocksize")) return InvalidArgument("attribute 'blocksize' is required");
   const int64_t b = ctx.attrs().GetInt("blocksize", 0);
-  if (b <= 0) return InvalidArgument("blocksize must be positive, got " + Str(b));
+  // blocksize^2 must fit int64 as well: 2^31 keeps it there.
+  if (b <= 0 || b > (int64_t{1} << 31)) {
+    return InvalidArgument("blocksize must lie in [1, 2^31], got " + Str(b));
+  }
   if (ctx.input_shape(0).size() != 4) {
     return InvalidArgument("input must be 4-D [N,C,H,W], got " + ShapeToString(ctx.input_shape(0)));
   }
@@ -102,7 +105,10 @@ Status InferFlatten(InferenceContext& ctx) {
                            " is out of range for rank " + Str(rank));
   }
   int64_t outer = 1, inner = 1;
-  for (int64_t i = 0; i < rank; ++i) (i < axis ? outer : inner) *= in[static_cast<size_t>(i)];
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t& side = i < axis ? outer : inner;
+    KILN_ASSIGN_OR_RETURN(side, CheckedMul(side, in[static_cast<size_t>(i)], "Flatten extent"));
+  }
   ctx.SetOutput(0, ctx.input_dtype(0), {outer, inner});
   return Status::Ok();
 }
@@ -187,7 +193,9 @@ Status InferDepthToSpace(InferenceContext& ctx) {
     return InvalidArgument("channels " + Str(in[1]) +
                            " do not divide by blocksize^2 = " + Str(b * b));
   }
-  ctx.SetOutput(0, ctx.input_dtype(0), {in[0], in[1] / (b * b), in[2] * b, in[3] * b});
+  KILN_ASSIGN_OR_RETURN(const int64_t h, CheckedMul(in[2], b, "DepthToSpace height"));
+  KILN_ASSIGN_OR_RETURN(const int64_t w, CheckedMul(in[3], b, "DepthToSpace width"));
+  ctx.SetOutput(0, ctx.input_dtype(0), {in[0], in[1] / (b * b), h, w});
   return Status::Ok();
 }
 
@@ -198,7 +206,8 @@ Status InferSpaceToDepth(InferenceContext& ctx) {
     return InvalidArgument("height " + Str(in[2]) + " and width " + Str(in[3]) +
                            " must divide by blocksize " + Str(b));
   }
-  ctx.SetOutput(0, ctx.input_dtype(0), {in[0], in[1] * b * b, in[2] / b, in[3] / b});
+  KILN_ASSIGN_OR_RETURN(const int64_t c, CheckedMul(in[1], b * b, "SpaceToDepth channels"));
+  ctx.SetOutput(0, ctx.input_dtype(0), {in[0], c, in[2] / b, in[3] / b});
   return Status::Ok();
 }
 

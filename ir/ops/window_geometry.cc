@@ -9,7 +9,8 @@ namespace {
 
 std::string Join(const std::vector<int64_t>& v) { return ShapeToString(v); }
 
-// Reads an optional per-axis list attribute: absent -> `def` repeated; present -> exact length.
+// Reads an optional per-axis list attribute: absent -> `def` repeated; present -> exact length,
+// every entry in [min_value, kMaxDim] (ir/shape.h states the limits).
 Expected<std::vector<int64_t>> PerAxis(const Attributes& attrs, const char* name, size_t rank,
                                        int64_t def, int64_t min_value) {
   if (!attrs.Has(name)) return std::vector<int64_t>(rank, def);
@@ -18,12 +19,7 @@ Expected<std::vector<int64_t>> PerAxis(const Attributes& attrs, const char* name
     return InvalidArgument(std::string(name) + " " + Join(v) + " must have " +
                            std::to_string(rank) + " entries (one per spatial axis)");
   }
-  for (int64_t x : v) {
-    if (x < min_value) {
-      return InvalidArgument(std::string(name) + " " + Join(v) +
-                             " must be >= " + std::to_string(min_value));
-    }
-  }
+  KILN_RETURN_IF_ERROR(CheckRange(v, min_value, kMaxDim, name));
   return v;
 }
 
@@ -47,12 +43,10 @@ Status ReadPads(const Attributes& attrs, WindowGeometry& g) {
     return InvalidArgument("pads " + Join(pads) + " must have " + std::to_string(2 * rank) +
                            " entries (begin and end per spatial axis)");
   }
+  KILN_RETURN_IF_ERROR(CheckRange(pads, 0, kMaxDim, "pads"));
   for (size_t i = 0; i < rank; ++i) {
     g.pads_begin[i] = pads[i];
     g.pads_end[i] = pads[rank + i];
-    if (pads[i] < 0 || pads[rank + i] < 0) {
-      return InvalidArgument("pads " + Join(pads) + " must be non-negative");
-    }
   }
   return Status::Ok();
 }
@@ -69,10 +63,18 @@ Expected<std::vector<int64_t>> PoolKernelShape(const Attributes& attrs, size_t s
                            std::to_string(spatial_rank) + " entries for a rank-" +
                            std::to_string(spatial_rank + 2) + " input");
   }
+  KILN_RETURN_IF_ERROR(CheckRange(k, 1, kMaxDim, "kernel_shape"));
   return k;
 }
 
 namespace {
+
+// (k - 1) * d + 1: the extent a dilated window covers. With k, d <= 2^40 the product may still
+// leave int64, hence checked.
+Expected<int64_t> DilatedExtent(int64_t k, int64_t d) {
+  KILN_ASSIGN_OR_RETURN(const int64_t span, CheckedMul(k - 1, d, "dilated kernel extent"));
+  return span + 1;
+}
 
 // What ordinary and transposed windows share: kernel checks, strides and dilations.
 Expected<WindowGeometry> StartWindow(const Attributes& attrs, const std::vector<int64_t>& input,
@@ -84,9 +86,8 @@ Expected<WindowGeometry> StartWindow(const Attributes& attrs, const std::vector<
     return InvalidArgument("kernel " + Join(kernel) + " does not match the " +
                            std::to_string(rank) + " spatial axes of the input");
   }
-  for (int64_t k : kernel) {
-    if (k <= 0) return InvalidArgument("kernel extents " + Join(kernel) + " must be positive");
-  }
+  KILN_RETURN_IF_ERROR(CheckRange(kernel, 1, kMaxDim, "kernel extents"));
+  KILN_RETURN_IF_ERROR(CheckRange(input, 0, kMaxDim, "input spatial extents"));
   g.input = input;
   g.kernel = kernel;
   KILN_ASSIGN_OR_RETURN(g.strides, PerAxis(attrs, "strides", rank, 1, 1));
@@ -105,12 +106,15 @@ Expected<WindowGeometry> ResolveWindow(const Attributes& attrs, const std::vecto
   KILN_RETURN_IF_ERROR(ReadPads(attrs, g));
   g.output.assign(rank, 0);
   for (size_t i = 0; i < rank; ++i) {
-    const int64_t extent = (kernel[i] - 1) * g.dilations[i] + 1;  // dilated window
+    KILN_ASSIGN_OR_RETURN(const int64_t extent, DilatedExtent(kernel[i], g.dilations[i]));
+    const int64_t stride = g.strides[i];
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
       // Output covers ceil(in / stride) windows; the padding needed is split, the odd unit
-      // going to the end (UPPER) or the beginning (LOWER).
-      const int64_t out = (input[i] + g.strides[i] - 1) / g.strides[i];
-      const int64_t total = std::max<int64_t>(0, (out - 1) * g.strides[i] + extent - input[i]);
+      // going to the end (UPPER) or the beginning (LOWER). in, stride <= 2^40: no overflow.
+      const int64_t out = (input[i] + stride - 1) / stride;
+      KILN_ASSIGN_OR_RETURN(const int64_t covered, CheckedMul(out - 1, stride, "SAME padding"));
+      KILN_ASSIGN_OR_RETURN(const int64_t reach, CheckedAdd(covered, extent, "SAME padding"));
+      const int64_t total = std::max<int64_t>(0, reach - input[i]);
       const int64_t small = total / 2;
       g.pads_begin[i] = auto_pad == "SAME_UPPER" ? small : total - small;
       g.pads_end[i] = total - g.pads_begin[i];
@@ -118,16 +122,19 @@ Expected<WindowGeometry> ResolveWindow(const Attributes& attrs, const std::vecto
       continue;
     }
     if (auto_pad == "VALID") g.pads_begin[i] = g.pads_end[i] = 0;
-    const int64_t span = input[i] + g.pads_begin[i] + g.pads_end[i] - extent;
-    if (span < 0) {
+    // in and pads are each <= 2^40, so their sum fits; extent may not be small.
+    const int64_t padded = input[i] + g.pads_begin[i] + g.pads_end[i];
+    if (padded < extent) {
       return InvalidArgument("window of extent " + std::to_string(extent) + " (kernel " +
                              Join(kernel) + ", dilations " + Join(g.dilations) +
                              ") is larger than padded input axis " + std::to_string(i) + " (" +
                              std::to_string(input[i]) + " + pads)");
     }
-    int64_t out = (ceil_mode ? (span + g.strides[i] - 1) / g.strides[i] : span / g.strides[i]) + 1;
+    const int64_t span = padded - extent;
+    int64_t out = (ceil_mode ? span / stride + (span % stride != 0) : span / stride) + 1;
     // With ceil_mode the last window must still start inside the input or the begin padding.
-    if (ceil_mode && (out - 1) * g.strides[i] >= input[i] + g.pads_begin[i]) --out;
+    // (out - 1) * stride <= span + stride - 1 < 2^42: no overflow.
+    if (ceil_mode && (out - 1) * stride >= input[i] + g.pads_begin[i]) --out;
     g.output[i] = out;
   }
   return g;
@@ -159,19 +166,28 @@ Expected<WindowGeometry> ResolveTransposedWindow(const Attributes& attrs,
                              " must have one entry per spatial axis (" + std::to_string(rank) +
                              ")");
     }
+    KILN_RETURN_IF_ERROR(CheckRange(target, 1, kMaxDim, "output_shape"));
   } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     target.resize(rank);
-    for (size_t i = 0; i < rank; ++i) target[i] = input[i] * g.strides[i];
+    for (size_t i = 0; i < rank; ++i) {
+      KILN_ASSIGN_OR_RETURN(target[i], CheckedMul(input[i], g.strides[i], "SAME output extent"));
+    }
   }
   g.output.assign(rank, 0);
   for (size_t i = 0; i < rank; ++i) {
-    const int64_t full = g.strides[i] * (input[i] - 1) + out_pad[i] +
-                         (kernel[i] - 1) * g.dilations[i] + 1;  // unpadded output extent
+    // Unpadded output extent: stride * (in - 1) + output_padding + (k - 1) * dilation + 1.
+    KILN_ASSIGN_OR_RETURN(const int64_t extent, DilatedExtent(kernel[i], g.dilations[i]));
+    KILN_ASSIGN_OR_RETURN(const int64_t strided,
+                          CheckedMul(g.strides[i], input[i] - 1, "transposed output extent"));
+    KILN_ASSIGN_OR_RETURN(const int64_t partial,
+                          CheckedAdd(strided, out_pad[i], "transposed output extent"));
+    KILN_ASSIGN_OR_RETURN(const int64_t full,
+                          CheckedAdd(partial, extent, "transposed output extent"));
     if (!target.empty()) {
       if (target[i] <= 0) return InvalidArgument("output_shape entries must be positive");
       // ONNX splits total padding with floor division (it may be negative when output_shape
       // asks for more than the full extent, which then grows the output at the end).
-      const int64_t total = full - target[i];
+      KILN_ASSIGN_OR_RETURN(const int64_t total, CheckedSub(full, target[i], "transposed padding"));
       const int64_t half = FloorDiv(total, 2);
       if (auto_pad == "SAME_UPPER") {
         g.pads_begin[i] = half;
@@ -183,7 +199,9 @@ Expected<WindowGeometry> ResolveTransposedWindow(const Attributes& attrs,
       g.output[i] = target[i];
     } else {
       if (auto_pad == "VALID") g.pads_begin[i] = g.pads_end[i] = 0;
-      g.output[i] = full - g.pads_begin[i] - g.pads_end[i];
+      KILN_ASSIGN_OR_RETURN(const int64_t cut,
+                            CheckedAdd(g.pads_begin[i], g.pads_end[i], "transposed padding"));
+      KILN_ASSIGN_OR_RETURN(g.output[i], CheckedSub(full, cut, "transposed output extent"));
       if (g.output[i] <= 0) {
         return InvalidArgument("pads " + Join(attrs.GetInts("pads")) +
                                " leave no output along spatial axis " + std::to_string(i));

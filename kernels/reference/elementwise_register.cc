@@ -31,10 +31,11 @@ void RegisterFor(KernelRegistry& r, std::initializer_list<OpType> ops) {
 void RegisterReferenceElementwiseKernels(KernelRegistry& r) {
   // Unary: float-only math on f32/f16; Relu/Abs/Neg/Sign also on signed ints.
   RegisterFor<UnaryKernel, float, Float16>(
-      r, {OpType::kRelu, OpType::kLeakyRelu, OpType::kSigmoid, OpType::kTanh, OpType::kHardSigmoid,
-          OpType::kHardSwish, OpType::kElu, OpType::kSelu, OpType::kSoftplus, OpType::kErf,
-          OpType::kExp, OpType::kLog, OpType::kSqrt, OpType::kAbs, OpType::kNeg,
-          OpType::kReciprocal, OpType::kFloor, OpType::kCeil, OpType::kSign});
+      r, {OpType::kRelu,        OpType::kLeakyRelu, OpType::kSigmoid, OpType::kTanh,
+          OpType::kHardSigmoid, OpType::kHardSwish, OpType::kElu,     OpType::kSelu,
+          OpType::kSoftplus,    OpType::kErf,       OpType::kGelu,    OpType::kExp,
+          OpType::kLog,         OpType::kSqrt,      OpType::kAbs,     OpType::kNeg,
+          OpType::kReciprocal,  OpType::kFloor,     OpType::kCeil,    OpType::kSign});
   RegisterFor<UnaryKernel, int8_t, int32_t, int64_t>(
       r, {OpType::kRelu, OpType::kAbs, OpType::kNeg, OpType::kSign});
   RegisterFor<ClipKernel, float, Float16, int8_t, uint8_t, int32_t, int64_t>(r, {OpType::kClip});
@@ -58,6 +59,9 @@ void RegisterReferenceElementwiseKernels(KernelRegistry& r) {
   RegisterFor<ReduceKernel, float, Float16, int32_t, int64_t>(
       r, {OpType::kReduceMean, OpType::kReduceMax, OpType::kReduceMin, OpType::kReduceSum,
           OpType::kReduceProd, OpType::kReduceL2});
+  // ReduceMax/ReduceMin-20 on bool: any / all.
+  RegisterKernel<ReduceKernel<BoolByte>>(r, OpType::kReduceMax, DType::kBool);
+  RegisterKernel<ReduceKernel<BoolByte>>(r, OpType::kReduceMin, DType::kBool);
   RegisterFor<ArgReduceKernel, float, Float16, int8_t, uint8_t, int32_t, int64_t>(
       r, {OpType::kArgMax, OpType::kArgMin});
 

@@ -18,6 +18,7 @@ void RegisterBatchNormKernels(KernelRegistry& r);      // batch_norm.cc
 void RegisterPoolKernels(KernelRegistry& r);           // pool.cc
 void RegisterLrnKernels(KernelRegistry& r);            // lrn.cc
 void RegisterInstanceNormKernels(KernelRegistry& r);   // instance_norm.cc
+void RegisterLayerNormKernels(KernelRegistry& r);      // layer_norm.cc
 void RegisterPadKernels(KernelRegistry& r);            // pad.cc
 void RegisterResizeKernels(KernelRegistry& r);         // resize.cc
 

@@ -13,6 +13,7 @@ void RegisterReferenceNnKernels(KernelRegistry& r) {
   nn_ref::RegisterPoolKernels(r);
   nn_ref::RegisterLrnKernels(r);
   nn_ref::RegisterInstanceNormKernels(r);
+  nn_ref::RegisterLayerNormKernels(r);
   nn_ref::RegisterPadKernels(r);
   nn_ref::RegisterResizeKernels(r);
 }

@@ -1,7 +1,8 @@
-// Reference Pad-13 (opset 17): constant, reflect and edge modes; negative pads crop. Pad only
-// moves elements, so one kernel per element width serves every dtype.
+// Reference Pad-11..23: constant, reflect, edge and wrap modes, optional axes; negative pads
+// crop. Pad only moves elements, so one kernel per element width serves every dtype.
 #include <cstring>
 
+#include "ir/ops/pad_params.h"
 #include "ir/ops/resize_params.h"
 #include "kernels/reference/nn_kernels.h"
 
@@ -19,12 +20,16 @@ class PadKernel : public Kernel {
       return Unsupported("Pad supports ranks 1.." + std::to_string(kMaxRank) + ", got " +
                          std::to_string(rank_));
     }
-    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ConstantValueInts(&ctx.input(1), "pads"));
-    if (pads.size() != 2 * rank_) return InvalidArgument("pads must have 2 * rank entries");
-    const std::string mode = ctx.attrs().GetString("mode", "constant");
-    if (mode != "constant" && mode != "reflect" && mode != "edge") {
-      return Unsupported("Pad mode '" + mode + "'");
+    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> given, ConstantValueInts(&ctx.input(1), "pads"));
+    std::vector<int64_t> axes;
+    const bool has_axes = ctx.num_inputs() > 3 && ctx.has_input(3);
+    if (has_axes) {
+      KILN_ASSIGN_OR_RETURN(axes, ConstantValueInts(&ctx.input(3), "axes"));
     }
+    KILN_ASSIGN_OR_RETURN(PadParams params,
+                          ResolvePad(ctx.attrs(), x, given, has_axes ? &axes : nullptr));
+    const std::vector<int64_t>& pads = params.pads;
+    const PadMode mode = params.mode;
     const std::vector<int64_t> strides = RowMajorStrides(x);
     // Per axis, output index -> input element offset along that axis, or -1 for "constant".
     source_.assign(rank_, {});
@@ -36,10 +41,12 @@ class PadKernel : public Kernel {
       for (int64_t o = 0; o < y[a]; ++o) {
         int64_t i = o - pads[a];
         if (i < 0 || i >= x[a]) {
-          if (mode == "constant") {
+          if (mode == PadMode::kConstant) {
             i = -1;
-          } else if (mode == "edge") {
+          } else if (mode == PadMode::kEdge) {
             i = i < 0 ? 0 : x[a] - 1;
+          } else if (mode == PadMode::kWrap) {  // the opposite end continues periodically
+            i = ((i % x[a]) + x[a]) % x[a];
           } else {  // reflect about the border element, which is not repeated
             if (x[a] < 2) return InvalidArgument("reflect padding needs extent >= 2");
             i = i < 0 ? -i : 2 * (x[a] - 1) - i;

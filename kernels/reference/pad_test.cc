@@ -50,6 +50,29 @@ TEST(NnPad, Rank3ReflectMiddleAxis) {
   ExpectF32(y, {1, 5, 1}, {2, 1, 2, 3, 2});
 }
 
+// Pad-19 wrap: the opposite end continues periodically (numpy's "wrap").
+TEST(NnPad, WrapMode) {
+  const auto x = MakeF32({2, 3}, {1, 2, 3, 4, 5, 6});
+  HostTensor y = RunOk(OpType::kPad, Mode("wrap"), {In(x), Const(MakeI64({4}, {0, 2, 1, 1}))});
+  ExpectF32(y, {3, 6},
+            {2, 3, 1, 2, 3, 1,  //
+             5, 6, 4, 5, 6, 4,  //
+             2, 3, 1, 2, 3, 1});
+}
+
+// Pad-18 axes: pads cover only the listed axes (negative axes count from the end).
+TEST(NnPad, AxesInputPadsOnlyTheListedAxes) {
+  const auto x = MakeF32({2, 2}, {1, 2, 3, 4});
+  HostTensor y = RunOk(OpType::kPad, Attributes(),
+                       {In(x), Const(MakeI64({2}, {1, 0})), Omitted(), Const(MakeI64({1}, {-1}))});
+  ExpectF32(y, {2, 3}, {0, 1, 2, 0, 3, 4});
+  EXPECT_EQ(
+      RunStatus(OpType::kPad, Attributes(),
+                {In(x), Const(MakeI64({4}, {1, 0, 0, 0})), Omitted(), Const(MakeI64({1}, {0}))})
+          .code(),
+      StatusCode::kInvalidArgument);  // 2 pads per listed axis
+}
+
 TEST(NnPad, RejectsBadPads) {
   const auto x = MakeF32({3}, {1, 2, 3});
   EXPECT_EQ(RunStatus(OpType::kPad, Mode("reflect"), {In(x), Const(MakeI64({2}, {3, 0}))}).code(),
@@ -59,8 +82,13 @@ TEST(NnPad, RejectsBadPads) {
       StatusCode::kInvalidArgument);
   EXPECT_EQ(RunStatus(OpType::kPad, Attributes(), {In(x), Const(MakeI64({2}, {-2, -2}))}).code(),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ(RunStatus(OpType::kPad, Mode("wrap"), {In(x), Const(MakeI64({2}, {1, 1}))}).code(),
-            StatusCode::kUnsupported);
+  EXPECT_EQ(RunStatus(OpType::kPad, Mode("cyclic"), {In(x), Const(MakeI64({2}, {1, 1}))}).code(),
+            StatusCode::kInvalidArgument);
+  // wrap needs data to wrap around.
+  EXPECT_EQ(
+      RunStatus(OpType::kPad, Mode("wrap"), {In(MakeF32({0}, {})), Const(MakeI64({2}, {1, 1}))})
+          .code(),
+      StatusCode::kInvalidArgument);
   // Pads fed at run time cannot fix a static shape.
   EXPECT_EQ(RunStatus(OpType::kPad, Attributes(), {In(x), In(MakeI64({2}, {1, 1}))}).code(),
             StatusCode::kInvalidArgument);

@@ -83,6 +83,8 @@ Status ReduceKernel<T>::Run(std::span<const TensorView> inputs, std::span<const 
     Acc r = acc[i];
     if (op == OpType::kReduceMean && count_ > 0) r /= static_cast<Acc>(count_);
     if (op == OpType::kReduceL2) r = static_cast<Acc>(std::sqrt(static_cast<double>(r)));
+    // Bool Max/Min (opset 20) are any/all; an empty set leaves the +-inf identity: false/true.
+    if constexpr (std::is_same_v<T, BoolByte>) r = r > 0.5 ? 1 : 0;
     out[i] = Elem<T>::Store(static_cast<C>(r));
   }
   return Status::Ok();
@@ -92,5 +94,6 @@ template class ReduceKernel<float>;
 template class ReduceKernel<Float16>;
 template class ReduceKernel<int32_t>;
 template class ReduceKernel<int64_t>;
+template class ReduceKernel<BoolByte>;
 
 }  // namespace kiln

@@ -109,3 +109,33 @@ TEST(ArgReduceKernelTest, ArgMaxArgMin) {
 
 }  // namespace
 }  // namespace kiln
+
+namespace kiln {
+namespace {
+
+// ReduceMax/ReduceMin-20 on bool are any/all; over an empty axis they give false/true.
+TEST(ReduceKernelTest, BoolMaxIsAnyMinIsAll) {
+  HostTensor b("b", DType::kBool, {2, 3});
+  const uint8_t bits[6] = {0, 1, 0, 1, 1, 1};
+  std::copy(bits, bits + 6, b.bytes.begin());
+  for (OpType op : {OpType::kReduceMax, OpType::kReduceMin}) {
+    auto out =
+        testing::RunSingleOp(op, {}, {testing::In(b), testing::Const(MakeI64({1}, {1}))}, 1, 20);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    ASSERT_EQ((*out)[0].dtype, DType::kBool);
+    const std::vector<uint8_t> want =
+        op == OpType::kReduceMax ? std::vector<uint8_t>{1, 1} : std::vector<uint8_t>{0, 1};
+    EXPECT_EQ((*out)[0].bytes, want) << OpTypeName(op);
+  }
+  HostTensor empty("e", DType::kBool, {2, 0});
+  for (OpType op : {OpType::kReduceMax, OpType::kReduceMin}) {
+    auto out = testing::RunSingleOp(op, {}, {testing::In(empty), testing::Const(MakeI64({1}, {1}))},
+                                    1, 20);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ((*out)[0].bytes,
+              std::vector<uint8_t>(2, op == OpType::kReduceMax ? uint8_t{0} : uint8_t{1}));
+  }
+}
+
+}  // namespace
+}  // namespace kiln

@@ -1,5 +1,7 @@
-// Reference Resize-13 and Upsample-9 (which reuses Resize's tables with its own parameters):
-// nearest and n-linear interpolation over per-axis source tables built in Prepare().
+// Reference Resize-11..19 and Upsample-9 (which reuses Resize's tables with its own
+// parameters): nearest, n-linear and n-cubic interpolation (antialias too) as a separable
+// filter over per-axis tap tables built in Prepare().
+#include <algorithm>
 #include <type_traits>
 
 #include "ir/ops/resize_params.h"
@@ -21,41 +23,56 @@ class ResizeKernelBase : public Kernel {
     if (p.output != ctx.output(0).shape) {
       return Internal("Resize output shape differs from the inferred one");
     }
-    linear_ = p.mode == ResizeMode::kLinear;
-    if (linear_ && !std::is_same_v<typename Elem<T>::Compute, float>) {
-      return Unsupported("linear Resize of integer data");
+    const bool interpolate = p.mode != ResizeMode::kNearest;
+    if (interpolate && !std::is_same_v<typename Elem<T>::Compute, float>) {
+      return Unsupported("linear or cubic Resize of integer data");
     }
     extrapolation_ = p.extrapolation_value;
     out_shape_ = p.output;
     rank_ = rank;
     const std::vector<int64_t> strides = RowMajorStrides(p.input);
-    lo_.assign(rank, {});
-    hi_.assign(rank, {});
+    taps_.assign(rank, 1);
+    offset_.assign(rank, {});
     weight_.assign(rank, {});
-    active_.clear();
+    outside_.assign(rank, {});
     for (size_t a = 0; a < rank; ++a) {
-      bool active = false;
-      const int64_t in = p.input[a];
+      // Every output index's taps on this axis; an axis where each output reads exactly one
+      // input element with weight 1 keeps a single tap (no interpolation work).
+      std::vector<ResizeTaps> per_output;
+      size_t width = 1;
       for (int64_t o = 0; o < p.output[a]; ++o) {
         bool outside = false;
         const float x = ResizeSourceCoordinate(p, a, o, &outside);
-        int64_t lo, hi;
-        float w = 0.f;
-        if (linear_) {
-          // Clamping the coordinate equals ONNX's edge-padded neighbours.
-          const float c = x < 0.f ? 0.f : (x > static_cast<float>(in - 1) ? in - 1 : x);
-          lo = static_cast<int64_t>(c);
-          hi = lo + 1 < in ? lo + 1 : lo;
-          w = c - static_cast<float>(lo);
+        ResizeTaps t;
+        if (interpolate) {
+          t = ResizeInterpolationTaps(p, a, x);
         } else {
-          lo = hi = ResizeNearestIndex(p, x, in);
+          t.index = {ResizeNearestIndex(p, x, p.input[a])};
+          t.weight = {1.f};
         }
-        active = active || (lo != hi && w != 0.f);
-        lo_[a].push_back(outside ? -1 : lo * strides[a]);
-        hi_[a].push_back(outside ? -1 : hi * strides[a]);
-        weight_[a].push_back(w);
+        outside_[a].push_back(outside);
+        width = std::max(width, t.index.size());
+        per_output.push_back(std::move(t));
       }
-      if (active) active_.push_back(a);
+      bool single = true;
+      for (const ResizeTaps& t : per_output) {
+        int nonzero = 0;
+        for (float w : t.weight) nonzero += w != 0.f;
+        single = single && nonzero == 1;
+      }
+      if (single) width = 1;
+      taps_[a] = width;
+      for (const ResizeTaps& t : per_output) {
+        for (size_t k = 0; k < width; ++k) {
+          size_t src = k;
+          if (single) {  // the one tap with a non-zero weight
+            while (t.weight[src] == 0.f) ++src;
+          }
+          const bool present = src < t.index.size();
+          offset_[a].push_back(present ? t.index[src] * strides[a] : 0);
+          weight_[a].push_back(present ? (single ? 1.f : t.weight[src]) : 0.f);
+        }
+      }
     }
     return Status::Ok();
   }
@@ -67,38 +84,39 @@ class ResizeKernelBase : public Kernel {
     T* y = outputs[0].as<T>();
     const T fill = Elem<T>::Store(static_cast<C>(extrapolation_));
     const int64_t total = NumElements(out_shape_);
-    const size_t corners = size_t{1} << active_.size();
     Coords coord{};
+    Coords tap{};
     for (int64_t e = 0; e < total; ++e) {
-      // Offset of the "low" neighbour along every axis; -1 on any axis means extrapolate.
-      int64_t base = 0;
       bool outside = false;
+      size_t combos = 1;
       for (size_t a = 0; a < rank_; ++a) {
-        const int64_t s = lo_[a][static_cast<size_t>(coord[a])];
-        outside = outside || s < 0;
-        base += s;
+        outside = outside || outside_[a][static_cast<size_t>(coord[a])];
+        combos *= taps_[a];
       }
       if (outside) {
         y[e] = fill;
-      } else if (!linear_ || active_.empty()) {
-        y[e] = x[base];
+      } else if (combos == 1) {
+        int64_t off = 0;
+        for (size_t a = 0; a < rank_; ++a) off += offset_[a][static_cast<size_t>(coord[a])];
+        y[e] = x[off];
       } else {
+        // Separable filter: the sum over every combination of per-axis taps.
         float sum = 0.f;
-        for (size_t m = 0; m < corners; ++m) {
-          int64_t off = base;
+        for (size_t a = 0; a < rank_; ++a) tap[a] = 0;
+        for (size_t m = 0; m < combos; ++m) {
+          int64_t off = 0;
           float wt = 1.f;
-          for (size_t j = 0; j < active_.size(); ++j) {
-            const size_t a = active_[j];
-            const size_t c = static_cast<size_t>(coord[a]);
-            const float w = weight_[a][c];
-            if (m >> j & 1) {
-              off += hi_[a][c] - lo_[a][c];
-              wt *= w;
-            } else {
-              wt *= 1.f - w;
-            }
+          for (size_t a = 0; a < rank_; ++a) {
+            const size_t at =
+                static_cast<size_t>(coord[a]) * taps_[a] + static_cast<size_t>(tap[a]);
+            off += offset_[a][at];
+            wt *= weight_[a][at];
           }
-          sum += wt * static_cast<float>(Elem<T>::Load(x[off]));
+          if (wt != 0.f) sum += wt * static_cast<float>(Elem<T>::Load(x[off]));
+          for (size_t a = rank_; a-- > 0;) {
+            if (static_cast<size_t>(++tap[a]) < taps_[a]) break;
+            tap[a] = 0;
+          }
         }
         if constexpr (std::is_same_v<C, float>) y[e] = Elem<T>::Store(sum);
       }
@@ -117,15 +135,15 @@ class ResizeKernelBase : public Kernel {
   }
 
  private:
-  bool linear_ = false;
   float extrapolation_ = 0.f;
   size_t rank_ = 0;
   Shape out_shape_;
-  // Per axis and output index: element offsets of the low/high neighbours (-1: outside the
-  // tf_crop_and_resize box) and the high neighbour's weight.
-  std::vector<std::vector<int64_t>> lo_, hi_;
+  // Per axis: taps per output index, then for each (output index, tap) the element offset of
+  // the input index and its weight; outside_: tf_crop_and_resize samples off the input.
+  std::vector<size_t> taps_;
+  std::vector<std::vector<int64_t>> offset_;
   std::vector<std::vector<float>> weight_;
-  std::vector<size_t> active_;  // axes that actually interpolate between two neighbours
+  std::vector<std::vector<bool>> outside_;
 };
 
 template <typename T>

@@ -94,13 +94,30 @@ TEST(NnUpsample, NearestAndLinearShareResize) {
   ExpectF32(y, {1, 1, 1, 4}, {0, 2, 4, 4});  // asymmetric: 0 .5 1 1.5
 }
 
-TEST(NnResize, RejectsCubicAndBadInputs) {
+// Expected values from ONNX's reference Resize (onnx.reference, onnx 1.23.2) on x = [1,2,4,8].
+TEST(NnResize, CubicExcludeOutsideAndAntialias) {
+  const auto x = MakeF32({1, 4}, {1, 2, 4, 8});
+  const auto up = Const(MakeI64({2}, {1, 6}));
+  ExpectF32(
+      RunOk(OpType::kResize, ResizeAttrs("cubic", "half_pixel"), {In(x), Omitted(), Omitted(), up}),
+      {1, 6}, {0.913195f, 1.3125f, 2.304402f, 3.383102f, 6.1875f, 8.347225f}, 1e-5f);
+  Attributes exclude = ResizeAttrs("cubic", "half_pixel");
+  exclude.Set("exclude_outside", int64_t{1});
+  ExpectF32(RunOk(OpType::kResize, exclude, {In(x), Omitted(), Omitted(), up}), {1, 6},
+            {0.898649f, 1.285714f, 2.304401f, 3.383101f, 6.342857f, 8.405406f}, 1e-5f);
+  Attributes aa = ResizeAttrs("linear", "half_pixel");
+  aa.Set("antialias", int64_t{1});
+  ExpectF32(RunOk(OpType::kResize, aa, {In(x), Omitted(), Omitted(), Const(MakeI64({2}, {1, 3}))}),
+            {1, 3}, {1.272727f, 3.0f, 6.909091f}, 1e-5f);
+}
+
+TEST(NnResize, RejectsBadInputs) {
   const auto x = MakeF32({1, 2}, {1, 2});
   const auto sizes = Const(MakeI64({2}, {1, 4}));
-  EXPECT_EQ(RunStatus(OpType::kResize, ResizeAttrs("cubic", "half_pixel"),
-                      {In(x), Omitted(), Omitted(), sizes})
-                .code(),
-            StatusCode::kUnsupported);
+  Attributes nearest_aa = ResizeAttrs("nearest", "half_pixel");
+  nearest_aa.Set("antialias", int64_t{1});
+  EXPECT_EQ(RunStatus(OpType::kResize, nearest_aa, {In(x), Omitted(), Omitted(), sizes}).code(),
+            StatusCode::kInvalidArgument);
   EXPECT_EQ(RunStatus(OpType::kResize, ResizeAttrs("nearest", "half_pixel", "nearest_up"),
                       {In(x), Omitted(), Omitted(), sizes})
                 .code(),

@@ -37,14 +37,12 @@ Status SplitKernel::Prepare(const KernelContext& ctx) {
     }
   }
   if (unknown > 0) {
-    if (!ctx.has_input(1)) {
-      for (int64_t& s : sizes) s = in[a] / static_cast<int64_t>(sizes.size());
-    } else {
-      KILN_ASSIGN_OR_RETURN(sizes, ConstantValueInts(ctx.input(1)));
-      if (sizes.size() != ctx.num_outputs()) {
-        return InvalidArgument("split must hold one size per output");
-      }
+    std::vector<int64_t> split;
+    if (ctx.has_input(1)) {
+      KILN_ASSIGN_OR_RETURN(split, ConstantValueInts(ctx.input(1)));
     }
+    KILN_ASSIGN_OR_RETURN(sizes, ResolveSplitSizes(ctx.attrs(), ctx.has_input(1) ? &split : nullptr,
+                                                   in[a], static_cast<int64_t>(sizes.size())));
     known = 0;
     for (int64_t s : sizes) known += s;
   }

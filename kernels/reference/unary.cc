@@ -60,6 +60,15 @@ struct SoftplusOp {
 struct ErfOp {
   static float Apply(float x, const UnaryParams&) { return std::erf(x); }
 };
+struct GeluOp {  // Gelu-20: x * Phi(x); `approximate` "tanh" uses the tanh formula
+  static float Apply(float x, const UnaryParams& p) {
+    if (p.alpha != 0.f) {
+      const double u = 0.7978845608028654 * (x + 0.044715 * double{x} * x * x);  // sqrt(2/pi)
+      return static_cast<float>(0.5 * x * (1.0 + std::tanh(u)));
+    }
+    return static_cast<float>(0.5 * x * (1.0 + std::erf(x * 0.7071067811865476)));
+  }
+};
 struct ExpOp {
   static float Apply(float x, const UnaryParams&) { return std::exp(x); }
 };
@@ -164,6 +173,15 @@ Status UnaryKernel<T>::Prepare(const KernelContext& ctx) {
       case OpType::kErf:
         fn_ = ApplyUnary<T, ErfOp>;
         return Status::Ok();
+      case OpType::kGelu: {
+        const std::string approx = a.GetString("approximate", "none");
+        if (approx != "none" && approx != "tanh") {
+          return InvalidArgument("Gelu approximate '" + approx + "' is not none or tanh");
+        }
+        params_.alpha = approx == "tanh" ? 1.f : 0.f;
+        fn_ = ApplyUnary<T, GeluOp>;
+        return Status::Ok();
+      }
       case OpType::kExp:
         fn_ = ApplyUnary<T, ExpOp>;
         return Status::Ok();

@@ -15,7 +15,7 @@ struct UnaryParams {
 };
 
 // Relu, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu, Selu, Softplus, Erf, Exp, Log,
-// Sqrt, Abs, Neg, Reciprocal, Floor, Ceil, Sign over stored element type T (float, Float16;
+// Sqrt, Abs, Neg, Reciprocal, Floor, Ceil, Sign, Gelu over stored element type T (float, Float16;
 // integer types support Relu, Abs, Neg, Sign only).
 template <typename T>
 class UnaryKernel : public Kernel {

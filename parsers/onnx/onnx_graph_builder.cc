@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "ir/op_schema.h"
+#include "parsers/onnx/onnx_op_versions.h"
 #include "parsers/onnx/tensor_proto.h"
 
 namespace kiln {
@@ -102,15 +103,32 @@ Expected<Graph> BuildGraph(const onnx::ModelProto& model, const GraphBuildOption
     initializer_names.insert(t.name());
   }
 
-  // Which graph inputs feed a shape-determining input (schema value_inputs).
+  // Which values determine a shape: schema value_inputs, and (transitively) the values those
+  // are computed from, except through Shape/Size, which read only their input's (static) shape.
   std::set<std::string> value_input_names;
-  for (const auto& n : gp.node()) {
+  std::unordered_map<std::string, int> producer;
+  std::vector<std::string> pending;
+  for (int i = 0; i < gp.node_size(); ++i) {
+    const auto& n = gp.node(i);
+    for (const auto& out : n.output()) producer[out] = i;
     auto op = OpTypeFromName(n.op_type());
     if (!op) continue;
     const OpSchema* schema = SchemaRegistry::Global().Find(*op);
     if (!schema) continue;
     for (int vi : schema->value_inputs) {
-      if (vi < n.input_size() && !n.input(vi).empty()) value_input_names.insert(n.input(vi));
+      if (vi < n.input_size() && !n.input(vi).empty()) pending.push_back(n.input(vi));
+    }
+  }
+  while (!pending.empty()) {
+    const std::string name = std::move(pending.back());
+    pending.pop_back();
+    if (!value_input_names.insert(name).second) continue;
+    auto it = producer.find(name);
+    if (it == producer.end()) continue;
+    const auto& n = gp.node(it->second);
+    if (n.op_type() == "Shape" || n.op_type() == "Size") continue;
+    for (const auto& in : n.input()) {
+      if (!in.empty()) pending.push_back(in);
     }
   }
 
@@ -198,7 +216,7 @@ Expected<Graph> BuildGraph(const onnx::ModelProto& model, const GraphBuildOption
     Node node;
     node.name = name;
     node.op = *op;
-    node.opset = options.source_opset;
+    node.opset = options.opset;
     for (const auto& a : n.attribute()) {
       auto v = ConvertAttribute(a, options.base_dir);
       if (!v.ok()) return v.status().WithContext(where);
@@ -235,12 +253,17 @@ Expected<Graph> BuildGraph(const onnx::ModelProto& model, const GraphBuildOption
     }
   }
 
+  for (const auto& [id, names] : pending_inputs) {
+    KILN_RETURN_IF_ERROR(UpgradeNode(g, id, options.opset));
+  }
+
   for (const auto& out : gp.output()) {
     auto v = g.FindValue(out.name());
     if (!v) return InvalidArgument("graph output '" + out.name() + "' is not produced");
     g.outputs().push_back(*v);
   }
   KILN_RETURN_IF_ERROR(g.SortTopologically());
+  KILN_RETURN_IF_ERROR(UpgradeTypedForms(g));
   return g;
 }
 

@@ -1,26 +1,24 @@
-// ONNX import driver: load, opset/op checks, onnx checker, static input shapes, conversion to
-// the canonical opset, canonicalisation, shape hints, graph building.
+// ONNX import driver: decode, structural validation, opset and op checks, static input
+// shapes, graph building with per-op version handling. libonnx is used to decode the protobuf
+// and to look up pre-opset-7 schemas, nothing else (no checker, no shape inference, no version
+// converter: they assume a well-formed graph and stop at opset 17 / IR 8 in Debian's 1.12).
 #include "parsers/onnx/onnx_parser.h"
 
-#include <onnx/checker.h>
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
-#include <onnx/version_converter/convert.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 
-#include "parsers/onnx/onnx_canonicalize.h"
 #include "parsers/onnx/onnx_graph_builder.h"
+#include "parsers/onnx/onnx_op_versions.h"
+#include "parsers/onnx/onnx_structure.h"
 #include "parsers/onnx/tensor_proto.h"
 
 namespace kiln {
 namespace {
-
-constexpr int64_t kMinOpset = 7;
-constexpr int64_t kMaxOpset = 17;
 
 bool IsDefaultDomain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
@@ -33,26 +31,26 @@ Expected<int64_t> DefaultOpset(const onnx::ModelProto& m) {
   if (opset < 0) {
     return InvalidArgument("model imports no opset of the default ONNX domain (ai.onnx)");
   }
-  if (opset < 1 || opset > kMaxOpset) {
+  if (opset < 1 || opset > kMaxOnnxOpset) {
     return Unsupported("model uses opset " + std::to_string(opset) +
-                       " of domain ai.onnx; Kiln imports opsets " + std::to_string(kMinOpset) +
-                       ".." + std::to_string(kMaxOpset));
+                       " of domain ai.onnx; Kiln imports opsets " + std::to_string(kMinOnnxOpset) +
+                       ".." + std::to_string(kMaxOnnxOpset));
   }
   return opset;
 }
 
-// Opsets below 7 have no version-converter adapters. Such a model is still imported when
-// every op it uses has the same schema version at its opset as at the canonical opset (e.g.
-// Elu-6, Not-1 in ONNX's own node tests): then it already has opset-17 semantics, and only
-// the import is relabelled. Otherwise it is rejected naming the opset and the changed ops.
-Status AcceptOldOpset(onnx::ModelProto& m, int64_t opset, int64_t canonical) {
-  if (opset >= kMinOpset) return Status::Ok();
+// Opsets below 7 are accepted when every op the model uses has the same schema version at its
+// opset as at opset 7 (e.g. Elu-6, Not-1 in ONNX's own node tests): then it has opset-7
+// semantics and imports as such. Otherwise it is rejected naming the changed ops. (The schema
+// lookup is libonnx 1.12's registry, which knows every opset up to 17.)
+Expected<int64_t> EffectiveOpset(const onnx::ModelProto& m, int64_t opset) {
+  if (opset >= kMinOnnxOpset) return opset;
   std::vector<std::string> changed;
   for (const auto& n : m.graph().node()) {
     const auto* old_schema =
         onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(opset), n.domain());
     const auto* new_schema =
-        onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(canonical), n.domain());
+        onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(kMinOnnxOpset), n.domain());
     if (!old_schema || !new_schema || old_schema->SinceVersion() != new_schema->SinceVersion()) {
       changed.push_back(n.op_type());
     }
@@ -61,16 +59,11 @@ Status AcceptOldOpset(onnx::ModelProto& m, int64_t opset, int64_t canonical) {
     std::string list;
     for (size_t i = 0; i < changed.size() && i < 8; ++i) list += (i ? ", " : "") + changed[i];
     return Unsupported("model uses opset " + std::to_string(opset) +
-                       " of domain ai.onnx; Kiln imports opsets " + std::to_string(kMinOpset) +
-                       ".." + std::to_string(kMaxOpset) +
-                       " (older models only when no op "
-                       "changed since; changed: " +
-                       list + ")");
+                       " of domain ai.onnx; Kiln imports opsets " + std::to_string(kMinOnnxOpset) +
+                       ".." + std::to_string(kMaxOnnxOpset) +
+                       " (older models only when no op changed since; changed: " + list + ")");
   }
-  for (auto& imp : *m.mutable_opset_import()) {
-    if (IsDefaultDomain(imp.domain())) imp.set_version(canonical);
-  }
-  return Status::Ok();
+  return kMinOnnxOpset;
 }
 
 // One error listing every op Kiln cannot import, so users see the whole gap at once.
@@ -91,32 +84,6 @@ Status CheckOpsSupported(const onnx::ModelProto& m, int64_t opset) {
   std::string msg = "unsupported ops (" + std::to_string(bad.size()) + "): ";
   for (size_t i = 0; i < bad.size(); ++i) msg += (i ? "; " : "") + bad[i];
   return Unsupported(msg);
-}
-
-// onnx::checker::check_model, but with the model's folder set so external data is checked
-// where it really lives (the ModelProto overload would look in the working directory).
-Status RunChecker(const onnx::ModelProto& m, const std::string& base_dir) {
-  try {
-    onnx::checker::CheckerContext ctx;
-    if (m.ir_version() <= 0) return InvalidArgument("onnx checker: model has no ir_version");
-    if (m.ir_version() > onnx::IR_VERSION) {
-      return Unsupported("model IR version " + std::to_string(m.ir_version()) +
-                         " is newer than this importer's (" + std::to_string(onnx::IR_VERSION) +
-                         ")");
-    }
-    ctx.set_ir_version(static_cast<int>(m.ir_version()));
-    std::unordered_map<std::string, int> imports;
-    for (const auto& imp : m.opset_import()) {
-      imports[imp.domain()] = static_cast<int>(imp.version());
-    }
-    ctx.set_opset_imports(imports);
-    ctx.set_model_dir(base_dir);
-    onnx::checker::LexicalScopeContext lex;
-    onnx::checker::check_graph(m.graph(), ctx, lex);
-  } catch (const std::exception& e) {
-    return InvalidArgument(std::string("onnx checker: ") + e.what());
-  }
-  return Status::Ok();
 }
 
 std::string DimsToString(const onnx::TensorShapeProto& s) {
@@ -192,10 +159,21 @@ Status FixInputShapes(onnx::ModelProto& m, const OnnxParseOptions& options) {
                              in.name() + "=D0,D1,...");
     }
     for (int i = 0; i < tt->shape().dim_size(); ++i) {
-      const auto& d = tt->shape().dim(i);
-      if (!d.has_dim_value() || d.dim_value() < 0) {
+      auto* d = tt->mutable_shape()->mutable_dim(i);
+      // A symbolic leading dim of a rank >= 2 input is the batch: compile for batch 1.
+      if (i == 0 && tt->shape().dim_size() >= 2 && !d->has_dim_value() && !d->dim_param().empty()) {
+        if (options.notice) {
+          options.notice("input '" + in.name() + "': symbolic batch dim 0 ('" + d->dim_param() +
+                         "') set to 1 (pass --input-shape " + in.name() +
+                         "=D0,D1,... for another size)");
+        }
+        d->set_dim_value(1);
+        continue;
+      }
+      const auto& dr = *d;
+      if (!dr.has_dim_value() || dr.dim_value() < 0) {
         return InvalidArgument("input '" + in.name() + "' has unknown dim " + std::to_string(i) +
-                               (d.dim_param().empty() ? "" : " ('" + d.dim_param() + "')") +
+                               (dr.dim_param().empty() ? "" : " ('" + dr.dim_param() + "')") +
                                " in shape " + DimsToString(tt->shape()) +
                                "; Kiln compiles static shapes: pass --input-shape " + in.name() +
                                "=D0,D1,... to fix it");
@@ -205,62 +183,28 @@ Status FixInputShapes(onnx::ModelProto& m, const OnnxParseOptions& options) {
   return Status::Ok();
 }
 
-Expected<onnx::ModelProto> ConvertToOpset(const onnx::ModelProto& m, int64_t from, int64_t to) {
-  if (from == to) return m;
-  try {
-    onnx::ModelProto out = onnx::version_conversion::ConvertVersion(m, static_cast<int>(to));
-    return out;
-  } catch (const std::exception& e) {
-    return Unsupported("converting the model from opset " + std::to_string(from) + " to " +
-                       std::to_string(to) + " failed: " + e.what());
-  }
-}
-
 }  // namespace
 
 Expected<Graph> ParseOnnxBytes(const std::string& bytes, const std::string& base_dir,
                                const OnnxParseOptions& options) {
-  if (options.canonical_opset != kMaxOpset) {
-    return InvalidArgument("canonical opset must be " + std::to_string(kMaxOpset) +
-                           " (the opset Kiln's op schemas implement)");
-  }
   onnx::ModelProto model;
   if (bytes.empty()) return DataLoss("ONNX model is empty (0 bytes)");
   if (!model.ParseFromString(bytes)) {
     return DataLoss("not a valid ONNX model: the protobuf is truncated or corrupt (" +
                     std::to_string(bytes.size()) + " bytes)");
   }
-  if (!model.has_graph()) return DataLoss("not a valid ONNX model: it has no graph");
-  KILN_ASSIGN_OR_RETURN(const int64_t opset, DefaultOpset(model));
-  KILN_RETURN_IF_ERROR(CheckOpsSupported(model, opset));
-  KILN_RETURN_IF_ERROR(RunChecker(model, base_dir));
-  KILN_RETURN_IF_ERROR(AcceptOldOpset(model, opset, options.canonical_opset));
-  for (auto& t : *model.mutable_graph()->mutable_initializer()) {
-    KILN_RETURN_IF_ERROR(InlineExternalData(t, base_dir));
-  }
-  for (auto& n : *model.mutable_graph()->mutable_node()) {
-    for (auto& a : *n.mutable_attribute()) {
-      if (a.has_t()) KILN_RETURN_IF_ERROR(InlineExternalData(*a.mutable_t(), base_dir));
-    }
-  }
+  // Before anything else reads the graph (a graph output that no node produces used to crash
+  // onnx's version converter).
+  KILN_RETURN_IF_ERROR(ValidateOnnxStructure(model));
+  KILN_ASSIGN_OR_RETURN(const int64_t declared_opset, DefaultOpset(model));
+  KILN_RETURN_IF_ERROR(CheckOpsSupported(model, declared_opset));
+  KILN_ASSIGN_OR_RETURN(const int64_t opset, EffectiveOpset(model, declared_opset));
   KILN_RETURN_IF_ERROR(FixInputShapes(model, options));
-  KILN_RETURN_IF_ERROR(CanonicalizeBeforeConversion(model, opset));
-  const int64_t convert_from = opset < kMinOpset ? options.canonical_opset : opset;
-  KILN_ASSIGN_OR_RETURN(onnx::ModelProto converted,
-                        ConvertToOpset(model, convert_from, options.canonical_opset));
-  KILN_RETURN_IF_ERROR(CanonicalizeAfterConversion(converted));
-  try {
-    // Hints only (dtypes of intermediates): Kiln's own schemas decide shapes later.
-    onnx::shape_inference::InferShapes(converted, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(false, 0, true));
-  } catch (const std::exception&) {
-    // Missing hints are harmless.
-  }
   GraphBuildOptions build;
   build.base_dir = base_dir;
-  build.source_opset = opset;
+  build.opset = opset;
   build.frozen_inputs = options.frozen_inputs;
-  return BuildGraph(converted, build);
+  return BuildGraph(model, build);
 }
 
 static Expected<std::string> ReadModelBytes(const std::string& path) {

@@ -1,7 +1,10 @@
-// ONNX import: ModelProto -> Kiln Graph (validated, converted to opset 17, static input shapes).
+// ONNX import: ModelProto -> Kiln Graph. Opsets 7..23 of ai.onnx and IR versions up to 11 are
+// imported natively (structural validation, per-op version handling; libonnx only decodes the
+// protobuf), with static input shapes.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -15,11 +18,14 @@ struct OnnxParseOptions {
   // Fixes symbolic/unknown dims of graph inputs (--input-shape NAME=D0,D1,...).
   std::map<std::string, std::vector<int64_t>> input_shapes;
   // Candidate values for graph inputs, matched by name. One is bound as a constant ONLY when
-  // its input feeds a schema value_input (shape-determining, e.g. Reshape's shape); used by
-  // test harnesses. Its shape also fixes the input's unknown dims when input_shapes does not.
+  // its input determines a shape: it feeds a schema value_input (e.g. Reshape's shape), directly
+  // or through other ops (not through Shape/Size, which read only shapes); used by test
+  // harnesses and `kiln validate`. Its shape also fixes the input's unknown dims when
+  // input_shapes does not.
   std::vector<HostTensor> frozen_inputs;
-  // Opset every node is converted to; the op schemas and kernels implement this one only.
-  int64_t canonical_opset = 17;
+  // Receives one-line notices (e.g. "input 'x': symbolic batch dim 'N' set to 1"); the CLI
+  // prints them. Unset: notices are dropped.
+  std::function<void(const std::string&)> notice;
 };
 
 // Parses an .onnx file; external data is resolved relative to the file's folder.

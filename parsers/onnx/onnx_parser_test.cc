@@ -135,11 +135,25 @@ TEST(OnnxParser, ListsEveryUnsupportedOpInOneError) {
 }
 
 TEST(OnnxParser, RejectsOpsetOutsideRange) {
-  for (int64_t opset : {6, 18}) {
-    auto r = ParseOnnxBytes(Serialize(ReluModel(opset)), ".", {});
-    ASSERT_FALSE(r.ok()) << opset;
-    EXPECT_NE(r.status().message().find("opset " + std::to_string(opset)), std::string::npos)
-        << r.status().message();
+  auto r = ParseOnnxBytes(Serialize(ReluModel(24)), ".", {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("opset 24 of domain ai.onnx; Kiln imports opsets 7..23"),
+            std::string::npos)
+      << r.status().message();
+  // Below 7 only when no op changed since: Add-6 had the broadcast attribute (Add-7 did not).
+  onnx::ModelProto m;
+  AddOpset(m, 6);
+  auto* g = m.mutable_graph();
+  AddTensorInput(g, "x", {2, 3});
+  AddTensorInput(g, "y", {2, 3}, {}, true);
+  AddNode(g, "Add", {"x", "x"}, {"y"});
+  auto old = ParseOnnxBytes(Serialize(m), ".", {});
+  ASSERT_FALSE(old.ok());
+  EXPECT_NE(old.status().message().find("changed: Add"), std::string::npos)
+      << old.status().message();
+  for (int64_t opset : {7, 13, 17, 18, 21, 23}) {
+    auto ok = ParseOnnxBytes(Serialize(ReluModel(opset)), ".", {});
+    EXPECT_TRUE(ok.ok()) << opset << ": " << ok.status().ToString();
   }
 }
 
@@ -150,27 +164,47 @@ TEST(OnnxParser, ConvertsOldOpsetToCanonical) {
   EXPECT_EQ(g->node(0).opset, 7);
 }
 
-TEST(OnnxParser, SymbolicInputDimNeedsInputShape) {
+TEST(OnnxParser, SymbolicBatchDimDefaultsToOneWithANotice) {
   onnx::ModelProto m;
   AddOpset(m, 13);
   auto* g = m.mutable_graph();
   AddTensorInput(g, "x", {0, 3}, {"batch"});
   AddTensorInput(g, "y", {0, 3}, {"batch"}, true);
   AddNode(g, "Relu", {"x"}, {"y"});
+  std::vector<std::string> notices;
+  OnnxParseOptions with_notice;
+  with_notice.notice = [&](const std::string& n) { notices.push_back(n); };
+  auto r = ParseOnnxBytes(Serialize(m), ".", with_notice);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->value(r->inputs()[0]).shape, (Shape{1, 3}));
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_EQ(notices[0],
+            "input 'x': symbolic batch dim 0 ('batch') set to 1 (pass --input-shape x=D0,D1,... "
+            "for another size)");
+}
+
+TEST(OnnxParser, SymbolicInputDimNeedsInputShape) {
+  onnx::ModelProto m;
+  AddOpset(m, 13);
+  auto* g = m.mutable_graph();
+  AddTensorInput(g, "x", {2, 0}, {"", "width"});  // not the batch dim: still asks
+  AddTensorInput(g, "y", {2, 0}, {"", "width"}, true);
+  AddNode(g, "Relu", {"x"}, {"y"});
   auto r = ParseOnnxBytes(Serialize(m), ".", {});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(r.status().message().find("'x'"), std::string::npos) << r.status().message();
-  EXPECT_NE(r.status().message().find("dim 0"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("dim 1 ('width')"), std::string::npos)
+      << r.status().message();
   EXPECT_NE(r.status().message().find("--input-shape x="), std::string::npos);
 
   OnnxParseOptions opts;
-  opts.input_shapes["x"] = {4, 3};
+  opts.input_shapes["x"] = {2, 3};
   auto ok = ParseOnnxBytes(Serialize(m), ".", opts);
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
-  EXPECT_EQ(ok->value(ok->inputs()[0]).shape, (Shape{4, 3}));
+  EXPECT_EQ(ok->value(ok->inputs()[0]).shape, (Shape{2, 3}));
 
-  opts.input_shapes["x"] = {4, 5};  // contradicts the fixed dim 1
+  opts.input_shapes["x"] = {4, 5};  // contradicts the fixed dim 0
   EXPECT_FALSE(ParseOnnxBytes(Serialize(m), ".", opts).ok());
   opts.input_shapes = {{"nope", {1, 3}}};
   auto bad = ParseOnnxBytes(Serialize(m), ".", opts);
@@ -420,8 +454,48 @@ TEST(Frontend, ImportsOldBatchNormDropoutAndUpsample) {
   EXPECT_EQ(r->value(r->outputs()[0]).shape, (Shape{1, 2, 4, 4}));
   for (const Node& n : r->nodes()) {
     EXPECT_FALSE(n.attrs.Has("spatial")) << n.name;
-    EXPECT_NE(n.op, OpType::kUpsample) << "Upsample should be converted to Resize";
+    // Upsample-7's scales attribute became a constant input (folded away with the node).
+    EXPECT_FALSE(n.attrs.Has("scales")) << n.name;
   }
+}
+
+}  // namespace
+}  // namespace kiln
+
+namespace kiln {
+namespace {
+
+// A frozen input is bound as a constant when it determines a shape through other ops (here
+// Reshape's shape = shape_in + (Shape(x) - Shape(x))), not only when it feeds the shape directly;
+// the data input x, read only through Shape, stays a runtime input.
+TEST(OnnxParser, FreezesInputsThatDetermineAShapeTransitively) {
+  onnx::ModelProto m;
+  AddOpset(m, 13);
+  auto* g = m.mutable_graph();
+  AddTensorInput(g, "x", {2, 3});
+  auto* s = g->add_input();
+  s->set_name("shape_in");
+  s->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  s->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(2);
+  AddTensorInput(g, "y", {3, 2}, {}, true);
+  AddNode(g, "Shape", {"x"}, {"xs"});
+  AddNode(g, "Sub", {"xs", "xs"}, {"zero"});
+  AddNode(g, "Add", {"shape_in", "zero"}, {"target"});
+  AddNode(g, "Reshape", {"x", "target"}, {"y"});
+  OnnxParseOptions options;
+  HostTensor shape_in("shape_in", DType::kI64, {2});
+  shape_in.data<int64_t>()[0] = 3;
+  shape_in.data<int64_t>()[1] = 2;
+  options.frozen_inputs.push_back(shape_in);
+  const fs::path dir = TempDir("transitive");
+  const std::string path = (dir / "model.onnx").string();
+  std::ofstream(path, std::ios::binary) << Serialize(m);
+  auto r = ImportOnnx(path, options);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->inputs().size(), 1u);
+  EXPECT_EQ(r->value(r->inputs()[0]).name, "x");
+  EXPECT_EQ(r->value(r->outputs()[0]).shape, (Shape{3, 2}));
+  fs::remove_all(dir);
 }
 
 }  // namespace

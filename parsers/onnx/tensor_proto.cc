@@ -92,7 +92,32 @@ std::string OnnxDataTypeName(int32_t onnx_type) {
   if (onnx::TensorProto_DataType_IsValid(onnx_type)) {
     return onnx::TensorProto_DataType_Name(static_cast<onnx::TensorProto_DataType>(onnx_type));
   }
-  return "type " + std::to_string(onnx_type);
+  // Types added after Debian's onnx 1.12 (IR 9..11). The decoder keeps their numbers (the
+  // fields are int32), so they reach DTypeFromOnnx and are refused by name.
+  switch (onnx_type) {
+    case 17:
+      return "FLOAT8E4M3FN";
+    case 18:
+      return "FLOAT8E4M3FNUZ";
+    case 19:
+      return "FLOAT8E5M2";
+    case 20:
+      return "FLOAT8E5M2FNUZ";
+    case 21:
+      return "UINT4";
+    case 22:
+      return "INT4";
+    case 23:
+      return "FLOAT4E2M1";
+    case 24:
+      return "FLOAT8E8M0";
+    case 25:
+      return "UINT2";
+    case 26:
+      return "INT2";
+    default:
+      return "type " + std::to_string(onnx_type);
+  }
 }
 
 Expected<DType> DTypeFromOnnx(int32_t onnx_type, const std::string& what) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 
 #include "compiler/frontend.h"
 #include "parsers/onnx/onnx_model_info.h"
@@ -29,6 +30,9 @@ void AddModelSourceFlags(CLI::App& cmd, ModelSourceOptions* options,
                  "miscompile, see docs/compiler.md)");
   cmd.add_option("--streams", options->compile.streams,
                  "ONNX sources: split the graph into up to N concurrent streams (default 1)");
+  cmd.add_flag("--map-weights", options->map_weights,
+               "Use uncompressed .kiln weights in place from the file mapping (zero-copy; only "
+               "for files on read-only storage)");
 }
 
 Status ParseInputShapes(const std::vector<std::string>& raw, ModelSourceOptions* options) {
@@ -72,6 +76,7 @@ Expected<LoadedModel> LoadModel(const std::string& path, const ModelSourceOption
   OnnxParseOptions parse;
   parse.input_shapes = options.input_shapes;
   parse.frozen_inputs = options.frozen_inputs;
+  parse.notice = [](const std::string& notice) { std::cerr << "kiln: note: " << notice << "\n"; };
   auto graph = ImportOnnx(path, parse);
   if (!graph.ok()) {
     // The importer names the file in most messages; add it where it does not.

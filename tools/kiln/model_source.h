@@ -30,6 +30,9 @@ struct ModelSourceOptions {
   std::vector<std::string> public_keys;
   std::string trust_dir;
   bool allow_unsigned = false;
+  // --map-weights: use an uncompressed weights section in place from the file mapping
+  // (LoadOptions::map_weights; read-only storage only).
+  bool map_weights = false;
   // How ONNX sources are compiled: --opt-level, --disable-pass, --streams (target_isa is set
   // by the command: --target for compile, --isa for run/validate).
   CompileOptions compile;
@@ -47,8 +50,8 @@ struct LoadedModel {
   int64_t source_nodes = -1;
 };
 
-// Adds --input-shape, --pub, --trust-dir, --allow-unsigned and the compile flags
-// (--opt-level, --disable-pass, --streams) to a subcommand.
+// Adds --input-shape, --pub, --trust-dir, --allow-unsigned, --map-weights and the compile
+// flags (--opt-level, --disable-pass, --streams) to a subcommand.
 void AddModelSourceFlags(CLI::App& cmd, ModelSourceOptions* options,
                          std::vector<std::string>* raw_input_shapes);
 // Parses "NAME=1,3,224,224" strings into options->input_shapes.

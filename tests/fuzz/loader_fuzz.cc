@@ -1,7 +1,8 @@
 // libFuzzer target for the .kiln loader. Each input is loaded twice: as is (signature path,
 // deterministic trusted key), and with its section hashes recomputed and signature stripped, so
 // that mutations reach decompression, the flatbuffers Verifier, graph building and VerifyGraph.
-// With KILN_FUZZ_WRITE_SEEDS=DIR set, it writes a seed corpus of valid files to DIR and exits.
+// With KILN_FUZZ_WRITE_SEEDS=DIR set, it writes a seed corpus of valid files to DIR and exits
+// (tests/fuzz/corpus/loader holds further, hand-made inputs replayed on every CI run).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/layout.h"
 #include "ir/op_schema.h"
 #include "runtime/model.h"
 #include "serializer/container_reader.h"
@@ -102,15 +104,48 @@ std::vector<Graph> SeedGraphs() {
   return out;
 }
 
+// Valid graphs, plus one whose Conv pads are near INT64_MAX (the overflow the fuzzer found in
+// window geometry; the loader must refuse it in VerifyGraph, never overflow), plus a compiled
+// form: FusedConv with its Relu and its weights packed Block16O.
+std::vector<Graph> AllSeedGraphs() {
+  std::vector<Graph> graphs = SeedGraphs();
+  if (!graphs.empty()) {
+    Graph hostile = graphs[0];
+    Graph fused = graphs[0];
+    for (Node& n : hostile.mutable_nodes()) {
+      if (n.op == OpType::kConv) {
+        n.attrs.Set("pads", std::vector<int64_t>(4, INT64_MAX - 5));
+      }
+    }
+    graphs.push_back(std::move(hostile));
+    for (Node& n : fused.mutable_nodes()) {
+      if (n.op != OpType::kConv) continue;
+      n.op = OpType::kFusedConv;
+      n.attrs.Set("activation", std::string("relu"));
+      Value& w = fused.value(n.inputs[1]);
+      auto packed = PackLayout(Layout::kBlock16O, w.dtype, w.shape, w.constant->data(),
+                               w.constant->size());
+      if (!packed.ok()) std::abort();
+      w.constant = ConstantBytes::FromVector(std::move(packed).value());
+      w.layout = Layout::kBlock16O;
+    }
+    graphs.push_back(std::move(fused));
+  }
+  return graphs;
+}
+
 void WriteSeeds(const std::string& dir) {
   int n = 0;
-  for (const Graph& g : SeedGraphs()) {
+  for (const Graph& g : AllSeedGraphs()) {
+    // Every other seed carries an execution plan (streams + memory-plan sections).
+    const ExecutionPlan plan = ExecutionPlan::Default(g);
     for (const char* compress : {"none", "zstd:3"}) {
       for (bool sign : {true, false}) {
         WriteOptions options;
         (void)ParseCompression(compress, &options);
         options.signing_key = sign ? &FuzzKey() : nullptr;
         options.metadata.created_unix = 1;
+        if (sign) options.plan = &plan;
         auto image = SerializeModel(g, options);
         if (!image.ok()) {
           std::fprintf(stderr, "seed: %s\n", image.status().ToString().c_str());
