@@ -39,6 +39,7 @@ class LowerQdqPass : public Pass {
         case OpType::kAveragePool:
         case OpType::kGlobalAveragePool: done = quant::LowerPool(rw, id, ctx); break;
         case OpType::kQuantizeLinear: done = quant::LowerAtQuantize(rw, id, ctx); break;
+        case OpType::kCast: done = quant::LowerCastOfAccumulator(rw, id, ctx); break;
         default:
           if (quant::IsPassThroughOp(n)) done = quant::LowerPassThrough(rw, id, ctx);
           break;

@@ -335,4 +335,23 @@ Expected<bool> LowerGemm(GraphRewriter& rw, NodeId id, PassContext& ctx) {
   return true;
 }
 
+// Cast(to int32) of DQ(i32 accumulator, scale 1, zero point 0) is the accumulator itself: the
+// form ConvInteger / MatMulInteger import as (parsers/onnx/onnx_quantized_import.h). Exact,
+// where the float round trip would round accumulators beyond 2^24.
+Expected<bool> LowerCastOfAccumulator(GraphRewriter& rw, NodeId id, PassContext& ctx) {
+  const Node& c = rw.node(id);
+  if (c.op != OpType::kCast || c.inputs.empty() || c.outputs.empty()) return false;
+  const ValueId y = c.outputs[0];
+  if (rw.value(y).dtype != DType::kI32) return false;
+  auto d = MatchDq(rw, c.inputs[0]);
+  if (!d || rw.value(d->int_value).dtype != DType::kI32) return false;
+  for (size_t i = 0; i < d->params.scales.size(); ++i) {
+    if (d->params.scales[i] != 1.f || d->params.zero_points[i] != 0) return false;
+  }
+  rw.ReplaceAllUsesWith(y, d->int_value);
+  KILN_RETURN_IF_ERROR(rw.EraseNode(id));
+  ctx.Count("cast-i32");
+  return true;
+}
+
 }  // namespace kiln::quant

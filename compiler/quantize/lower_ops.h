@@ -13,6 +13,8 @@ namespace kiln::quant {
 // lower_linear.cc
 Expected<bool> LowerConv(GraphRewriter& rw, NodeId id, PassContext& ctx);    // FusedConv
 Expected<bool> LowerGemm(GraphRewriter& rw, NodeId id, PassContext& ctx);    // FusedGemm, MatMul
+// Cast(to int32) of a DQ(int32, scale 1) (ConvInteger / MatMulInteger): the int32 value itself.
+Expected<bool> LowerCastOfAccumulator(GraphRewriter& rw, NodeId id, PassContext& ctx);
 
 // lower_elementwise.cc
 Expected<bool> LowerBinary(GraphRewriter& rw, NodeId id, PassContext& ctx);  // Add, Mul

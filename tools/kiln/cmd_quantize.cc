@@ -28,7 +28,7 @@ namespace kiln::cli {
 namespace {
 
 struct QuantizeArgs {
-  std::string model, out, calib, preprocess, algo = "percentile", act = "asym-u8",
+  std::string model, out, calib, preprocess, algo = "auto", act = "asym-u8",
                                              weights = "per-channel";
   std::string report, config, sign_key, compress = "none", target = "cpu";
   std::string shard, stats_out, stats_in, budget, budget_images;
@@ -251,14 +251,15 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
       KILN_ASSIGN_OR_RETURN(CompiledModel m, quant::CompileQuantized(imported, options, c, stats));
       KILN_ASSIGN_OR_RETURN(double d, quant::PredictionDivergence(float_model.graph, m.graph,
                                                                   *samples, probe, a.threads));
-      std::printf("algo auto: %-18s divergence %.6g\n", name, d);
+      if (!a.quiet) std::printf("algo auto: %-18s divergence %.6g\n", name, d);
       if (d < best) {
         best = d;
         chosen = c.range;
       }
     }
     config.range = chosen;
-    std::printf("algo auto: chose %s\n", quant::RangeSpecName(chosen).c_str());
+    std::printf("algo auto: chose %s (mean KL divergence of the predictions from float %.6g on %zu "
+                "calibration samples)\n", quant::RangeSpecName(chosen).c_str(), best, probe.size());
   }
   KILN_ASSIGN_OR_RETURN(CompiledModel qmodel,
                         quant::CompileQuantized(imported, options, config, stats));
@@ -320,7 +321,8 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   meta.source_sha256 = model_sha;
   meta.source_name = std::filesystem::path(a.model).filename().string();
   meta.compile_options.emplace_back("quantize", "int8");
-  meta.compile_options.emplace_back("algo", quant::RangeSpecName(config.range));
+  meta.compile_options.emplace_back("algo", (a.algo == "auto" ? "auto:" : "") +
+                                                quant::RangeSpecName(config.range));
   meta.compile_options.emplace_back("act", a.act);
   meta.compile_options.emplace_back("weights", a.weights);
   meta.compile_options.emplace_back("calibration-samples", std::to_string(stats->samples));
@@ -358,8 +360,11 @@ void RegisterQuantize(CLI::App& app, int* exit_code) {
                   "Hold back the last N of those from calibration, for --report and the budget "
                   "(default: a tenth)");
   cmd->add_option("--preprocess", a->preprocess, "Image preprocessing SPEC (docs/preprocessing.md)");
-  cmd->add_option("--algo", a->algo, "Range algorithm: minmax | percentile[:P] | kl | mse")
-      ->default_val("percentile");
+  cmd->add_option("--algo", a->algo,
+                  "Range algorithm: auto (default: the one of mse, percentile:99.99, "
+                  "percentile:99.999 whose predictions stay closest to float on the calibration "
+                  "samples) | minmax | percentile[:P] | kl | mse")
+      ->default_val("auto");
   cmd->add_option("--act", a->act, "Activations: asym-u8 (scale + offset) | sym-i8")
       ->default_val("asym-u8");
   cmd->add_option("--weights", a->weights, "Weights (int8 symmetric): per-channel | per-tensor")
