@@ -3,9 +3,11 @@
 #   1. nodes after fusion against the ONNX node count; arena against the lower bound and
 #      against one buffer per value (compiled graph, and the imported graph as the runtime
 #      allocated it before the memory planner);
-#   2. streams on branchy models: streams, events, arena growth, and `kiln run` latency at 2
-#      threads with 1 vs 2 streams (median of RUNS runs each, alternating, same binary);
-#   3. `kiln run` time fused vs unfused on the reference kernels (median of RUNS_FUSION runs);
+#   2. streams on branchy models: streams, events, arena growth, and latency at 2 threads with
+#      1 vs 2 streams (`kiln bench`: median of RUNS warm runs per round, rounds alternating
+#      between the two files, the median of the round medians; same binary);
+#   3. latency fused vs unfused on the reference kernels (`kiln bench --isa reference`, RUNS_FUSION
+#      runs per round, alternating rounds as above);
 #   4. peak RSS of `kiln run` on uncompressed .kiln files, with the memory plan vs one buffer
 #      per value.
 # Usage: bench/compiler_report.sh [BUILD_DIR] [RUNS] [RUNS_FUSION]   (KILN_SHARED_DIR as usual)
@@ -24,8 +26,12 @@ json_field() {  # json_field FILE python-expression-over-d
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
 }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-run_ms() {  # run_ms ARGS... -> one run's time in ms
-  "$kiln" run "$@" | sed -n 's/^run time: \([0-9.]*\) ms.*/\1/p'
+rounds=${ROUNDS:-3}
+bench_ms() {  # bench_ms RUNS ARGS... -> median latency (ms) of RUNS warm runs in one process
+  local n=$1
+  shift
+  "$kiln" bench "$@" --runs "$n" --warmup 2 --json |
+    python3 -c "import json,sys; print(json.load(sys.stdin)['latency_ms']['median'])"
 }
 
 echo "== 1. fusion and memory (default level, 1 stream) =="
@@ -47,13 +53,12 @@ for m in mobilenetv2 squeezenet resnet18_rw googlenet_rw densenet121_rw efficien
 done
 
 echo
-echo "== 2. streams (2 threads; median of $runs runs each, alternating) =="
+echo "== 2. streams (2 threads; kiln bench, $rounds alternating rounds of $runs runs each) =="
 printf "%-16s %7s %6s %10s %10s %8s %10s %10s %7s\n" model streams events arena1_KiB arena2_KiB \
   growth 1s_ms 2s_ms speedup
 for m in squeezenet googlenet_rw densenet121_rw; do
   onnx="$shared/models/$m/model.onnx"
   shape_args=($(model_shape_args "$m"))
-  input="$shared/models/$m/test_data_set_0/input_0.pb"
   "$kiln" compile "$onnx" "${shape_args[@]}" -o "$tmp/$m.1.kiln" > /dev/null
   "$kiln" compile "$onnx" "${shape_args[@]}" --streams 2 -o "$tmp/$m.2.kiln" > /dev/null
   "$kiln" inspect "$tmp/$m.1.kiln" --allow-unsigned --json > "$tmp/s1.json"
@@ -62,9 +67,9 @@ for m in squeezenet googlenet_rw densenet121_rw; do
     "d['streams']['count'], d['streams']['events'], d['memory']['arena_bytes']")
   a1=$(json_field "$tmp/s1.json" "d['memory']['arena_bytes']")
   : > "$tmp/t1"; : > "$tmp/t2"
-  for ((r = 0; r < runs; ++r)); do
-    run_ms "$tmp/$m.1.kiln" --allow-unsigned -i "$input" --threads 2 >> "$tmp/t1"
-    run_ms "$tmp/$m.2.kiln" --allow-unsigned -i "$input" --threads 2 >> "$tmp/t2"
+  for ((r = 0; r < rounds; ++r)); do
+    bench_ms "$runs" "$tmp/$m.1.kiln" --allow-unsigned --threads 2 >> "$tmp/t1"
+    bench_ms "$runs" "$tmp/$m.2.kiln" --allow-unsigned --threads 2 >> "$tmp/t2"
   done
   t1=$(median < "$tmp/t1"); t2=$(median < "$tmp/t2")
   awk -v m="$m" -v s="$streams" -v e="$events" -v a1="$a1" -v a2="$a2" -v t1="$t1" -v t2="$t2" \
@@ -73,19 +78,18 @@ for m in squeezenet googlenet_rw densenet121_rw; do
 done
 
 echo
-echo "== 3. kiln run, reference kernels: unfused (--opt-level 0) vs fused (default); median of $runs_fusion =="
+echo "== 3. reference kernels: unfused (--opt-level 0) vs fused (default); kiln bench, $rounds alternating rounds of $runs_fusion runs =="
 printf "%-20s %12s %12s %8s\n" model unfused_ms fused_ms speedup
 for m in mobilenetv2 squeezenet resnet18_rw googlenet_rw densenet121_rw efficientnet_b0_rw \
          shufflenetv2_rw mnist super_resolution ppocr_det ppocr_cls ppocr_rec; do
   onnx="$shared/models/$m/model.onnx"
   shape_args=($(model_shape_args "$m"))
-  input="$shared/models/$m/test_data_set_0/input_0.pb"
   "$kiln" compile "$onnx" "${shape_args[@]}" --opt-level 0 --target reference -o "$tmp/u.kiln" > /dev/null
   "$kiln" compile "$onnx" "${shape_args[@]}" --target reference -o "$tmp/f.kiln" > /dev/null
   : > "$tmp/tu"; : > "$tmp/tf"
-  for ((r = 0; r < runs_fusion; ++r)); do
-    run_ms "$tmp/u.kiln" --allow-unsigned -i "$input" --isa reference >> "$tmp/tu"
-    run_ms "$tmp/f.kiln" --allow-unsigned -i "$input" --isa reference >> "$tmp/tf"
+  for ((r = 0; r < rounds; ++r)); do
+    bench_ms "$runs_fusion" "$tmp/u.kiln" --allow-unsigned --isa reference >> "$tmp/tu"
+    bench_ms "$runs_fusion" "$tmp/f.kiln" --allow-unsigned --isa reference >> "$tmp/tf"
   done
   tu=$(median < "$tmp/tu"); tf=$(median < "$tmp/tf")
   awk -v m="$m" -v u="$tu" -v f="$tf" 'BEGIN { printf "%-20s %12.2f %12.2f %7.2fx\n", m, u, f, u/f }'

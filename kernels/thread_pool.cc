@@ -32,6 +32,12 @@ ThreadPool::~ThreadPool() {
 }
 
 bool ThreadPool::PushLocked(const Ticket& t) {
+  // Cancelled tickets at the head go first: while every worker runs a stream, no worker pops
+  // them, and they would fill the ring and stop ParallelFor from sharing its work.
+  while (count_ > 0 && ring_[head_].job == nullptr && ring_[head_].task == nullptr) {
+    head_ = (head_ + 1) % ring_.size();
+    --count_;
+  }
   if (count_ == ring_.size()) return false;  // full: the caller does the work itself
   ring_[(head_ + count_) % ring_.size()] = t;
   ++count_;
@@ -67,7 +73,7 @@ void ThreadPool::WorkerLoop() {
       (*t.task)();
       std::lock_guard<std::mutex> lock(mu_);
       t.task_pending->fetch_sub(1);
-      done_cv_.notify_all();
+      work_cv_.notify_all();  // RunTasks' caller waits in HelpUntil
     }
   }
 }
@@ -117,8 +123,37 @@ void ThreadPool::RunTasks(std::span<const FunctionRef<void()>> tasks) {
   tasks[0]();
   // Tasks that did not fit in the ring (never when CanRunConcurrently held) run here, after.
   for (size_t i = pushed; i < tasks.size(); ++i) tasks[i]();
+  HelpUntil([&pending] { return pending.load() == 0; });
+}
+
+void ThreadPool::HelpUntil(FunctionRef<bool()> done) {
   std::unique_lock<std::mutex> lock(mu_);
-  done_cv_.wait(lock, [&pending] { return pending.load() == 0; });
+  while (!done()) {
+    // Only ParallelFor shares are taken: a RunTasks task could block on this very waiter.
+    Job* job = nullptr;
+    for (size_t i = 0; i < count_ && job == nullptr; ++i) {
+      Ticket& t = ring_[(head_ + i) % ring_.size()];
+      if (t.job) {
+        job = t.job;
+        t.job = nullptr;  // taken here: the worker that pops it finds it cancelled
+        ++job->active;
+      }
+    }
+    if (job == nullptr) {
+      work_cv_.wait(lock);
+      continue;
+    }
+    lock.unlock();
+    RunShare(*job);
+    lock.lock();
+    --job->active;
+    done_cv_.notify_all();
+  }
+}
+
+void ThreadPool::Wake() {
+  std::lock_guard<std::mutex> lock(mu_);
+  work_cv_.notify_all();
 }
 
 }  // namespace kiln

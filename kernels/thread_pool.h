@@ -58,6 +58,13 @@ class ThreadPool {
   void RunTasks(std::span<const FunctionRef<void()>> tasks);
   bool CanRunConcurrently(size_t tasks) const { return tasks <= workers_.size() + 1; }
 
+  // Blocks until `done()` holds, running queued ParallelFor shares meanwhile, so a RunTasks
+  // task that waits on another (a stream waiting for an event) lends its thread to the kernels
+  // still running instead of sleeping. `done` is checked under the pool's lock; whoever makes
+  // it true must then call Wake().
+  void HelpUntil(FunctionRef<bool()> done);
+  void Wake();
+
  private:
   struct Job;
   // A unit of queued work: a share of a ParallelFor job, or one RunTasks task.

@@ -5,6 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <thread>
 #include <vector>
 
 namespace kiln {
@@ -78,6 +82,40 @@ TEST(ThreadPoolTest, ParallelForInsideTasks) {
     pool.RunTasks(tasks);
     EXPECT_EQ(partial[0].load(), 10000 * 9999 / 2);
     EXPECT_EQ(partial[1].load(), 10000 * 9999 / 2);
+  }
+}
+
+// A task waiting in HelpUntil (a stream waiting for an event) runs the shares of the other
+// task's ParallelFor calls. Every call must still be shared after many of them: the tickets
+// the caller cancels pile up in the ring while the only worker is busy with a task, and once
+// they filled it, ParallelFor stopped sharing (found by timing squeezenet on 2 streams).
+TEST(ThreadPoolTest, WaitingTaskHelpsEveryParallelForOfTheOther) {
+  ThreadPool pool(2);  // the caller and one worker: both busy with a task
+  std::atomic<bool> done{false};
+  std::vector<size_t> threads_per_call;
+  auto compute = [&] {
+    for (int call = 0; call < 12; ++call) {
+      std::mutex mu;
+      std::set<std::thread::id> ids;
+      pool.ParallelFor(16, [&](int64_t, int64_t) {
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          ids.insert(std::this_thread::get_id());
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      });
+      threads_per_call.push_back(ids.size());
+    }
+    done.store(true);
+    pool.Wake();
+  };
+  auto wait = [&] { pool.HelpUntil([&] { return done.load(); }); };
+  const FunctionRef<void()> tasks[] = {compute, wait};
+  pool.RunTasks(tasks);
+  ASSERT_EQ(threads_per_call.size(), 12u);
+  // The helper may miss the first call while it starts; never a later one.
+  for (size_t call = 1; call < threads_per_call.size(); ++call) {
+    EXPECT_EQ(threads_per_call[call], 2u) << "call " << call;
   }
 }
 

@@ -388,17 +388,14 @@ Status Session::Impl::RunStream(std::vector<Step>& steps, const Graph& g,
   Status first;
   for (Step& step : steps) {
     for (size_t e : step.waits) {
-      for (uint64_t v = events[e].load(std::memory_order_acquire); v != generation;
-           v = events[e].load(std::memory_order_acquire)) {
-        events[e].wait(v, std::memory_order_acquire);
-      }
+      // Waiting lends this thread to the other streams' kernels (their ParallelFor shares).
+      pool->HelpUntil(
+          [&] { return events[e].load(std::memory_order_acquire) == generation; });
     }
     // After a failure the stream still signals its events, so no other stream waits forever.
     if (first.ok()) first = RunStep(step, g, profile);
-    for (size_t e : step.signals) {
-      events[e].store(generation, std::memory_order_release);
-      events[e].notify_all();
-    }
+    for (size_t e : step.signals) events[e].store(generation, std::memory_order_release);
+    if (!step.signals.empty()) pool->Wake();
   }
   return first;
 }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 
 #include "compiler/frontend.h"
 #include "compiler/pipeline.h"
@@ -96,6 +97,45 @@ Status RunNodeTest(const std::string& test_dir) {
   return Status::Ok();
 }
 
+namespace {
+
+// The value a node input takes in the case's first test set: an initializer or a graph input
+// (input_<position>.pb); nullopt when it cannot be read.
+std::optional<HostTensor> CaseValue(const std::string& test_dir, const onnx::GraphProto& g,
+                                    const std::string& name) {
+  for (const auto& init : g.initializer()) {
+    if (init.name() != name) continue;
+    auto t = TensorProtoToHostTensor(init, test_dir);
+    return t.ok() ? std::optional<HostTensor>(std::move(*t)) : std::nullopt;
+  }
+  int position = 0;
+  for (const auto& vi : g.input()) {
+    if (vi.name() == name) {
+      auto t = ReadTensorProtoFile((fs::path(test_dir) / "test_data_set_0" /
+                                    ("input_" + std::to_string(position) + ".pb"))
+                                       .string());
+      return t.ok() ? std::optional<HostTensor>(std::move(*t)) : std::nullopt;
+    }
+    ++position;
+  }
+  return std::nullopt;
+}
+
+// Dropout in training mode with a non-zero ratio draws a random mask: an inference runtime
+// does not claim it (Kiln refuses it with a clear error; ratio 0 is claimed and runs).
+bool IsRandomTrainingDropout(const std::string& test_dir, const onnx::GraphProto& g,
+                             const onnx::NodeProto& n) {
+  if (n.op_type() != "Dropout" || n.input_size() < 3 || n.input(2).empty()) return false;
+  const auto training = CaseValue(test_dir, g, n.input(2));
+  if (!training || training->bytes.empty() || training->bytes[0] == 0) return false;
+  if (n.input(1).empty()) return true;  // default ratio 0.5
+  const auto ratio = CaseValue(test_dir, g, n.input(1));
+  return !ratio || ratio->dtype != DType::kF32 || ratio->bytes.size() != sizeof(float) ||
+         *ratio->data<float>() != 0.f;
+}
+
+}  // namespace
+
 std::string NotClaimedReason(const std::string& test_dir) {
   std::ifstream in(fs::path(test_dir) / "model.onnx", std::ios::binary);
   onnx::ModelProto m;
@@ -107,6 +147,7 @@ std::string NotClaimedReason(const std::string& test_dir) {
   for (const auto& n : m.graph().node()) {
     if (!n.domain().empty() && n.domain() != "ai.onnx") return "domain " + n.domain();
     if (!OpTypeFromName(n.op_type())) return "op " + n.op_type();
+    if (IsRandomTrainingDropout(test_dir, m.graph(), n)) return "training-mode Dropout";
   }
   if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset) return "opset " + std::to_string(opset);
   for (const auto* list : {&m.graph().input(), &m.graph().output()}) {

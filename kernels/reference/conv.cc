@@ -71,8 +71,9 @@ class ConvKernel : public Kernel {
         if (residual) {
           for (int64_t i = 0; i < out_plane; ++i) acc[i] += Elem<T>::Load(residual[plane + i]);
         }
+        ApplyActivationInPlace(act_, acc, out_plane);
         T* yp = y + plane;
-        for (int64_t i = 0; i < out_plane; ++i) yp[i] = Elem<T>::Store(ApplyActivation(act_, acc[i]));
+        for (int64_t i = 0; i < out_plane; ++i) yp[i] = Elem<T>::Store(acc[i]);
       }
     }
     return Status::Ok();
