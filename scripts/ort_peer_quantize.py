@@ -97,6 +97,9 @@ def main():
                     default=["MinMax", "Entropy", "Percentile", "Distribution"])
     ap.add_argument("--acts", nargs="+", default=["QUInt8", "QInt8"])
     ap.add_argument("--calib-count", type=int, default=90)
+    ap.add_argument("--reuse", action="store_true",
+                    help="evaluate int8 models already in --out (made by an earlier run) "
+                         "instead of quantizing again")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     images = os.path.join(args.shared, "images")
@@ -124,11 +127,12 @@ def main():
         for method in args.methods:
             for act in args.acts:
                 out = os.path.join(args.out, f"{mname}_{method}_{act}.onnx")
-                quantize_static(fp32, out, Reader(in_name, calib, spec),
-                                quant_format=QuantFormat.QDQ, per_channel=True,
-                                activation_type=getattr(QuantType, act),
-                                weight_type=QuantType.QInt8,
-                                calibrate_method=getattr(CalibrationMethod, method))
+                if not (args.reuse and os.path.exists(out)):
+                    quantize_static(fp32, out, Reader(in_name, calib, spec),
+                                    quant_format=QuantFormat.QDQ, per_channel=True,
+                                    activation_type=getattr(QuantType, act),
+                                    weight_type=QuantType.QInt8,
+                                    calibrate_method=getattr(CalibrationMethod, method))
                 r = evaluate(fsess, session(out), xs, ys)
                 r.update({"model": mname, "method": method, "activations": act,
                           "bytes": os.path.getsize(out)})
