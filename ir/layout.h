@@ -23,8 +23,13 @@ enum class Layout : int32_t {
   // stored as [ceil(O/16), r..., 16], O zero-padded to a multiple of 16. One block holds the
   // same weight of 16 consecutive output channels: one AVX-512 vector, two AVX2 vectors.
   kBlock16O = 4,
+  // Winograd F(4x4, 3x3) weights of a 3x3 convolution (f32 [O, C, 3, 3] only): each kernel g
+  // stored as U = G g G^T (ir/winograd_weights.h, 36 values e = 6 i + j), in 16-output-channel
+  // blocks [ceil(O/16), C, 36, 16], O zero-padded. What the CPU Winograd kernels read.
+  // 5 is left for the GPU branch's GemmKO64 (not on main yet): refused when read until then.
+  kWino43Block16O = 6,
 };
-inline constexpr Layout kLastLayout = Layout::kBlock16O;
+inline constexpr Layout kLastLayout = Layout::kWino43Block16O;
 
 std::string_view LayoutName(Layout layout);
 // Known and meaningful in a file (kPacked is not).

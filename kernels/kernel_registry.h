@@ -14,10 +14,24 @@ namespace kiln {
 
 enum class ExecutorKind : int32_t { kCpu = 0, kOpenCL = 1, kDsp = 2 };
 // Instruction-set / implementation flavour of a kernel; higher is preferred when available.
-enum class Isa : int32_t { kReference = 0, kScalar = 1, kAvx2 = 2, kNeon = 3, kOpenCL = 10, kHvx = 20 };
+// In-memory only (never persisted). kReference is the oracle, kScalar the portable C++ fast
+// path; the x86 flavours form a chain (each runs on every CPU that runs the next).
+enum class Isa : int32_t {
+  kReference = 0,
+  kScalar = 1,
+  kAvx2 = 2,        // AVX2 + FMA
+  kAvx512 = 3,      // AVX-512 F/BW/VL/DQ
+  kAvx512Vnni = 4,  // + VNNI (int8 dot products)
+  kNeon = 5,
+  kOpenCL = 10,
+  kHvx = 20,
+};
 
-// The most specialised CPU flavour Kiln has kernels for (what `--target cpu` packs for).
-inline constexpr Isa kBestCpuIsa = Isa::kAvx2;
+// The top of the x86 chain (what `--target cpu` packs for): packing picks the best kernel at or
+// below it, so files pack for the fastest kernels Kiln has. Weight layouts do not depend on
+// the flavour (every packed layout has a portable kScalar kernel), so such a file still runs
+// on a CPU without AVX-512, at the best flavour that CPU has.
+inline constexpr Isa kBestCpuIsa = Isa::kAvx512Vnni;
 
 const char* ExecutorKindName(ExecutorKind kind);
 

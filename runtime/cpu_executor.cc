@@ -3,6 +3,7 @@
 #include <cstring>
 #include <new>
 
+#include "kernels/cpu/cpu_features.h"
 #include "runtime/executor.h"
 
 namespace kiln {
@@ -30,7 +31,8 @@ class HostBuffer : public DeviceBuffer {
 
 class CpuExecutor : public Executor {
  public:
-  CpuExecutor(Isa max_isa, ThreadPool* pool) : max_isa_(max_isa), pool_(pool) {}
+  // The cap is lowered to what this CPU runs, so no caller can pick an illegal instruction.
+  CpuExecutor(Isa max_isa, ThreadPool* pool) : max_isa_(cpu::ClampToCpu(max_isa)), pool_(pool) {}
   std::string name() const override { return kExecutorCpu; }
   ExecutorKind kind() const override { return ExecutorKind::kCpu; }
   bool host_memory() const override { return true; }

@@ -38,6 +38,8 @@ TEST(SchemaTest, DTypeAndLayoutMirrorIr) {
   EXPECT_EQ(static_cast<int32_t>(fb::DType::MAX), static_cast<int32_t>(DType::kBool));
   EXPECT_EQ(static_cast<int32_t>(fb::Layout::MAX), static_cast<int32_t>(kLastLayout));
   EXPECT_EQ(static_cast<int32_t>(fb::Layout::Block16O), static_cast<int32_t>(Layout::kBlock16O));
+  EXPECT_EQ(static_cast<int32_t>(fb::Layout::Wino43Block16O),
+            static_cast<int32_t>(Layout::kWino43Block16O));
   EXPECT_EQ(static_cast<int32_t>(fb::Layout::NHWC), static_cast<int32_t>(Layout::kNHWC));
   EXPECT_EQ(static_cast<int32_t>(fb::Layout::NC4HW4), static_cast<int32_t>(Layout::kNC4HW4));
 }

@@ -1,10 +1,15 @@
 // One-op graphs run through schema inference and a CPU reference session.
 #include "tests/op_runner.h"
 
+#include <gtest/gtest.h>
+
+#include <cmath>
 #include <cstring>
+#include <string>
 
 #include "ir/graph.h"
 #include "ir/op_schema.h"
+#include "kernels/cpu/cpu_features.h"
 #include "runtime/session.h"
 
 namespace kiln::testing {
@@ -12,6 +17,16 @@ namespace kiln::testing {
 Expected<std::vector<HostTensor>> RunSingleOp(OpType op, const Attributes& attrs,
                                               const std::vector<OpInput>& inputs,
                                               size_t num_outputs, int64_t opset) {
+  OpRunOptions options;
+  options.opset = opset;
+  return RunSingleOpWith(options, op, attrs, inputs, num_outputs);
+}
+
+Expected<std::vector<HostTensor>> RunSingleOpWith(const OpRunOptions& options, OpType op,
+                                                  const Attributes& attrs,
+                                                  const std::vector<OpInput>& inputs,
+                                                  size_t num_outputs) {
+  const int64_t opset = options.opset;
   auto g = std::make_shared<Graph>();
   Node node;
   node.name = "node0";
@@ -27,9 +42,9 @@ Expected<std::vector<HostTensor>> RunSingleOp(OpType op, const Attributes& attrs
     }
     const std::string name = "in" + std::to_string(i);
     if (in.constant) {
-      node.inputs.push_back(g->AddConstant(name, in.tensor.dtype, in.tensor.shape,
-                                           ConstantBytes::Copy(in.tensor.bytes.data(),
-                                                               in.tensor.bytes.size())));
+      node.inputs.push_back(
+          g->AddConstant(name, in.tensor.dtype, in.tensor.shape,
+                         ConstantBytes::Copy(in.tensor.bytes.data(), in.tensor.bytes.size())));
     } else {
       Value v;
       v.name = name;
@@ -53,8 +68,51 @@ Expected<std::vector<HostTensor>> RunSingleOp(OpType op, const Attributes& attrs
   }
   g->AddNode(std::move(node));
   KILN_RETURN_IF_ERROR(InferNode(*g, 0));
-  KILN_ASSIGN_OR_RETURN(auto session, Session::Create(g));
+  SessionOptions session_options;
+  session_options.cpu_max_isa = options.max_isa;
+  session_options.num_threads = options.threads;
+  KILN_ASSIGN_OR_RETURN(auto session, Session::Create(g, session_options));
   return session->Run(feeds);
+}
+
+void ExpectFastMatchesReference(OpType op, const Attributes& attrs,
+                                const std::vector<OpInput>& inputs, float atol, float rtol,
+                                size_t num_outputs) {
+  auto want = RunSingleOpWith(OpRunOptions{}, op, attrs, inputs, num_outputs);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
+    if (!cpu::CpuSupports(isa)) continue;
+    for (int threads : {1, 2}) {
+      const std::string where = std::string(OpTypeName(op)) + " at " +
+                                std::string(cpu::IsaName(isa)) + ", " + std::to_string(threads) +
+                                " thread(s)";
+      auto got = RunSingleOpWith(OpRunOptions{isa, threads}, op, attrs, inputs, num_outputs);
+      ASSERT_TRUE(got.ok()) << where << ": " << got.status().ToString();
+      ASSERT_EQ(got->size(), want->size()) << where;
+      for (size_t o = 0; o < got->size(); ++o) {
+        const HostTensor& g = (*got)[o];
+        const HostTensor& w = (*want)[o];
+        ASSERT_EQ(g.dtype, w.dtype) << where;
+        ASSERT_EQ(g.shape, w.shape) << where;
+        if (g.dtype != DType::kF32) {
+          EXPECT_EQ(g.bytes, w.bytes) << where << " output " << o;
+          continue;
+        }
+        const std::vector<float> gv = ToF32(g), wv = ToF32(w);
+        int bad = 0;
+        for (size_t i = 0; i < gv.size(); ++i) {
+          const bool both_nan = std::isnan(gv[i]) && std::isnan(wv[i]);
+          if (both_nan || std::fabs(gv[i] - wv[i]) <= atol + rtol * std::fabs(wv[i])) continue;
+          if (++bad <= 5) {
+            ADD_FAILURE() << where << " output " << o << " [" << i << "]: got " << gv[i]
+                          << ", reference " << wv[i];
+          }
+        }
+        EXPECT_EQ(bad, 0) << where << " output " << o << ": " << bad << " of " << gv.size()
+                          << " elements differ";
+      }
+    }
+  }
 }
 
 HostTensor MakeF32(Shape shape, std::vector<float> values) {

@@ -5,7 +5,18 @@
 
 namespace kiln::cpu {
 
+// Registered first: at equal flavour the first registration wins, so the pack-weights pass
+// writes Winograd weights for the layers Winograd takes.
+void RegisterFusedConvWinograd(KernelRegistry& r);       // fused_conv_kernel.cc (every flavour)
 void RegisterFusedConvBlock16Scalar(KernelRegistry& r);  // fused_conv_block16_scalar.cc
+void RegisterFusedConvBlock16Simd(KernelRegistry& r);    // fused_conv_kernel.cc (avx2, avx512)
+void RegisterFusedGemmBlock16(KernelRegistry& r);        // fused_gemm_kernel.cc (every flavour)
+// Plain ONNX ops (uncompiled graphs) at every CPU flavour with fast kernels.
+void RegisterCpuConvKernels(KernelRegistry& r);     // conv_kernel.cc
+void RegisterCpuPoolKernels(KernelRegistry& r);     // pool_kernel.cc
+void RegisterCpuEltwiseKernels(KernelRegistry& r);  // eltwise_kernel.cc
+void RegisterCpuGemmKernels(KernelRegistry& r);     // gemm_kernel.cc
+void RegisterCpuResizeKernels(KernelRegistry& r);   // resize_kernel.cc
 
 }  // namespace kiln::cpu
 

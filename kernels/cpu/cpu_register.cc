@@ -3,6 +3,16 @@
 
 namespace kiln {
 
-void RegisterCpuKernels(KernelRegistry& r) { cpu::RegisterFusedConvBlock16Scalar(r); }
+void RegisterCpuKernels(KernelRegistry& r) {
+  cpu::RegisterFusedConvWinograd(r);
+  cpu::RegisterFusedConvBlock16Scalar(r);
+  cpu::RegisterFusedConvBlock16Simd(r);
+  cpu::RegisterFusedGemmBlock16(r);
+  cpu::RegisterCpuConvKernels(r);
+  cpu::RegisterCpuPoolKernels(r);
+  cpu::RegisterCpuEltwiseKernels(r);
+  cpu::RegisterCpuGemmKernels(r);
+  cpu::RegisterCpuResizeKernels(r);
+}
 
 }  // namespace kiln

@@ -27,8 +27,8 @@ class FusedConvBlock16Scalar : public Kernel {
     const Shape& w = ctx.input(1).shape;
     weights_f16_ = ctx.input(1).dtype == DType::kF16;
     group_ = ctx.attrs().GetInt("group", 1);
-    KILN_ASSIGN_OR_RETURN(WindowGeometry g, ResolveWindow(ctx.attrs(), {x[2], x[3]},
-                                                          {w[2], w[3]}, false));
+    KILN_ASSIGN_OR_RETURN(WindowGeometry g,
+                          ResolveWindow(ctx.attrs(), {x[2], x[3]}, {w[2], w[3]}, false));
     KILN_RETURN_IF_ERROR(ReadActivation(ctx.attrs(), &act_));
     n_ = x[0];
     c_ = x[1];
@@ -100,7 +100,8 @@ class FusedConvBlock16Scalar : public Kernel {
       const int64_t tile = std::min(kTile, ow_ - ow0);
       float acc[kTile][kBlock];
       for (int64_t t = 0; t < kTile; ++t) {
-        for (int64_t l = 0; l < kBlock; ++l) acc[t][l] = bias && l < lanes ? bias[ob * kBlock + l] : 0.f;
+        for (int64_t l = 0; l < kBlock; ++l)
+          acc[t][l] = bias && l < lanes ? bias[ob * kBlock + l] : 0.f;
       }
       for (int64_t ic = 0; ic < cg_; ++ic) {
         for (int64_t kh = 0; kh < kh_; ++kh) {
@@ -140,8 +141,8 @@ class FusedConvBlock16Scalar : public Kernel {
   ActivationParams act_;
   bool weights_f16_ = false;
   ThreadPool* pool_ = nullptr;
-  int64_t group_ = 1, n_ = 0, c_ = 0, ih_ = 0, iw_ = 0, m_ = 0, cg_ = 0, mg_ = 0, kh_ = 0,
-          kw_ = 0, oh_ = 0, ow_ = 0, sh_ = 1, sw_ = 1, dh_ = 1, dw_ = 1, ph_ = 0, pw_ = 0;
+  int64_t group_ = 1, n_ = 0, c_ = 0, ih_ = 0, iw_ = 0, m_ = 0, cg_ = 0, mg_ = 0, kh_ = 0, kw_ = 0,
+          oh_ = 0, ow_ = 0, sh_ = 1, sw_ = 1, dh_ = 1, dw_ = 1, ph_ = 0, pw_ = 0;
 };
 
 }  // namespace

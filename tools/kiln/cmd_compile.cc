@@ -6,6 +6,9 @@
 #include <iostream>
 #include <memory>
 
+#include "kernels/cpu/cpu_features.h"
+#include "runtime/model.h"
+#include "serializer/model_writer.h"
 #include "serializer/signing.h"
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
@@ -35,8 +38,9 @@ Expected<Isa> ParseTarget(const std::string& target) {
   if (target == "cpu") return kBestCpuIsa;
   if (target == "reference") return Isa::kReference;
   if (target.rfind("cpu:", 0) == 0) {
-    auto isa = ParseIsa(target.substr(4));
-    if (isa.ok() && target.substr(4) != "auto") return isa;
+    // The named flavour as is: the file may be meant for a CPU other than this one.
+    auto isa = cpu::IsaFromName(target.substr(4));
+    if (isa.ok()) return isa;
   }
   return InvalidArgument("--target '" + target +
                          "': expected cpu, cpu:ISA (scalar, avx2, ...) or reference");

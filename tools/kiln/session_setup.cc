@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "kernels/cpu/cpu_features.h"
 #include "serializer/format.h"
 #include "tools/kiln/onnx_inputs.h"
 
@@ -36,25 +37,12 @@ Expected<std::unique_ptr<Session>> CreateSession(const LoadedModel& model, Isa i
 
 void AddIsaFlag(CLI::App& cmd, std::string* isa) {
   cmd.add_option("--isa", *isa,
-                 "Most specialised CPU kernels to use: auto (best this CPU has), reference, "
-                 "scalar, avx2")
+                 "Most specialised CPU kernels to use (a cap, lowered to what this CPU runs): "
+                 "auto (best this CPU has), reference, scalar, avx2, avx512, avx512vnni")
       ->default_val("auto");
 }
 
-Expected<Isa> ParseIsa(const std::string& name) {
-  if (name == "reference") return Isa::kReference;
-  if (name == "scalar") return Isa::kScalar;
-  if (name == "avx2") return Isa::kAvx2;
-  if (name == "auto") {
-#if defined(__x86_64__) || defined(__i386__)
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? Isa::kAvx2
-                                                                           : Isa::kScalar;
-#else
-    return Isa::kScalar;
-#endif
-  }
-  return InvalidArgument("--isa '" + name + "': expected auto, reference, scalar or avx2");
-}
+Expected<Isa> ParseIsa(const std::string& name) { return cpu::ParseCpuIsa(name); }
 
 Expected<LoadedModel> LoadModelForInputs(const std::string& model, ModelSourceOptions options,
                                          const std::vector<HostTensor>& inputs,

@@ -1,0 +1,27 @@
+# Compile flags of the per-ISA CPU kernel files, chosen by file-name suffix (as ncnn and MLAS
+# do): foo_avx2.cc, foo_avx512.cc, foo_avx512vnni.cc. Only x86-64 gets them; elsewhere those
+# files compile to nothing (they guard their bodies with the matching __AVX* macros).
+# -ffp-contract=off: with -mfma GCC would fuse a separate multiply and add into one FMA, and
+# kernels that promise the reference's bits (affine, hard-sigmoid, ...) would round differently;
+# explicit FMA intrinsics stay FMAs.
+set(KILN_AVX2_FLAGS -mavx2 -mfma -mf16c -ffp-contract=off)
+# GCC 12's avx512fintrin.h trips -Wmaybe-uninitialized on its own _mm512_undefined_ps (GCC bug
+# 105593); the warning says nothing about our code.
+set(KILN_AVX512_FLAGS ${KILN_AVX2_FLAGS} -mavx512f -mavx512bw -mavx512vl -mavx512dq
+    -Wno-maybe-uninitialized)
+set(KILN_AVX512VNNI_FLAGS ${KILN_AVX512_FLAGS} -mavx512vnni)
+
+function(kiln_set_isa_flags sources)
+  if(NOT CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
+    return()
+  endif()
+  foreach(src ${sources})
+    if(src MATCHES "_avx512vnni(_test)?\\.cc$")
+      set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "${KILN_AVX512VNNI_FLAGS}")
+    elseif(src MATCHES "_avx512(_test)?\\.cc$")
+      set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "${KILN_AVX512_FLAGS}")
+    elseif(src MATCHES "_avx2(_test)?\\.cc$")
+      set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "${KILN_AVX2_FLAGS}")
+    endif()
+  endforeach()
+endfunction()

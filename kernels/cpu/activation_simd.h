@@ -1,0 +1,105 @@
+// Vectorised epilogue activations (templates over the simd.h vectors), with the same formulas
+// as kernels/activation.h's scalar definitions; transcendental ones differ by a few ulp.
+#pragma once
+
+#include "kernels/activation.h"
+#include "kernels/cpu/simd.h"
+
+namespace kiln::cpu {
+namespace {  // NOLINT(build/namespaces): internal linkage per ISA translation unit
+
+// tanh(x) = sign(x) (1 - e) / (1 + e) with e = exp(-2|x|); below |x| < 2^-4 the odd Taylor
+// series to x^7 (error < 1e-9 relative there) avoids the cancellation in 1 - e.
+template <typename V>
+typename V::T Tanh(typename V::T x) {
+  using T = typename V::T;
+  const T one = V::Set1(1.f);
+  const T ax = V::Max(x, V::Sub(V::Zero(), x));
+  const T e = Exp<V>(V::Mul(ax, V::Set1(-2.f)));
+  const T t = V::Div(V::Sub(one, e), V::Add(one, e));
+  const T x2 = V::Mul(x, x);
+  T p = V::Set1(-17.f / 315.f);
+  p = V::Fma(p, x2, V::Set1(2.f / 15.f));
+  p = V::Fma(p, x2, V::Set1(-1.f / 3.f));
+  const T small = V::Fma(V::Mul(p, x2), x, x);
+  const T big = V::SelectNeg(x, V::Sub(V::Zero(), t), t);
+  // |x| < 1/16 -> series. Built from SelectNeg: (|x| - 1/16) < 0 picks `small`.
+  return V::SelectNeg(V::Sub(ax, V::Set1(0.0625f)), small, big);
+}
+
+template <typename V>
+__attribute__((noinline)) typename V::T ActivateAny(const ActivationParams& p, typename V::T x) {
+  switch (p.kind) {
+    case Activation::kNone:
+      return x;
+    case Activation::kRelu:
+      return V::Max(V::Zero(), x);  // NaN -> 0, as x > 0 ? x : 0
+    case Activation::kClip:
+      return V::Min(V::Max(x, V::Set1(p.alpha)), V::Set1(p.beta));
+    case Activation::kLeakyRelu:
+      return V::SelectNeg(x, V::Mul(V::Set1(p.alpha), x), x);
+    case Activation::kSigmoid:
+      return Sigmoid<V>(x);
+    case Activation::kHardSigmoid: {
+      const typename V::T y = V::Add(V::Mul(V::Set1(p.alpha), x), V::Set1(p.beta));
+      return V::Max(V::Min(y, V::Set1(1.f)), V::Zero());
+    }
+    case Activation::kHardSwish: {
+      const typename V::T y = V::Add(V::Div(x, V::Set1(6.f)), V::Set1(0.5f));
+      return V::Mul(x, V::Max(V::Min(y, V::Set1(1.f)), V::Zero()));
+    }
+    case Activation::kTanh:
+      return Tanh<V>(x);
+    case Activation::kSilu:
+      return V::Mul(x, Sigmoid<V>(x));
+  }
+  return x;
+}
+
+// The epilogues' activation: none / relu / clip inline (a predictable branch or two per
+// vector), the transcendental ones out of line (their code would crowd the tile loops).
+template <typename V>
+inline typename V::T Activate(const ActivationParams& p, typename V::T x) {
+  if (p.kind == Activation::kNone) return x;
+  if (p.kind == Activation::kRelu) return V::Max(V::Zero(), x);  // NaN -> 0, as x > 0 ? x : 0
+  if (p.kind == Activation::kClip) return V::Min(V::Max(x, V::Set1(p.alpha)), V::Set1(p.beta));
+  return ActivateAny<V>(p, x);
+}
+
+// y = act(x) over n floats (in place when y == x). The switch sits outside the loop for the
+// cheap activations so their loop is a few instructions per vector.
+template <typename V, typename F>
+inline void MapArray(const float* x, float* y, int64_t n, F&& f) {
+  int64_t i = 0;
+  for (; i + V::N <= n; i += V::N) V::Store(y + i, f(V::Load(x + i)));
+  if (i < n) {
+    const int rest = static_cast<int>(n - i);
+    V::StorePartial(y + i, f(V::LoadPartial(x + i, rest)), rest);
+  }
+}
+
+template <typename V>
+void ActivateArray(const float* x, float* y, int64_t n, const ActivationParams& p) {
+  using T = typename V::T;
+  switch (p.kind) {
+    case Activation::kNone:
+      if (x != y) MapArray<V>(x, y, n, [](T v) { return v; });
+      return;
+    case Activation::kRelu:
+      return MapArray<V>(x, y, n, [](T v) { return V::Max(V::Zero(), v); });
+    case Activation::kClip: {
+      const T lo = V::Set1(p.alpha), hi = V::Set1(p.beta);
+      return MapArray<V>(x, y, n, [&](T v) { return V::Min(V::Max(v, lo), hi); });
+    }
+    default:
+      return MapArray<V>(x, y, n, [&](T v) { return ActivateAny<V>(p, v); });
+  }
+}
+
+template <typename V>
+void ActivateArray(float* x, int64_t n, const ActivationParams& p) {
+  if (p.kind != Activation::kNone) ActivateArray<V>(x, x, n, p);
+}
+
+}  // namespace
+}  // namespace kiln::cpu

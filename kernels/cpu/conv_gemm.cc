@@ -1,0 +1,175 @@
+// ConvGemm: blocking, im2col packing and the threaded tile loop (ISA-independent).
+#include "kernels/cpu/conv_gemm.h"
+
+#include <algorithm>
+
+#include "kernels/cpu/ukernels.h"
+
+namespace kiln::cpu {
+namespace {
+
+// A B micro-panel (kc x nr floats) of about this many bytes stays in L1 while the A panels
+// stream past it from L2.
+constexpr int64_t kMicroPanelBytes = 16 * 1024;
+// A kc x nc block of B of about this many bytes stays in L2 next to the kc x M block of A.
+constexpr int64_t kBlockBytes = 256 * 1024;
+constexpr size_t kAlign = 64;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+ConvGemm::ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threads,
+                   ConvWeights weights)
+    : g_(g), kernels_(&kernels), weights_(weights) {
+  direct_ = g.is_pointwise();
+  im2col_.in_h = g.in_h;
+  im2col_.in_w = g.in_w;
+  im2col_.out_w = g.out_w;
+  im2col_.kernel_h = g.kernel_h;
+  im2col_.kernel_w = g.kernel_w;
+  im2col_.stride_h = g.stride_h;
+  im2col_.stride_w = g.stride_w;
+  im2col_.dilation_h = g.dilation_h;
+  im2col_.dilation_w = g.dilation_w;
+  im2col_.pad_top = g.pad_top;
+  im2col_.pad_left = g.pad_left;
+  k_ = g.gemm_k();
+  n_ = g.out_plane();
+  const int64_t nr = kernels.gemm_nr;
+  kblocks_ = std::max<int64_t>(1, CeilDiv(k_, std::max<int64_t>(8, kMicroPanelBytes / (nr * 4))));
+  kc_ = CeilDiv(k_, kblocks_);
+  nc_ = std::max<int64_t>(1, kBlockBytes / (kc_ * 4) / nr) * nr;
+  nc_ = std::min(nc_, CeilDiv(n_, nr) * nr);
+  nblocks_ = CeilDiv(n_, nc_);
+  panels_ = CeilDiv(g.out_c_per_group(), kGemmMr);
+  shares_ = std::max(1, threads);
+  const int64_t base = g.batch * g.groups * nblocks_;
+  // Too few blocks to feed every share evenly: also split the output channels (each share
+  // then packs the same B block itself; cheap next to the panels it multiplies).
+  if (shares_ > 1 && base < 4 * shares_) {
+    msplit_ = std::min<int64_t>(panels_, CeilDiv(4 * shares_, base));
+  }
+  units_ = base * msplit_;
+  shares_ = static_cast<int>(std::min<int64_t>(shares_, std::max<int64_t>(units_, 1)));
+}
+
+size_t ConvGemm::ScratchBytes() const {
+  if (direct_) return 0;
+  const size_t per =
+      (static_cast<size_t>(kc_ * nc_) * sizeof(float) + kAlign - 1) / kAlign * kAlign;
+  return per * static_cast<size_t>(shares_);
+}
+
+// Packs rows [k0, k0 + kl) and columns [n0, n0 + count) of one group's im2col matrix into
+// micro-panels of nr columns: dst[(t * kl + k) * nr + j] for tile t.
+void ConvGemm::PackBlock(const float* xg, int64_t n0, int64_t count, int64_t k0, int64_t kl,
+                         float* dst) const {
+  const int nr = kernels_->gemm_nr;
+  for (int64_t t0 = 0; t0 < count; t0 += nr) {
+    const int tn = static_cast<int>(std::min<int64_t>(nr, count - t0));
+    kernels_->im2col(im2col_, xg, n0 + t0, tn, nr, k0, kl, dst + (t0 / nr) * kl * nr);
+  }
+}
+
+void ConvGemm::RunShare(int share, const float* x, const float* packed, const float* bias,
+                        const float* residual, const ActivationParams& act, float* y,
+                        float* bbuf) const {
+  const int nr = kernels_->gemm_nr;
+  const GemmUkernelFn gemm = kernels_->gemm;
+  const int64_t ocpg = g_.out_c_per_group();
+  const int64_t u0 = units_ * share / shares_, u1 = units_ * (share + 1) / shares_;
+  for (int64_t u = u0; u < u1; ++u) {
+    const int64_t ms = u % msplit_;
+    const int64_t key = u / msplit_;
+    const int64_t nb = key % nblocks_;
+    const int64_t grp = (key / nblocks_) % g_.groups;
+    const int64_t n = key / nblocks_ / g_.groups;
+    const int64_t n0 = nb * nc_, count = std::min(nc_, n_ - n0);
+    const float* xg = x + (n * g_.in_c + grp * g_.in_c_per_group()) * g_.in_plane();
+    const int64_t p0 = panels_ * ms / msplit_, p1 = panels_ * (ms + 1) / msplit_;
+    const int64_t oc_base = n * g_.out_c + grp * ocpg;
+    for (int64_t kb = 0; kb < kblocks_; ++kb) {
+      const int64_t k0 = kb * kc_, kl = std::min(kc_, k_ - k0);
+      // With several k blocks the residual (which may share y's buffer) is read up front.
+      const int flags = (kb == 0 ? kGemmFirst : 0) | (kb == kblocks_ - 1 ? kGemmLast : 0) |
+                        (direct_ ? 0 : kGemmPaddedB) |
+                        (residual && kblocks_ > 1 ? kGemmResidualFirst : 0);
+      // B micro-panel t: direct from X (rows n_ apart) or packed (rows nr apart).
+      const float* b;
+      int64_t ldb, tile_stride;
+      if (direct_) {
+        b = xg + k0 * n_ + n0;
+        ldb = n_;
+        tile_stride = nr;
+      } else {
+        PackBlock(xg, n0, count, k0, kl, bbuf);
+        b = bbuf;
+        ldb = nr;
+        tile_stride = kl * nr;
+      }
+      for (int64_t t0 = 0; t0 < count; t0 += nr) {
+        const int tn = static_cast<int>(std::min<int64_t>(nr, count - t0));
+        const float* bt = b + (t0 / nr) * tile_stride;
+        for (int64_t p = p0; p < p1; ++p) {
+          const int64_t oc0 = p * kGemmMr;
+          // The panel's k0-th group of 8 rows, and the distance to the next k.
+          const float* a;
+          int64_t lda;
+          if (weights_ == ConvWeights::kPanels8) {
+            a = packed + ((grp * panels_ + p) * k_ + k0) * kGemmMr;
+            lda = kGemmMr;
+          } else {
+            const int64_t oc = grp * ocpg + oc0;
+            a = packed + ((oc / 16) * k_ + k0) * 16 + oc % 16;
+            lda = 16;
+          }
+          const int mr = static_cast<int>(std::min<int64_t>(kGemmMr, ocpg - oc0));
+          const int64_t c_off = (oc_base + oc0) * n_ + n0 + t0;
+          Epilogue ep;
+          ep.bias = bias ? bias + grp * ocpg + oc0 : nullptr;
+          ep.residual = residual ? residual + c_off : nullptr;
+          ep.ldr = n_;
+          ep.act = act;
+          // The next panel's A rows lie a whole K further on (for Block16O: unless it is the
+          // second half of this block, whose lines this panel loads already): start its lines
+          // early, hardware prefetchers do not cross into it by themselves.
+          const float* next = nullptr;
+          if (p + 1 < p1) {
+            if (weights_ == ConvWeights::kPanels8) {
+              next = a + k_ * lda;
+            } else if ((grp * ocpg + oc0) % 16 != 0) {
+              next = a - kGemmMr + k_ * 16;
+            }
+          }
+          if (next) {
+            const char* bytes = reinterpret_cast<const char*>(next);
+            for (int64_t off = 0; off < kl * lda * 4; off += 64) __builtin_prefetch(bytes + off);
+          }
+          gemm(kl, a, lda, bt, ldb, y + c_off, n_, mr, tn, flags, ep);
+        }
+      }
+    }
+  }
+}
+
+void ConvGemm::Run(const float* x, const float* packed, const float* bias, const float* residual,
+                   const ActivationParams& act, float* y, void* scratch, ThreadPool* pool) const {
+  const size_t per =
+      direct_ ? 0 : (static_cast<size_t>(kc_ * nc_) * sizeof(float) + kAlign - 1) / kAlign * kAlign;
+  auto share_fn = [&](int64_t s0, int64_t s1) {
+    for (int64_t s = s0; s < s1; ++s) {
+      float* bbuf = direct_ ? nullptr
+                            : reinterpret_cast<float*>(static_cast<char*>(scratch) +
+                                                       per * static_cast<size_t>(s));
+      RunShare(static_cast<int>(s), x, packed, bias, residual, act, y, bbuf);
+    }
+  };
+  if (pool && shares_ > 1) {
+    pool->ParallelFor(shares_, share_fn);
+  } else {
+    share_fn(0, shares_);
+  }
+}
+
+}  // namespace kiln::cpu

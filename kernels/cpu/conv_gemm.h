@@ -1,0 +1,61 @@
+// Convolution as packed GEMM, the shared driver of every ISA: per group,
+//   Y (out_c/group x OH*OW) = A (packed weights, out_c/group x K) * B (K x OH*OW),
+// where B is X itself for 1x1 stride-1 unpadded convs (no copy) and otherwise im2col panels
+// packed per block into scratch. Blocking as in GotoBLAS: a kc x nc block of B in L2, its
+// kc x nr micro-panels in L1 while the kc x 8 A panels stream past; the reduction is split
+// into kc blocks that accumulate in C. Blocks are spread over the thread pool with a static
+// split, one B buffer per share, so no two threads write the same output tile.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/activation.h"
+#include "kernels/cpu/conv_geometry.h"
+#include "kernels/cpu/ukernel_table.h"
+#include "kernels/thread_pool.h"
+
+namespace kiln::cpu {
+
+// How the weights (the GEMM's A) are stored.
+enum class ConvWeights {
+  kPanels8,        // conv_gemm_a8 (conv_packing.h): per group, panels of 8 output channels
+  kBlock16O,       // ir/layout.h kBlock16O: blocks of 16 output channels over all groups (needs
+                   // groups == 1 or out_c / groups a multiple of 8, so no panel straddles a block)
+  kWino43Block16,  // Winograd only: transformed weights in 16-channel blocks (the layout
+                   // proposed for the compiler, conv_packing.h PackConvWino43Block16)
+};
+
+class ConvGemm {
+ public:
+  ConvGemm() = default;
+  // Plans blocking for `g` with `kernels`' micro-kernel on up to `threads` threads.
+  ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threads,
+           ConvWeights weights = ConvWeights::kPanels8);
+
+  size_t ScratchBytes() const;
+  // x [N, C, H, W]; packed: the weights in the planned format; bias [out_c] or null; residual
+  // shaped like y
+  // or null (added before the activation); y [N, out_c, OH, OW]. `pool` may be null.
+  void Run(const float* x, const float* packed, const float* bias, const float* residual,
+           const ActivationParams& act, float* y, void* scratch, ThreadPool* pool) const;
+
+ private:
+  void RunShare(int share, const float* x, const float* packed, const float* bias,
+                const float* residual, const ActivationParams& act, float* y, float* bbuf) const;
+  void PackBlock(const float* xg, int64_t n0, int64_t count, int64_t k0, int64_t kl,
+                 float* dst) const;
+
+  Conv2dGeometry g_;
+  const CpuKernels* kernels_ = nullptr;
+  ConvWeights weights_ = ConvWeights::kPanels8;
+  bool direct_ = false;  // B = X (1x1, stride 1, no padding)
+  Im2colParams im2col_;
+  int shares_ = 1;                // static work shares (one B buffer each)
+  int64_t k_ = 0, n_ = 0;         // GEMM K and N (= OH * OW)
+  int64_t kc_ = 0, kblocks_ = 1;  // reduction blocks: a kc x nr B micro-panel fits in L1
+  int64_t nc_ = 0;  // pixels per B block (a multiple of nr): a kc x nc block fits in L2
+  int64_t nblocks_ = 0, panels_ = 0, msplit_ = 1, units_ = 0;
+};
+
+}  // namespace kiln::cpu

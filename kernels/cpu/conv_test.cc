@@ -1,0 +1,262 @@
+// CpuConv (packed GEMM and depthwise algorithms) against a naive direct convolution on random
+// shapes, for every micro-kernel table this machine runs (the portable one included), with 1
+// and 2 threads.
+#include "kernels/cpu/conv.h"
+
+#include <gtest/gtest.h>
+
+#include "kernels/cpu/conv_packing.h"
+#include "kernels/cpu/conv_test_util.h"
+
+namespace kiln::cpu {
+namespace {
+
+using testing::ExpectClose;
+using testing::NaiveConv;
+using testing::RandomVector;
+
+// Runs `g` through CpuConv (the chosen algorithm and, when different, plain GEMM) with every
+// ISA and thread count and compares with NaiveConv.
+void CheckConv(const Conv2dGeometry& g, std::mt19937& rng, const ActivationParams& act,
+               bool with_bias, bool with_residual) {
+  const auto x = RandomVector(static_cast<size_t>(g.batch * g.in_c * g.in_plane()), rng);
+  const auto w = RandomVector(static_cast<size_t>(g.out_c * g.gemm_k()), rng);
+  const auto bias = RandomVector(static_cast<size_t>(g.out_c), rng);
+  const size_t ysize = static_cast<size_t>(g.batch * g.out_c * g.out_plane());
+  const auto res = RandomVector(ysize, rng);
+  const float* b = with_bias ? bias.data() : nullptr;
+  const float* r = with_residual ? res.data() : nullptr;
+  const auto want = NaiveConv(g, x, w, b, r, act);
+  ThreadPool pool(2);
+  // The chosen algorithm, plain GEMM (runs everything), and Winograd wherever it applies.
+  std::vector<ConvAlgo> algos = {ChooseConvAlgo(g)};
+  if (algos[0] != ConvAlgo::kGemm) algos.push_back(ConvAlgo::kGemm);
+  if (WinogradApplies(g) && algos[0] != ConvAlgo::kWinograd) algos.push_back(ConvAlgo::kWinograd);
+  for (ConvAlgo algo : algos)
+    for (const CpuKernels* kernels : AvailableCpuKernels()) {
+      auto packed = PackConvWeights(g, ConvWeightLayout(algo), w.data());
+      ASSERT_TRUE(packed.ok()) << packed.status().ToString();
+      for (int threads : {1, 2}) {
+        CpuConv conv(g, algo, *kernels, threads);
+        std::vector<uint8_t> scratch(conv.ScratchBytes() + 64);
+        void* aligned =
+            scratch.data() + (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64) % 64;
+        // Winograd F(4,3) rounds more (transforms with factors up to 8 and 1/24).
+        const float tol =
+            (algo == ConvAlgo::kWinograd ? 1e-4f : 1e-5f) * static_cast<float>(g.gemm_k());
+        const std::string what = g.ToString() + " " + std::string(ConvAlgoName(algo)) + " isa " +
+                                 std::to_string(static_cast<int>(kernels->isa)) + " threads " +
+                                 std::to_string(threads);
+        std::vector<float> y(ysize, -777.f);
+        conv.Run(x.data(), packed->data(), b, r, act, y.data(), aligned,
+                 threads > 1 ? &pool : nullptr);
+        ExpectClose(y, want, tol, 1e-4f, what);
+        if (r) {
+          // In place: the residual in y's own buffer (FusedConv's residual may alias y).
+          std::vector<float> y2 = res;
+          conv.Run(x.data(), packed->data(), b, y2.data(), act, y2.data(), aligned,
+                   threads > 1 ? &pool : nullptr);
+          ExpectClose(y2, want, tol, 1e-4f, what + " in place");
+        }
+      }
+    }
+}
+
+Conv2dGeometry Geo(int64_t c, int64_t h, int64_t w, int64_t oc, int64_t k, int64_t s, int64_t p,
+                   int64_t d = 1, int64_t groups = 1, int64_t batch = 1) {
+  Conv2dGeometry g;
+  g.batch = batch;
+  g.in_c = c;
+  g.in_h = h;
+  g.in_w = w;
+  g.out_c = oc;
+  g.kernel_h = g.kernel_w = k;
+  g.stride_h = g.stride_w = s;
+  g.pad_top = g.pad_left = g.pad_bottom = g.pad_right = p;
+  g.dilation_h = g.dilation_w = d;
+  g.groups = groups;
+  EXPECT_TRUE(g.ComputeOutput());
+  return g;
+}
+
+TEST(CpuConvTest, PackUnpackRoundTrip) {
+  std::mt19937 rng(1);
+  const Conv2dGeometry g = Geo(6, 5, 5, 20, 3, 1, 1, 1, 2);
+  const auto w = RandomVector(static_cast<size_t>(g.out_c * g.gemm_k()), rng);
+  auto packed = PackConvWeights(g, kLayoutConvGemmA8, w.data());
+  ASSERT_TRUE(packed.ok());
+  EXPECT_EQ(packed->size(),
+            static_cast<size_t>(2 * 2 * g.gemm_k() * 8));  // 10 oc/group -> 2 panels
+  auto back = UnpackConvWeights(g, kLayoutConvGemmA8, packed->data(), packed->size());
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, w);
+  EXPECT_FALSE(UnpackConvWeights(g, kLayoutConvGemmA8, packed->data(), packed->size() - 1).ok());
+  EXPECT_FALSE(PackConvWeights(g, "no_such_layout", w.data()).ok());
+}
+
+TEST(CpuConvTest, CommonShapes) {
+  std::mt19937 rng(2);
+  const ActivationParams relu{Activation::kRelu, 0.f, 0.f};
+  CheckConv(Geo(16, 9, 9, 24, 3, 1, 1), rng, relu, true, false);                // 3x3 s1
+  CheckConv(Geo(8, 11, 13, 17, 3, 2, 1), rng, relu, true, true);                // 3x3 s2, odd oc
+  CheckConv(Geo(32, 7, 7, 40, 1, 1, 0), rng, ActivationParams{}, false, true);  // 1x1 direct
+  CheckConv(Geo(12, 10, 10, 9, 1, 2, 0), rng, relu, true, false);               // 1x1 stride 2
+  CheckConv(Geo(3, 23, 23, 16, 7, 2, 3), rng, relu, true, true);                // 7x7 s2 stem
+  CheckConv(Geo(96, 9, 9, 20, 3, 2, 1), rng, relu, true, true);                 // several k blocks
+  CheckConv(Geo(300, 5, 6, 12, 1, 1, 0), rng, relu, true, true);        // 1x1, several k blocks
+  CheckConv(Geo(8, 12, 12, 8, 3, 1, 2, 2), rng, relu, true, false);     // dilation 2
+  CheckConv(Geo(12, 8, 9, 18, 3, 1, 1, 1, 3), rng, relu, true, true);   // groups 3
+  CheckConv(Geo(5, 6, 7, 7, 3, 1, 1, 1, 1, 2), rng, relu, true, true);  // batch 2
+  CheckConv(Geo(4, 1, 1, 5, 1, 1, 0), rng, relu, true, false);          // 1x1 spatial
+}
+
+TEST(CpuConvTest, Depthwise) {
+  std::mt19937 rng(6);
+  const ActivationParams relu6{Activation::kClip, 0.f, 6.f};
+  for (int64_t k : {3, 5}) {
+    for (int64_t s : {1, 2}) {
+      for (int64_t hw : {1, 2, 7, 14, 19, 40}) {
+        const Conv2dGeometry g = Geo(6, hw, hw, 6, k, s, k / 2, 1, 6);
+        ASSERT_EQ(ChooseConvAlgo(g), ConvAlgo::kDepthwise) << g.ToString();
+        SCOPED_TRACE(g.ToString());
+        CheckConv(g, rng, relu6, true, hw % 2 == 1);
+      }
+    }
+  }
+  // Odd pads, rectangular maps and windows, vertical stride 3, batch 2.
+  Conv2dGeometry g = Geo(4, 9, 37, 4, 3, 1, 0, 1, 4, 2);
+  g.kernel_h = 2;
+  g.kernel_w = 7;
+  g.stride_h = 3;
+  g.stride_w = 2;
+  g.pad_top = 2;
+  g.pad_left = 0;
+  g.pad_right = 3;
+  ASSERT_TRUE(g.ComputeOutput());
+  ASSERT_EQ(ChooseConvAlgo(g), ConvAlgo::kDepthwise);
+  CheckConv(g, rng, ActivationParams{Activation::kSilu, 0.f, 0.f}, true, true);
+  // Dilated depthwise goes through GEMM.
+  EXPECT_EQ(ChooseConvAlgo(Geo(4, 9, 9, 4, 3, 1, 2, 2, 4)), ConvAlgo::kGemm);
+}
+
+TEST(CpuConvTest, Winograd) {
+  std::mt19937 rng(7);
+  const ActivationParams relu{Activation::kRelu, 0.f, 0.f};
+  // Tile edges: output sizes not multiples of 4, pads 0/1/2, one tile, many tiles.
+  for (int64_t hw : {1, 3, 4, 5, 9, 14, 23, 30}) {
+    for (int64_t pad : {0, 1, 2}) {
+      if (hw + 2 * pad < 3) continue;
+      const Conv2dGeometry g = Geo(5, hw, hw + 3, 11, 3, 1, pad);
+      ASSERT_TRUE(WinogradApplies(g));
+      SCOPED_TRACE(g.ToString());
+      CheckConv(g, rng, relu, true, hw % 2 == 0);
+    }
+  }
+  // Asymmetric pads, batch 2, wide channel counts (several k blocks), every output panel size.
+  Conv2dGeometry g = Geo(37, 17, 21, 19, 3, 1, 1, 1, 1, 2);
+  g.pad_top = 0;
+  g.pad_right = 2;
+  ASSERT_TRUE(g.ComputeOutput());
+  CheckConv(g, rng, ActivationParams{Activation::kSilu, 0.f, 0.f}, true, true);
+  CheckConv(Geo(160, 12, 12, 9, 3, 1, 1), rng, relu, false, true);
+  // The chosen algorithm for a real layer shape is Winograd; its packing round-trips.
+  const Conv2dGeometry r = Geo(64, 56, 56, 64, 3, 1, 1);
+  EXPECT_EQ(ChooseConvAlgo(r), ConvAlgo::kWinograd);
+  const auto w = RandomVector(static_cast<size_t>(8 * 5 * 9), rng);
+  const Conv2dGeometry s = Geo(5, 8, 8, 8, 3, 1, 1);
+  auto packed = PackConvWeights(s, kLayoutConvWino43A8, w.data());
+  ASSERT_TRUE(packed.ok());
+  auto back = UnpackConvWeights(s, kLayoutConvWino43A8, packed->data(), packed->size());
+  ASSERT_TRUE(back.ok());
+  ExpectClose(*back, w, 1e-6f, 1e-5f, "winograd unpack");
+  EXPECT_FALSE(PackConvWeights(Geo(4, 8, 8, 4, 5, 1, 2), kLayoutConvWino43A8, w.data()).ok());
+}
+
+// The Winograd driver reading the proposed 16-channel-block layout of the transformed weights.
+TEST(CpuConvTest, WinogradBlock16Layout) {
+  std::mt19937 rng(8);
+  ThreadPool pool(2);
+  for (const Conv2dGeometry& g :
+       {Geo(7, 13, 11, 21, 3, 1, 1), Geo(24, 20, 20, 40, 3, 1, 0), Geo(170, 9, 9, 16, 3, 1, 1)}) {
+    const auto x = RandomVector(static_cast<size_t>(g.in_c * g.in_plane()), rng);
+    const auto w = RandomVector(static_cast<size_t>(g.out_c * g.gemm_k()), rng);
+    const auto bias = RandomVector(static_cast<size_t>(g.out_c), rng);
+    const ActivationParams relu{Activation::kRelu, 0.f, 0.f};
+    const auto want = NaiveConv(g, x, w, bias.data(), nullptr, relu);
+    std::vector<float> packed(ConvWino43Block16Floats(g));
+    PackConvWino43Block16(g, w.data(), packed.data());
+    for (const CpuKernels* kernels : AvailableCpuKernels()) {
+      ConvWinograd conv(g, *kernels, /*block16=*/true);
+      std::vector<float> scratch(conv.ScratchBytes() / 4 + 16);
+      std::vector<float> y(static_cast<size_t>(g.out_c * g.out_plane()));
+      conv.Run(x.data(), packed.data(), bias.data(), nullptr, relu, y.data(), scratch.data(),
+               &pool);
+      ExpectClose(y, want, 1e-4f * static_cast<float>(g.gemm_k()), 1e-4f,
+                  g.ToString() + " isa " + std::to_string(static_cast<int>(kernels->isa)));
+    }
+  }
+}
+
+TEST(CpuConvTest, AsymmetricPadsAndRectKernels) {
+  std::mt19937 rng(3);
+  Conv2dGeometry g;
+  g.in_c = 5;
+  g.in_h = 10;
+  g.in_w = 37;
+  g.out_c = 11;
+  g.kernel_h = 1;
+  g.kernel_w = 5;
+  g.stride_h = 2;
+  g.stride_w = 3;
+  g.pad_top = 0;
+  g.pad_bottom = 1;
+  g.pad_left = 2;
+  g.pad_right = 0;
+  ASSERT_TRUE(g.ComputeOutput());
+  CheckConv(g, rng, ActivationParams{Activation::kLeakyRelu, 0.1f, 0.f}, true, false);
+}
+
+TEST(CpuConvTest, EveryActivation) {
+  std::mt19937 rng(4);
+  const Conv2dGeometry g = Geo(6, 6, 6, 10, 3, 1, 1);
+  for (Activation a : {Activation::kNone, Activation::kRelu, Activation::kClip,
+                       Activation::kLeakyRelu, Activation::kSigmoid, Activation::kHardSigmoid,
+                       Activation::kHardSwish, Activation::kTanh, Activation::kSilu}) {
+    ActivationParams p{a, 0.f, 0.f};
+    if (a == Activation::kClip) p = {a, -0.5f, 0.75f};
+    if (a == Activation::kLeakyRelu) p = {a, 0.2f, 0.f};
+    if (a == Activation::kHardSigmoid) p = {a, 0.2f, 0.5f};
+    SCOPED_TRACE(std::string(ActivationName(a)));
+    CheckConv(g, rng, p, true, true);
+  }
+}
+
+TEST(CpuConvTest, RandomShapes) {
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int64_t> ch(1, 20), sp(1, 19), kern(1, 4), st(1, 3), pd(0, 2),
+      dl(1, 2), gr(1, 3);
+  for (int iter = 0; iter < 30; ++iter) {
+    Conv2dGeometry g;
+    g.groups = gr(rng);
+    g.in_c = ch(rng) * g.groups;
+    g.out_c = ch(rng) * g.groups;
+    g.in_h = sp(rng);
+    g.in_w = sp(rng);
+    g.kernel_h = kern(rng);
+    g.kernel_w = kern(rng);
+    g.stride_h = st(rng);
+    g.stride_w = st(rng);
+    g.dilation_h = dl(rng);
+    g.dilation_w = dl(rng);
+    g.pad_top = pd(rng);
+    g.pad_left = pd(rng);
+    g.pad_bottom = pd(rng);
+    g.pad_right = pd(rng);
+    if (!g.ComputeOutput()) continue;
+    SCOPED_TRACE(g.ToString());
+    CheckConv(g, rng, ActivationParams{Activation::kRelu, 0.f, 0.f}, iter % 2 == 0, iter % 3 == 0);
+  }
+}
+
+}  // namespace
+}  // namespace kiln::cpu

@@ -1,0 +1,119 @@
+// ConvWinograd: tile blocking and the three threaded stages (ISA-independent).
+#include "kernels/cpu/conv_winograd.h"
+
+#include <algorithm>
+
+#include "kernels/cpu/ukernels.h"
+
+namespace kiln::cpu {
+namespace {
+
+constexpr int kTile = 4, kAlpha = 6, kE = kAlpha * kAlpha;
+// V and M of one block take about this much; both stay in L2/L3 between the stages.
+constexpr int64_t kBlockBytes = 1024 * 1024;
+constexpr int64_t kMicroPanelBytes = 16 * 1024;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+template <typename F>
+void Parallel(ThreadPool* pool, int64_t n, F&& fn) {
+  if (pool && pool->num_threads() > 1 && n > 1) {
+    pool->ParallelFor(n, fn);
+  } else {
+    fn(0, n);
+  }
+}
+
+}  // namespace
+
+bool WinogradApplies(const Conv2dGeometry& g) {
+  return g.kernel_h == 3 && g.kernel_w == 3 && g.stride_h == 1 && g.stride_w == 1 &&
+         g.dilation_h == 1 && g.dilation_w == 1 && g.groups == 1;
+}
+
+ConvWinograd::ConvWinograd(const Conv2dGeometry& g, const CpuKernels& kernels, bool block16)
+    : g_(g), kernels_(&kernels), block16_(block16) {
+  p_.in_h = g.in_h;
+  p_.in_w = g.in_w;
+  p_.out_h = g.out_h;
+  p_.out_w = g.out_w;
+  p_.pad_top = g.pad_top;
+  p_.pad_left = g.pad_left;
+  p_.tiles_w = CeilDiv(g.out_w, kTile);
+  tiles_h_ = CeilDiv(g.out_h, kTile);
+  const int64_t per_tile = kE * (g.in_c + g.out_c) * 4;
+  rows_per_block_ = std::clamp<int64_t>(kBlockBytes / (per_tile * p_.tiles_w), 1, tiles_h_);
+  // Rows of V/M padded to whole vectors of the widest ISA (aligned loads, no false sharing).
+  ld_ = CeilDiv(rows_per_block_ * p_.tiles_w, 16) * 16;
+  panels_ = CeilDiv(g.out_c, kGemmMr);
+  kblocks_ = std::max<int64_t>(1, CeilDiv(g.in_c, kMicroPanelBytes / (kernels.gemm_nr * 4)));
+  kc_ = CeilDiv(g.in_c, kblocks_);
+}
+
+size_t ConvWinograd::ScratchBytes() const {
+  return static_cast<size_t>(kE * (g_.in_c + g_.out_c) * ld_) * sizeof(float);
+}
+
+void ConvWinograd::Run(const float* x, const float* packed, const float* bias,
+                       const float* residual, const ActivationParams& act, float* y, void* scratch,
+                       ThreadPool* pool) const {
+  float* v = static_cast<float*>(scratch);
+  float* m = v + kE * g_.in_c * ld_;
+  const int64_t v_stride = g_.in_c * ld_, m_stride = g_.out_c * ld_;  // between e
+  const int64_t in_plane = g_.in_plane(), out_plane = g_.out_plane();
+  const int nr = kernels_->gemm_nr;
+  for (int64_t n = 0; n < g_.batch; ++n) {
+    const float* xn = x + n * g_.in_c * in_plane;
+    float* yn = y + n * g_.out_c * out_plane;
+    const float* rn = residual ? residual + n * g_.out_c * out_plane : nullptr;
+    for (int64_t ty0 = 0; ty0 < tiles_h_; ty0 += rows_per_block_) {
+      const int64_t ty1 = std::min(tiles_h_, ty0 + rows_per_block_);
+      const int64_t tiles = (ty1 - ty0) * p_.tiles_w;
+      // (1) V_e[c][t] for every input channel.
+      Parallel(pool, g_.in_c, [&](int64_t c0, int64_t c1) {
+        for (int64_t c = c0; c < c1; ++c) {
+          kernels_->wino_input(p_, xn + c * in_plane, ty0, ty1, v + c * ld_, v_stride);
+        }
+      });
+      // (2) M_e = U_e V_e: out_c x tiles, k = in_c, for each of the 36 e.
+      Parallel(pool, kE, [&](int64_t e0, int64_t e1) {
+        const Epilogue none;
+        for (int64_t e = e0; e < e1; ++e) {
+          const float* u = packed + e * panels_ * g_.in_c * kGemmMr;  // conv_wino43_a8
+          const float* ve = v + e * v_stride;
+          float* me = m + e * m_stride;
+          for (int64_t kb = 0; kb < kblocks_; ++kb) {
+            const int64_t k0 = kb * kc_, kl = std::min(kc_, g_.in_c - k0);
+            const int flags = (kb == 0 ? kGemmFirst : 0) | (kb == kblocks_ - 1 ? kGemmLast : 0);
+            for (int64_t t0 = 0; t0 < tiles; t0 += nr) {
+              const int tn = static_cast<int>(std::min<int64_t>(nr, tiles - t0));
+              for (int64_t p = 0; p < panels_; ++p) {
+                const int mr = static_cast<int>(std::min<int64_t>(kGemmMr, g_.out_c - p * kGemmMr));
+                // Panel p's rows, k0-th input channel, and the distance to the next channel.
+                const float* a = u + (p * g_.in_c + k0) * kGemmMr;
+                int64_t lda = kGemmMr;
+                if (block16_) {
+                  const int64_t oc0 = p * kGemmMr;
+                  a = packed + (((oc0 / 16) * g_.in_c + k0) * kE + e) * 16 + oc0 % 16;
+                  lda = kE * 16;
+                }
+                kernels_->gemm(kl, a, lda, ve + k0 * ld_ + t0, ld_, me + p * kGemmMr * ld_ + t0,
+                               ld_, mr, tn, flags, none);
+              }
+            }
+          }
+        }
+      });
+      // (3) Y = A^T M A + bias + residual, activation, per output channel.
+      Parallel(pool, g_.out_c, [&](int64_t o0, int64_t o1) {
+        for (int64_t oc = o0; oc < o1; ++oc) {
+          kernels_->wino_output(p_, m + oc * ld_, m_stride, bias ? bias[oc] : 0.f,
+                                rn ? rn + oc * out_plane : nullptr, act, ty0, ty1,
+                                yn + oc * out_plane);
+        }
+      });
+    }
+  }
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,56 @@
+// Shared pieces of the CPU fast-kernel adapters (Kernel subclasses over the kernels/cpu
+// routines): the ISA table lookup, and a fallback that runs the reference kernel for the
+// cases a fast routine does not cover (so registering a fast kernel never loses an op).
+#pragma once
+
+#include <memory>
+
+#include "kernels/cpu/ukernel_table.h"
+#include "kernels/kernel.h"
+#include "kernels/kernel_registry.h"
+
+namespace kiln::cpu {
+
+// The micro-kernel table of `isa`, or an error when this CPU cannot run it.
+Expected<const CpuKernels*> KernelsForIsa(Isa isa);
+
+// Creates and prepares the reference kernel of the context's node.
+Expected<std::unique_ptr<Kernel>> PrepareReferenceKernel(const KernelContext& ctx);
+
+// Base for adapters that may hand a node to the reference kernel: Prepare() either fills the
+// fast path or sets `fallback_`, and Run()/ScratchBytes() forward to it.
+class CpuKernelBase : public Kernel {
+ public:
+  explicit CpuKernelBase(Isa isa) : isa_(isa) {}
+  size_t ScratchBytes() const override {
+    return fallback_ ? fallback_->ScratchBytes() : FastScratchBytes();
+  }
+  Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
+             void* scratch) override {
+    return fallback_ ? fallback_->Run(inputs, outputs, scratch) : RunFast(inputs, outputs, scratch);
+  }
+
+ protected:
+  Status UseReference(const KernelContext& ctx) {
+    KILN_ASSIGN_OR_RETURN(fallback_, PrepareReferenceKernel(ctx));
+    return Status::Ok();
+  }
+  virtual size_t FastScratchBytes() const { return 0; }
+  virtual Status RunFast(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
+                         void* scratch) = 0;
+
+  Isa isa_;
+  std::unique_ptr<Kernel> fallback_;
+};
+
+// Registers T (constructible from Isa) for `op` and f32 at every CPU flavour with fast
+// kernels; the session's cap (clamped to the CPU) decides which one runs.
+template <typename T>
+void RegisterCpuF32(KernelRegistry& r, OpType op) {
+  for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
+    r.Register(KernelKey{op, ExecutorKind::kCpu, DType::kF32, Layout::kPlain, isa},
+               [isa] { return std::make_unique<T>(isa); });
+  }
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,223 @@
+// The AVX2 / AVX-512 FusedConv over Block16O weights against the reference kernel, through
+// sessions at each of those ISAs this CPU runs: random geometries (1x1, 3x3 stride 1 and 2,
+// 7x7 stems, depthwise 3x3/5x5, groups, dilations, odd sizes, batch 2), residual inputs and
+// every kind of epilogue activation. Nodes the SIMD paths do not take go to the portable one.
+// The Winograd kernels over Wino43Block16O weights likewise, the portable flavour included, and
+// the layout's pack/unpack round trip.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <random>
+
+#include "ir/layout.h"
+#include "kernels/cpu/cpu_features.h"
+#include "runtime/session.h"
+#include "tests/graph_builder.h"
+
+namespace kiln {
+namespace {
+
+using testing::Attrs;
+using testing::GraphBuilder;
+
+struct Geometry {
+  int64_t n, c, h, w, m, k, stride, pad, dilation, group;
+};
+
+Graph BuildGraph(const Geometry& geo, const std::string& act, bool residual) {
+  GraphBuilder b;
+  auto x = b.Input("x", {geo.n, geo.c, geo.h, geo.w});
+  Attributes attrs = Attrs({{"group", geo.group},
+                            {"strides", std::vector<int64_t>{geo.stride, geo.stride}},
+                            {"dilations", std::vector<int64_t>{geo.dilation, geo.dilation}},
+                            {"pads", std::vector<int64_t>{geo.pad, geo.pad, geo.pad, geo.pad}}});
+  if (act != "none") attrs.Set("activation", act);
+  if (act == "clip") {
+    attrs.Set("activation_alpha", 0.f);
+    attrs.Set("activation_beta", 6.f);
+  }
+  auto wv = b.Const("w", {geo.m, geo.c / geo.group, geo.k, geo.k});
+  std::vector<ValueId> ins = {x, wv, b.Const("b", {geo.m})};
+  GraphBuilder probe;
+  auto px = probe.Input("x", b.graph().value(x).shape);
+  auto py = probe.Op(OpType::kFusedConv, "y",
+                     {px, probe.Const("w", {geo.m, geo.c / geo.group, geo.k, geo.k})}, attrs);
+  if (residual) ins.push_back(b.Input("r", probe.graph().value(py).shape));
+  b.Output(b.Op(OpType::kFusedConv, "y", ins, attrs));
+  return b.Take();
+}
+
+// `plain` with its weight "w" packed into `layout`.
+Graph Packed(const Graph& plain, Layout layout) {
+  Graph packed = plain;
+  Value& wval = packed.value(*packed.FindValue("w"));
+  auto bytes =
+      PackLayout(layout, DType::kF32, wval.shape, wval.constant->data(), wval.constant->size());
+  EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
+  wval.constant = ConstantBytes::FromVector(std::move(bytes).value());
+  wval.layout = layout;
+  return packed;
+}
+
+std::string Describe(const Geometry& geo, const std::string& act, bool residual) {
+  return " n" + std::to_string(geo.n) + " c" + std::to_string(geo.c) + " " +
+         std::to_string(geo.h) + "x" + std::to_string(geo.w) + " m" + std::to_string(geo.m) +
+         " k" + std::to_string(geo.k) + " s" + std::to_string(geo.stride) + " p" +
+         std::to_string(geo.pad) + " d" + std::to_string(geo.dilation) + " g" +
+         std::to_string(geo.group) + " act " + act + " residual " + std::to_string(residual);
+}
+
+void Check(const Geometry& geo, const std::string& act, bool residual, uint32_t seed) {
+  const Graph plain = BuildGraph(geo, act, residual);
+  const auto inputs = testing::RandomInputs(plain, seed);
+  const auto expected = testing::RunGraph(plain, inputs);
+  const Graph packed = Packed(plain, Layout::kBlock16O);
+  const bool grouped_split = geo.group != 1 && geo.group != geo.c && (geo.m / geo.group) % 8 != 0;
+  for (Isa isa : {Isa::kAvx2, Isa::kAvx512}) {
+    if (!cpu::CpuSupports(isa)) continue;
+    const auto* entry =
+        KernelRegistry::Global().FindEntry(packed, packed.node(0), ExecutorKind::kCpu, isa);
+    ASSERT_NE(entry, nullptr);
+    // The SIMD kernel takes every node but grouped convs whose groups split an 8-row panel.
+    EXPECT_EQ(entry->key.isa, grouped_split ? Isa::kScalar : isa);
+    for (int threads : {1, 2}) {
+      SessionOptions so;
+      so.cpu_max_isa = isa;
+      so.num_threads = threads;
+      auto session = Session::Create(std::make_shared<const Graph>(packed), so);
+      ASSERT_TRUE(session.ok()) << session.status().ToString();
+      auto got = (*session)->Run(inputs);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      testing::ExpectClose(expected, *got, 1e-5f);
+      if (::testing::Test::HasFailure()) {
+        FAIL() << "isa " << cpu::IsaName(isa) << " threads " << threads
+               << Describe(geo, act, residual);
+      }
+    }
+  }
+}
+
+// Winograd over Wino43Block16O at every flavour this CPU runs (scalar included): F(4x4, 3x3)
+// rounds differently from the direct sum, hence the looser bound (relative to max |y|).
+void CheckWinograd(const Geometry& geo, const std::string& act, bool residual, uint32_t seed) {
+  const Graph plain = BuildGraph(geo, act, residual);
+  const auto inputs = testing::RandomInputs(plain, seed);
+  const auto expected = testing::RunGraph(plain, inputs);
+  const Graph packed = Packed(plain, Layout::kWino43Block16O);
+  for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
+    if (!cpu::CpuSupports(isa)) continue;
+    const auto* entry =
+        KernelRegistry::Global().FindEntry(packed, packed.node(0), ExecutorKind::kCpu, isa);
+    ASSERT_NE(entry, nullptr);
+    EXPECT_EQ(entry->key.isa, isa);
+    ASSERT_TRUE(entry->traits.packing.has_value());
+    EXPECT_EQ(entry->traits.packing->layout, Layout::kWino43Block16O);
+    for (int threads : {1, 2}) {
+      SessionOptions so;
+      so.cpu_max_isa = isa;
+      so.num_threads = threads;
+      auto session = Session::Create(std::make_shared<const Graph>(packed), so);
+      ASSERT_TRUE(session.ok()) << session.status().ToString();
+      auto got = (*session)->Run(inputs);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      testing::ExpectClose(expected, *got, 2e-5f * static_cast<float>(geo.c));
+      if (::testing::Test::HasFailure()) {
+        FAIL() << "winograd isa " << cpu::IsaName(isa) << " threads " << threads
+               << Describe(geo, act, residual);
+      }
+    }
+  }
+}
+
+TEST(FusedConvSimdTest, LayerShapes) {
+  const char* acts[] = {"none", "relu", "clip", "silu", "hard_swish"};
+  int i = 0;
+  for (const Geometry& g : std::vector<Geometry>{
+           {1, 16, 14, 14, 24, 1, 1, 0, 1, 1},   // pointwise (direct B)
+           {1, 13, 11, 9, 17, 3, 1, 1, 1, 1},    // 3x3 s1, odd channels and sizes
+           {2, 8, 15, 15, 32, 3, 2, 1, 1, 1},    // 3x3 s2, batch 2
+           {1, 3, 29, 29, 20, 7, 2, 3, 1, 1},    // stem
+           {1, 24, 13, 13, 24, 3, 1, 1, 1, 24},  // depthwise 3x3
+           {1, 40, 9, 9, 40, 5, 2, 2, 1, 40},    // depthwise 5x5 s2 (three blocks)
+           {1, 16, 12, 12, 32, 3, 1, 2, 2, 2},   // groups of 16 out channels, dilation 2
+           {1, 12, 8, 8, 12, 3, 1, 1, 1, 3},     // groups of 4 out channels: portable kernel
+       }) {
+    Check(g, acts[i % 5], i % 2 == 1, static_cast<uint32_t>(i + 1));
+    ++i;
+  }
+}
+
+TEST(FusedConvSimdTest, RandomGeometries) {
+  std::mt19937 rng(17);
+  for (int trial = 0; trial < 25; ++trial) {
+    const bool depthwise = rng() % 4 == 0;
+    const int64_t group = depthwise ? 0 : (rng() % 3 == 0 ? 2 : 1);
+    const int64_t c = depthwise ? 1 + rng() % 40 : group * (1 + rng() % 12);
+    const int64_t m = depthwise ? c : group * 8 * (1 + rng() % 3) + (group == 1 ? rng() % 8 : 0);
+    const int64_t k = 1 + rng() % 3 * 2, s = 1 + rng() % 2, d = depthwise ? 1 : 1 + rng() % 2;
+    const int64_t h = k * d + rng() % 12, w = k * d + rng() % 12;
+    Check(
+        {1, c, h, w, m, k, s, static_cast<int64_t>(rng() % 2) * (k / 2), d, depthwise ? c : group},
+        rng() % 2 ? "relu" : "none", rng() % 2 == 0, static_cast<uint32_t>(100 + trial));
+  }
+}
+
+TEST(FusedConvSimdTest, WinogradRandomGeometries) {
+  std::mt19937 rng(23);
+  const char* acts[] = {"none", "relu", "clip", "silu"};
+  for (int trial = 0; trial < 16; ++trial) {
+    const int64_t c = 1 + rng() % 40, m = 1 + rng() % 40;
+    const int64_t h = 3 + rng() % 20, w = 3 + rng() % 20, n = 1 + rng() % 2;
+    CheckWinograd({n, c, h, w, m, 3, 1, static_cast<int64_t>(rng() % 2), 1, 1},
+                  acts[trial % 4], trial % 3 == 0, static_cast<uint32_t>(200 + trial));
+  }
+}
+
+// The pack-weights pass asks for Winograd weights where Winograd wins (a 56x56x64 layer) and
+// Block16O where it does not (7x7x512), at the best CPU flavour.
+TEST(FusedConvSimdTest, PackingFollowsTheAlgorithm) {
+  for (const auto& [geo, want] : std::vector<std::pair<Geometry, Layout>>{
+           {{1, 64, 56, 56, 64, 3, 1, 1, 1, 1}, Layout::kWino43Block16O},
+           {{1, 512, 7, 7, 512, 3, 1, 1, 1, 1}, Layout::kBlock16O},
+           {{1, 64, 56, 56, 64, 3, 2, 1, 1, 1}, Layout::kBlock16O},
+       }) {
+    const Graph g = BuildGraph(geo, "relu", false);
+    for (Isa isa : {Isa::kScalar, Isa::kAvx2, kBestCpuIsa}) {
+      const auto* e =
+          KernelRegistry::Global().FindPackingEntry(g, g.node(0), ExecutorKind::kCpu, isa);
+      ASSERT_NE(e, nullptr);
+      ASSERT_TRUE(e->traits.packing.has_value());
+      EXPECT_EQ(e->traits.packing->layout, want) << Describe(geo, "relu", false);
+    }
+  }
+}
+
+TEST(Wino43Block16OLayoutTest, PackUnpackRoundTripAndSizes) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  const Shape shape = {19, 5, 3, 3};
+  std::vector<float> w(19 * 5 * 9);
+  for (float& v : w) v = dist(rng);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(w.data());
+  auto packed = PackLayout(Layout::kWino43Block16O, DType::kF32, shape, bytes, w.size() * 4);
+  ASSERT_TRUE(packed.ok()) << packed.status().ToString();
+  EXPECT_EQ(packed->size(), size_t{32} * 5 * 36 * 4);
+  EXPECT_EQ(LayoutByteSize(Layout::kWino43Block16O, DType::kF32, shape), packed->size());
+  auto back =
+      UnpackLayout(Layout::kWino43Block16O, DType::kF32, shape, packed->data(), packed->size());
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->size(), w.size() * 4);
+  const auto* got = reinterpret_cast<const float*>(back->data());
+  for (size_t i = 0; i < w.size(); ++i) EXPECT_NEAR(got[i], w[i], 1e-5f) << i;
+  // Only f32 [O, C, 3, 3]; value 5 is unassigned.
+  const size_t none = std::numeric_limits<size_t>::max();
+  EXPECT_EQ(LayoutByteSize(Layout::kWino43Block16O, DType::kF32, {19, 5, 5, 5}), none);
+  EXPECT_EQ(LayoutByteSize(Layout::kWino43Block16O, DType::kF16, shape), none);
+  EXPECT_EQ(LayoutByteSize(Layout::kWino43Block16O, DType::kF32, {19, 45}), none);
+  EXPECT_FALSE(PackLayout(Layout::kWino43Block16O, DType::kF32, {1, 45}, bytes, 45 * 4).ok());
+  EXPECT_FALSE(IsValidLayout(5));
+  EXPECT_TRUE(IsValidLayout(static_cast<int32_t>(Layout::kWino43Block16O)));
+}
+
+}  // namespace
+}  // namespace kiln

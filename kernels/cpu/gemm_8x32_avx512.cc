@@ -1,0 +1,23 @@
+// AVX-512 GEMM micro-kernel: 8 rows x 32 columns (16 zmm accumulators).
+#include "kernels/cpu/gemm_impl.h"
+
+namespace kiln::cpu {
+#if defined(__AVX512F__)
+
+void GemmUkernel8x32Avx512(int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+                           float* c, int64_t ldc, int mr, int nr, int flags, const Epilogue& ep) {
+  GemmUkernel<Vec512, 8, 2>(k, a, lda, b, ldb, c, ldc, mr, nr, flags, ep);
+}
+
+void GemvAvx512(int64_t k, const float* a, const float* b, int64_t ldb, const float* c, float* y,
+                int64_t n, const ActivationParams& act) {
+  Gemv<Vec512>(k, a, b, ldb, c, y, n, act);
+}
+
+void GemvBlock16Avx512(int64_t k, const float* a, const float* w, int64_t n, float alpha,
+                       const float* c, bool c_scalar, float beta, float* y,
+                       const ActivationParams& act) {
+  GemvBlock16<Vec512>(k, a, w, n, alpha, c, c_scalar, beta, y, act);
+}
+#endif
+}  // namespace kiln::cpu

@@ -1,0 +1,99 @@
+// The pooling ops on the CPU fast kernels against the reference kernels, through real
+// sessions at every ISA this CPU runs, on random shapes (pads, strides, ceil_mode,
+// count_include_pad, windows wider than a vector's tail, 1-D).
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "kernels/cpu/conv_test_util.h"
+#include "tests/op_runner.h"
+
+namespace kiln::cpu {
+namespace {
+
+using ::kiln::testing::ExpectFastMatchesReference;
+using ::kiln::testing::MakeF32;
+using ::kiln::testing::OpInput;
+
+OpInput RandomInput(const Shape& s, std::mt19937& rng) {
+  return {MakeF32(s, testing::RandomVector(NumElements(s), rng, -3.f, 3.f)), false, false};
+}
+
+TEST(PoolCpuKernelTest, MaxAndAverageMatchReference) {
+  std::mt19937 rng(21);
+  std::uniform_int_distribution<int64_t> sp(1, 40), k(1, 5), st(1, 2), pd(0, 2), bit(0, 1);
+  for (int iter = 0; iter < 40; ++iter) {
+    const int64_t kh = k(rng), kw = k(rng);
+    const int64_t h = sp(rng) + kh, w = sp(rng) + kw;
+    Attributes a;
+    a.Set("kernel_shape", std::vector<int64_t>{kh, kw});
+    a.Set("strides", std::vector<int64_t>{st(rng) + (iter % 5 == 0 ? 1 : 0), st(rng)});
+    const int64_t pt = std::min(pd(rng), kh - 1), pl = std::min(pd(rng), kw - 1);
+    const int64_t pb = std::min(pd(rng), kh - 1), pr = std::min(pd(rng), kw - 1);
+    a.Set("pads", std::vector<int64_t>{pt, pl, pb, pr});
+    a.Set("ceil_mode", bit(rng));
+    const OpInput x = RandomInput({1 + iter % 2, 3, h, w}, rng);
+    SCOPED_TRACE("iter " + std::to_string(iter));
+    ExpectFastMatchesReference(OpType::kMaxPool, a, {x}, 0.f, 0.f);
+    a.Set("count_include_pad", bit(rng));
+    ExpectFastMatchesReference(OpType::kAveragePool, a, {x}, 0.f, 0.f);
+  }
+}
+
+TEST(PoolCpuKernelTest, CommonLayersAnd1D) {
+  std::mt19937 rng(22);
+  Attributes a;  // resnet/squeezenet stem pool: 3x3 s2, pads 1 / ceil_mode
+  a.Set("kernel_shape", std::vector<int64_t>{3, 3});
+  a.Set("strides", std::vector<int64_t>{2, 2});
+  a.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  ExpectFastMatchesReference(OpType::kMaxPool, a, {RandomInput({1, 8, 112, 112}, rng)}, 0.f, 0.f);
+  Attributes c;
+  c.Set("kernel_shape", std::vector<int64_t>{3, 3});
+  c.Set("strides", std::vector<int64_t>{2, 2});
+  c.Set("ceil_mode", int64_t{1});
+  ExpectFastMatchesReference(OpType::kMaxPool, c, {RandomInput({1, 4, 55, 55}, rng)}, 0.f, 0.f);
+  Attributes d;  // densenet transition: 2x2 s2 average
+  d.Set("kernel_shape", std::vector<int64_t>{2, 2});
+  d.Set("strides", std::vector<int64_t>{2, 2});
+  ExpectFastMatchesReference(OpType::kAveragePool, d, {RandomInput({1, 6, 56, 56}, rng)}, 0.f, 0.f);
+  Attributes one_d;
+  one_d.Set("kernel_shape", std::vector<int64_t>{3});
+  one_d.Set("strides", std::vector<int64_t>{2});
+  one_d.Set("pads", std::vector<int64_t>{1, 1});
+  ExpectFastMatchesReference(OpType::kMaxPool, one_d, {RandomInput({2, 3, 41}, rng)}, 0.f, 0.f);
+  ExpectFastMatchesReference(OpType::kAveragePool, one_d, {RandomInput({2, 3, 41}, rng)}, 0.f, 0.f);
+}
+
+TEST(PoolCpuKernelTest, GlobalPools) {
+  std::mt19937 rng(23);
+  for (const Shape& s : {Shape{1, 7, 7, 7}, Shape{2, 5, 13, 13}, Shape{1, 3, 1, 1},
+                         Shape{1, 4, 56, 56}, Shape{1, 2, 9}}) {
+    const OpInput x = RandomInput(s, rng);
+    ExpectFastMatchesReference(OpType::kGlobalMaxPool, {}, {x}, 0.f, 0.f);
+    ExpectFastMatchesReference(OpType::kGlobalAveragePool, {}, {x}, 1e-6f, 1e-5f);
+  }
+}
+
+TEST(PoolCpuKernelTest, FallbackCases) {
+  std::mt19937 rng(24);
+  Attributes dil;
+  dil.Set("kernel_shape", std::vector<int64_t>{2, 2});
+  dil.Set("dilations", std::vector<int64_t>{2, 2});
+  ExpectFastMatchesReference(OpType::kMaxPool, dil, {RandomInput({1, 2, 9, 9}, rng)}, 0.f, 0.f);
+  Attributes wide;
+  wide.Set("kernel_shape", std::vector<int64_t>{2, 9});
+  wide.Set("strides", std::vector<int64_t>{1, 3});
+  ExpectFastMatchesReference(OpType::kAveragePool, wide, {RandomInput({1, 2, 9, 30}, rng)}, 0.f,
+                             0.f);
+  Attributes three_d;
+  three_d.Set("kernel_shape", std::vector<int64_t>{2, 2, 2});
+  ExpectFastMatchesReference(OpType::kMaxPool, three_d, {RandomInput({1, 2, 4, 5, 6}, rng)}, 0.f,
+                             0.f);
+  // MaxPool with its Indices output.
+  Attributes idx;
+  idx.Set("kernel_shape", std::vector<int64_t>{2, 2});
+  ExpectFastMatchesReference(OpType::kMaxPool, idx, {RandomInput({1, 2, 6, 6}, rng)}, 0.f, 0.f, 2);
+}
+
+}  // namespace
+}  // namespace kiln::cpu

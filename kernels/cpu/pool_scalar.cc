@@ -1,0 +1,12 @@
+// Portable max/average and global pooling.
+#include "kernels/cpu/pool_impl.h"
+
+namespace kiln::cpu {
+void PoolScalar(const PoolParams& p, const float* x, float* y, int64_t planes) {
+  Pool<VecScalar>(p, x, y, planes);
+}
+
+void GlobalPoolScalar(const float* x, float* y, int64_t planes, int64_t size, bool is_max) {
+  GlobalPool<VecScalar>(x, y, planes, size, is_max);
+}
+}  // namespace kiln::cpu

@@ -1,0 +1,39 @@
+// The per-ISA tables of micro-kernels. Drivers (conv_gemm.cc, ...) are ISA-independent and
+// call through a CpuKernels table chosen once when a kernel is prepared; a new ISA is a new set
+// of <op>_<isa>.cc files plus one table entry in ukernel_table.cc.
+#pragma once
+
+#include <vector>
+
+#include "kernels/cpu/ukernels.h"
+#include "kernels/kernel_registry.h"
+
+namespace kiln::cpu {
+
+// One ISA's micro-kernels.
+struct CpuKernels {
+  Isa isa = Isa::kScalar;
+  int gemm_nr = 0;  // columns per GEMM micro-kernel call (B panels are this wide)
+  GemmUkernelFn gemm = nullptr;
+  GemvFn gemv = nullptr;
+  GemvBlock16Fn gemv_block16 = nullptr;
+  ActivateFn activate = nullptr;
+  BinaryFn binary = nullptr;
+  AffineFn affine = nullptr;
+  SoftmaxFn softmax = nullptr;
+  DwConvFn dwconv = nullptr;
+  Im2colPanelFn im2col = nullptr;
+  PoolFn pool = nullptr;
+  GlobalPoolFn global_pool = nullptr;
+  WinoInputFn wino_input = nullptr;
+  WinoOutputFn wino_output = nullptr;
+};
+
+// The table for `isa`, or null when this build or this CPU cannot run it. kReference maps to
+// the portable table (the reference oracle has no micro-kernels of its own).
+const CpuKernels* GetCpuKernels(Isa isa);
+
+// Every table this machine can run, portable first (for tests and benchmarks).
+std::vector<const CpuKernels*> AvailableCpuKernels();
+
+}  // namespace kiln::cpu

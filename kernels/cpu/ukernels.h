@@ -1,0 +1,212 @@
+// The micro-kernel contracts every ISA implements and their per-ISA entry points. The ISA
+// files include only this (plain structs and declarations), never headers whose inline
+// functions they would call: see simd.h for why.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/activation.h"
+
+namespace kiln::cpu {
+
+// Rows (output channels) per packed A panel. Part of the MEANING of the packed GEMM weight
+// layouts, not of any ISA: every micro-kernel consumes panels of this height.
+inline constexpr int kGemmMr = 8;
+
+// What a GEMM tile does after the dot products: y = act(acc + bias[r] + residual[r][n]).
+struct Epilogue {
+  const float* bias = nullptr;      // one per tile row (already offset to the tile), or null
+  const float* residual = nullptr;  // tile-shaped, rows `ldr` floats apart, or null
+  int64_t ldr = 0;
+  ActivationParams act;
+};
+
+// C[r][n] = epilogue(C0[r][n] + sum_p A[p][r] * B[p][n]) for r < mr (<= kGemmMr), n < nr (<=
+// the kernel's nr). `a` is one packed panel: k groups of kGemmMr floats (rows >= mr are
+// ignored), its k groups `lda` floats apart (kGemmMr for conv_gemm_a8 panels, 16 for a half of
+// a Block16O block). `b` is k rows `ldb` floats apart; only the first nr floats of each row
+// are read.
+// Drivers split long reductions into blocks that keep B in L1: C0 is 0 for the first block
+// (kGemmFirst) and C's current contents otherwise; only the last block (kGemmLast) applies
+// the epilogue, earlier ones store the raw sums. kGemmPaddedB says every B row may be read to
+// the kernel's full width (packed panels are zero-padded), which saves masked loads.
+// kGemmResidualFirst starts the first block's sums from the epilogue's residual instead of
+// zero (and the last block then does not add it): with a split reduction, the residual is read
+// before C, which may be the same buffer (FusedConv's in-place residual), is first written.
+enum GemmFlags : int {
+  kGemmFirst = 1,
+  kGemmLast = 2,
+  kGemmWhole = kGemmFirst | kGemmLast,
+  kGemmPaddedB = 4,
+  kGemmResidualFirst = 8,
+};
+using GemmUkernelFn = void (*)(int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+                               float* c, int64_t ldc, int mr, int nr, int flags,
+                               const Epilogue& ep);
+
+// Depthwise convolution of `channels` consecutive channel planes: y = act(sum w * x + bias +
+// residual) with a kernel_h x kernel_w window, horizontal stride 1 or 2, any vertical stride,
+// dilation 1.
+struct DwConvParams {
+  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t kernel_h = 3, kernel_w = 3;
+  int64_t stride_h = 1, stride_w = 1;  // stride_w is 1 or 2
+  int64_t pad_top = 0, pad_left = 0;
+  ActivationParams act;
+};
+// x: channels x in_h x in_w (in_w <= kDwConvMaxWidth); w: channels x kernel_h x kernel_w
+// (each <= 7); bias: channels or null; residual: like y or null; y: channels x out_h x out_w.
+inline constexpr int64_t kDwConvMaxWidth = 3900;
+using DwConvFn = void (*)(const DwConvParams& p, const float* x, const float* w, const float* bias,
+                          const float* residual, float* y, int64_t channels);
+
+// The im2col view of one group of a 2-D convolution input (plain fields: ISA files include no
+// class with inline member functions).
+struct Im2colParams {
+  int64_t in_h = 0, in_w = 0, out_w = 0;
+  int64_t kernel_h = 1, kernel_w = 1;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_left = 0;
+};
+// Packs im2col rows [k0, k0 + kl) (k = (c * kH + y) * kW + x) for output pixels
+// [p0, p0 + tn) of the group starting at `xg` into one B micro-panel: dst[(k - k0) * nr + j],
+// zero past tn and in the padding.
+using Im2colPanelFn = void (*)(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr,
+                               int64_t k0, int64_t kl, float* dst);
+
+// 2-D max or average pooling of `planes` consecutive planes, horizontal stride 1 or 2,
+// dilation 1, windows up to 7 wide and in_w <= kPoolMaxWidth. Max ignores NaN and gives the
+// lowest float for an all-padding window; average divides the taps' sum (added in window
+// order) by the taps inside the input, or with count_include_pad by those inside input +
+// pads: both as the reference kernel does.
+inline constexpr int64_t kPoolMaxWidth = 4096;
+struct PoolParams {
+  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t kernel_h = 1, kernel_w = 1;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  bool is_max = true;
+  bool count_include_pad = false;
+};
+using PoolFn = void (*)(const PoolParams& p, const float* x, float* y, int64_t planes);
+// Global average or max over each of `planes` planes of `size` floats.
+using GlobalPoolFn = void (*)(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
+
+// Winograd F(4x4, 3x3) transforms of a stride-1 3x3 convolution, vectorised over the tiles of
+// a tile row. Tile (ty, tx) covers outputs [4ty, 4ty + 4) x [4tx, 4tx + 4) and reads inputs
+// [4ty - pad_top, +6) x [4tx - pad_left, +6) (zero outside the input).
+struct WinoParams {
+  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t pad_top = 0, pad_left = 0;
+  int64_t tiles_w = 0;  // tiles per tile row: ceil(out_w / 4)
+};
+// Input transform of one channel plane for tile rows [ty0, ty1): V_e for e = 0..35 goes to
+// v[e * e_stride + t], t = (ty - ty0) * tiles_w + tx.
+using WinoInputFn = void (*)(const WinoParams& p, const float* x, int64_t ty0, int64_t ty1,
+                             float* v, int64_t e_stride);
+// Output transform of one output channel for tile rows [ty0, ty1): reads m[e * e_stride + t],
+// writes y (out_h x out_w) = act(A^T M A + bias + residual) inside the output.
+using WinoOutputFn = void (*)(const WinoParams& p, const float* m, int64_t e_stride, float bias,
+                              const float* residual, const ActivationParams& act, int64_t ty0,
+                              int64_t ty1, float* y);
+
+// One row of a matrix-vector product: y[j] = act(sum_p a[p] * b[p * ldb + j] + c[j]) for
+// j < n (c may be null). For Gemm/MatMul with a single row of A (batch-1 fully connected),
+// where the 8-row GEMM panels would waste 7 rows; memory-bound on B.
+using GemvFn = void (*)(int64_t k, const float* a, const float* b, int64_t ldb, const float* c,
+                        float* y, int64_t n, const ActivationParams& act);
+
+// The same over Block16O weights (a [n, k] matrix as [ceil(n/16)][k][16]): y[j] =
+// act(alpha * sum_p a[p] * W[j][p] + beta * c[j]) for j < n, c a row of n, one value
+// (c_scalar) or null. Four 16-column blocks at a time, each block's k x 16 floats streamed once.
+using GemvBlock16Fn = void (*)(int64_t k, const float* a, const float* w, int64_t n, float alpha,
+                               const float* c, bool c_scalar, float beta, float* y,
+                               const ActivationParams& act);
+
+// y = act(x) for n floats (y may be x).
+using ActivateFn = void (*)(const float* x, float* y, int64_t n, const ActivationParams& act);
+// y[i] = a[i] op b[i] for n floats; an operand flagged scalar is a[0] / b[0] for every i.
+enum class BinaryOp : int32_t { kAdd = 0, kSub = 1, kMul = 2, kDiv = 3 };
+using BinaryFn = void (*)(BinaryOp op, const float* a, bool a_scalar, const float* b, bool b_scalar,
+                          float* y, int64_t n);
+// y = x * scale + shift for n floats (a channel plane of an inference BatchNormalization).
+using AffineFn = void (*)(const float* x, float scale, float shift, float* y, int64_t n);
+// Softmax (or log-softmax) of `rows` contiguous rows of n floats: the row's max subtracted
+// before exp, the sum accumulated per lane and then across lanes.
+using SoftmaxFn = void (*)(const float* x, float* y, int64_t rows, int64_t n, bool log);
+
+// --- Per-ISA entry points (defined in the <op>_<isa>.cc files). ---
+void GemmUkernel8x8Scalar(int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+                          float* c, int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
+void ActivateScalar(const float* x, float* y, int64_t n, const ActivationParams& act);
+void GemvBlock16Scalar(int64_t k, const float* a, const float* w, int64_t n, float alpha,
+                       const float* c, bool c_scalar, float beta, float* y,
+                       const ActivationParams& act);
+void GemvScalar(int64_t k, const float* a, const float* b, int64_t ldb, const float* c, float* y,
+                int64_t n, const ActivationParams& act);
+void BinaryScalar(BinaryOp op, const float* a, bool a_scalar, const float* b, bool b_scalar,
+                  float* y, int64_t n);
+void AffineScalar(const float* x, float scale, float shift, float* y, int64_t n);
+void SoftmaxScalar(const float* x, float* y, int64_t rows, int64_t n, bool log);
+void WinoInputScalar(const WinoParams& p, const float* x, int64_t ty0, int64_t ty1, float* v,
+                     int64_t e_stride);
+void WinoOutputScalar(const WinoParams& p, const float* m, int64_t e_stride, float bias,
+                      const float* residual, const ActivationParams& act, int64_t ty0, int64_t ty1,
+                      float* y);
+void PoolScalar(const PoolParams& p, const float* x, float* y, int64_t planes);
+void GlobalPoolScalar(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
+void Im2colPanelScalar(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr,
+                       int64_t k0, int64_t kl, float* dst);
+void DwConvScalar(const DwConvParams& p, const float* x, const float* w, const float* bias,
+                  const float* residual, float* y, int64_t channels);
+#if defined(__x86_64__) || defined(__i386__)
+void GemmUkernel8x24Avx2(int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+                         float* c, int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
+void ActivateAvx2(const float* x, float* y, int64_t n, const ActivationParams& act);
+void GemvBlock16Avx2(int64_t k, const float* a, const float* w, int64_t n, float alpha,
+                     const float* c, bool c_scalar, float beta, float* y,
+                     const ActivationParams& act);
+void GemvAvx2(int64_t k, const float* a, const float* b, int64_t ldb, const float* c, float* y,
+              int64_t n, const ActivationParams& act);
+void BinaryAvx2(BinaryOp op, const float* a, bool a_scalar, const float* b, bool b_scalar, float* y,
+                int64_t n);
+void AffineAvx2(const float* x, float scale, float shift, float* y, int64_t n);
+void SoftmaxAvx2(const float* x, float* y, int64_t rows, int64_t n, bool log);
+void WinoInputAvx2(const WinoParams& p, const float* x, int64_t ty0, int64_t ty1, float* v,
+                   int64_t e_stride);
+void WinoOutputAvx2(const WinoParams& p, const float* m, int64_t e_stride, float bias,
+                    const float* residual, const ActivationParams& act, int64_t ty0, int64_t ty1,
+                    float* y);
+void PoolAvx2(const PoolParams& p, const float* x, float* y, int64_t planes);
+void GlobalPoolAvx2(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
+void Im2colPanelAvx2(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr, int64_t k0,
+                     int64_t kl, float* dst);
+void DwConvAvx2(const DwConvParams& p, const float* x, const float* w, const float* bias,
+                const float* residual, float* y, int64_t channels);
+void GemmUkernel8x32Avx512(int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+                           float* c, int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
+void ActivateAvx512(const float* x, float* y, int64_t n, const ActivationParams& act);
+void GemvBlock16Avx512(int64_t k, const float* a, const float* w, int64_t n, float alpha,
+                       const float* c, bool c_scalar, float beta, float* y,
+                       const ActivationParams& act);
+void GemvAvx512(int64_t k, const float* a, const float* b, int64_t ldb, const float* c, float* y,
+                int64_t n, const ActivationParams& act);
+void BinaryAvx512(BinaryOp op, const float* a, bool a_scalar, const float* b, bool b_scalar,
+                  float* y, int64_t n);
+void AffineAvx512(const float* x, float scale, float shift, float* y, int64_t n);
+void SoftmaxAvx512(const float* x, float* y, int64_t rows, int64_t n, bool log);
+void WinoInputAvx512(const WinoParams& p, const float* x, int64_t ty0, int64_t ty1, float* v,
+                     int64_t e_stride);
+void WinoOutputAvx512(const WinoParams& p, const float* m, int64_t e_stride, float bias,
+                      const float* residual, const ActivationParams& act, int64_t ty0, int64_t ty1,
+                      float* y);
+void PoolAvx512(const PoolParams& p, const float* x, float* y, int64_t planes);
+void GlobalPoolAvx512(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
+void Im2colPanelAvx512(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr,
+                       int64_t k0, int64_t kl, float* dst);
+void DwConvAvx512(const DwConvParams& p, const float* x, const float* w, const float* bias,
+                  const float* residual, float* y, int64_t channels);
+#endif
+
+}  // namespace kiln::cpu

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Fails when a per-ISA kernel object (kernels/cpu/*_avx2.cc, *_avx512*.cc, built with -m flags)
+# defines a weak/COMDAT symbol: the linker may then pick that AVX copy of an inline function
+# for portable code, and the binary would execute illegal instructions on older CPUs.
+# Usage: check_isa_objects.sh path/to/libkiln_kernels.a
+set -euo pipefail
+lib=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+members=$(ar t "$lib" | grep -E '_(avx2|avx512|avx512vnni)\.cc\.o$' || true)
+if [[ -z $members ]]; then
+  echo "no per-ISA objects in $lib (non-x86 build?)"
+  exit 0
+fi
+status=0
+for m in $members; do
+  ar x "$lib" "$m"
+  weak=$(nm -C --defined-only "$m" | awk '$2 ~ /^[WVu]$/ { $1 = ""; print }')
+  if [[ -n $weak ]]; then
+    echo "$m defines weak symbols:"
+    echo "$weak" | head -20
+    status=1
+  fi
+done
+[[ $status == 0 ]] && echo "ok: $(echo "$members" | wc -w) per-ISA objects, no weak symbols"
+exit $status
