@@ -2,12 +2,17 @@
 // streams and weight storage. `kiln compile` fills it from its flags.
 #pragma once
 
+#include <memory>
 #include <set>
 #include <string>
 
 #include "kernels/kernel_registry.h"
 
 namespace kiln {
+
+namespace quant {
+struct QuantizeConfig;  // quantizer/quantize_config.h
+}
 
 #ifdef NDEBUG
 inline constexpr bool kVerifyEachPassDefault = false;
@@ -38,6 +43,13 @@ struct CompileOptions {
   bool weights_f16 = false;
   // Streams to split the graph into (1: one sequence).
   int streams = 1;
+
+  // Cross-layer equalization of Conv pairs (Nagel et al. 2019), before any quantization.
+  bool equalize = false;
+  // Set when compiling for int8 (`kiln quantize`): the float passes then fuse only the
+  // activations an output range can absorb (Relu, Clip), and, when the config carries
+  // calibration statistics, the quantize pass rewrites the graph to integer ops.
+  std::shared_ptr<const quant::QuantizeConfig> quantize;
 };
 
 }  // namespace kiln

@@ -19,7 +19,8 @@ int64_t ProductFrom(const Shape& s, size_t first) {
 int64_t NodeMacs(const Graph& g, const Node& n) {
   const bool counted = n.op == OpType::kConv || n.op == OpType::kConvTranspose ||
                        n.op == OpType::kGemm || n.op == OpType::kMatMul ||
-                       n.op == OpType::kFusedConv || n.op == OpType::kFusedGemm;
+                       n.op == OpType::kFusedConv || n.op == OpType::kFusedGemm ||
+                       n.op == OpType::kQConv || n.op == OpType::kQGemm;
   if (!counted) return 0;
   if (n.inputs.size() < 2 || n.outputs.empty()) return -1;
   const ValueId a = n.inputs[0], b = n.inputs[1], y = n.outputs[0];
@@ -30,11 +31,13 @@ int64_t NodeMacs(const Graph& g, const Node& n) {
   switch (n.op) {
     case OpType::kConv:  // each output element reads C/group * kernel taps
     case OpType::kFusedConv:
+    case OpType::kQConv:
       return bs.size() < 2 ? -1 : out * ProductFrom(bs, 1);
     case OpType::kConvTranspose:  // each input element scatters into M/group * kernel taps
       return bs.size() < 2 ? -1 : g.value(a).num_elements() * ProductFrom(bs, 1);
     case OpType::kGemm:
-    case OpType::kFusedGemm: {  // K from B, which is 2-D whatever A's rank (a_flatten_axis)
+    case OpType::kFusedGemm:
+    case OpType::kQGemm: {  // K from B, which is 2-D whatever A's rank (a_flatten_axis)
       if (bs.size() != 2) return -1;
       const int64_t k = n.attrs.GetInt("transB", 0) ? bs[1] : bs[0];
       return out * k;

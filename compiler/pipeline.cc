@@ -30,6 +30,9 @@ std::vector<std::unique_ptr<Pass>> DefaultPasses() {
   p.push_back(MakeFuseResidualPass());
   p.push_back(MakeFoldFlattenIntoGemmPass());
   p.push_back(MakeDeadCodePass());
+  p.push_back(MakeEqualizePass());
+  p.push_back(MakeQuantizePass());
+  p.push_back(MakeLowerQdqPass());
   p.push_back(MakePlaceNodesPass());
   p.push_back(MakePackWeightsPass());
   p.push_back(MakeWeightsF16Pass());

@@ -13,6 +13,7 @@ const SchemaRegistry& SchemaRegistry::Global() {
     RegisterElementwiseSchemas(r);
     RegisterTensorSchemas(r);
     RegisterFusedSchemas(r);
+    RegisterQuantizedSchemas(r);
     return r;
   }();
   return registry;

@@ -83,6 +83,7 @@ void RegisterNnSchemas(SchemaRegistry& r);           // conv, pool, norm, gemm, 
 void RegisterElementwiseSchemas(SchemaRegistry& r);  // unary, binary, compare, logic, reduce...
 void RegisterTensorSchemas(SchemaRegistry& r);       // reshape, concat, slice, gather...
 void RegisterFusedSchemas(SchemaRegistry& r);        // the compiler's fused ops
+void RegisterQuantizedSchemas(SchemaRegistry& r);    // the quantized integer ops
 
 // Checks arity against the schema, then runs its inference and writes dtype/shape into the
 // node's output values. Errors name the node and op.

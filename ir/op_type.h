@@ -103,7 +103,15 @@ namespace kiln {
 // X(enum name, display name, stable value)
 #define KILN_INTERNAL_OP_LIST(X)                \
   X(FusedConv, "FusedConv", 120)                \
-  X(FusedGemm, "FusedGemm", 121)
+  X(FusedGemm, "FusedGemm", 121)              \
+  X(QConv, "QConv", 160)                      \
+  X(QGemm, "QGemm", 161)                      \
+  X(QAdd, "QAdd", 162)                        \
+  X(QMul, "QMul", 163)                        \
+  X(QConcat, "QConcat", 164)                  \
+  X(QAveragePool, "QAveragePool", 165)        \
+  X(QGlobalAveragePool, "QGlobalAveragePool", 166) \
+  X(QLookup, "QLookup", 167)
 
 enum class OpType : int32_t {
   kUnknown = 0,

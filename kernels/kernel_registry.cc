@@ -31,6 +31,7 @@ KernelRegistry& KernelRegistry::Global() {
     RegisterReferenceNnKernels(*r);
     RegisterReferenceElementwiseKernels(*r);
     RegisterReferenceTensorKernels(*r);
+    RegisterReferenceQuantizedKernels(*r);
     RegisterCpuKernels(*r);
 #ifdef KILN_WITH_OPENCL
     opencl::RegisterOpenClKernels(*r);

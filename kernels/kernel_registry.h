@@ -109,6 +109,7 @@ bool HasOpenClKernels();
 void RegisterReferenceNnKernels(KernelRegistry& r);
 void RegisterReferenceElementwiseKernels(KernelRegistry& r);
 void RegisterReferenceTensorKernels(KernelRegistry& r);
+void RegisterReferenceQuantizedKernels(KernelRegistry& r);
 
 // Helper for registering a kernel class T (default constructible).
 template <typename T>

@@ -11,7 +11,7 @@ packages=(
   opencl-headers ocl-icd-opencl-dev pocl-opencl-icd
   libgtest-dev libgmock-dev libspdlog-dev libfmt-dev libstb-dev libcli11-dev
   libyaml-cpp-dev libbenchmark-dev libonnx-testdata
-  python3-venv
+  slurm-wlm munge python3-venv
 )
 if [[ "${1:-}" == "--fuzz" ]]; then packages+=(clang libclang-rt-14-dev); fi
 

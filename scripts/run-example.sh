@@ -3,7 +3,10 @@
 #   1. makes a signing key (kept in the build dir),
 #   2. compiles SqueezeNet 1.1 from the shared corpus into a signed, zstd-compressed .kiln,
 #   3. verifies the file against the public key,
-#   4. runs the verified file on examples/chelsea.png and prints the top-5 ImageNet classes.
+#   4. runs the verified file on examples/chelsea.png and prints the top-5 ImageNet classes,
+#   5. quantizes SqueezeNet to a signed int8 .kiln, calibrating on the bundled, redistributable
+#      examples/calib/ images (public domain / CC0: examples/LICENSE-images.txt),
+#   6. prints the top-5 of the float and the int8 model for the photo side by side.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,6 +33,17 @@ echo "== 2. compile + sign"
 echo "== 3. verify"
 "$kiln" verify "$out/squeezenet.kiln" --pub "$out/example.pub"
 echo "== 4. run (SqueezeNet 1.1, Caffe preprocessing: BGR, 0..255, minus mean B=104 G=117 R=123)"
+spec=resize=256,crop=224,bgr,mean=104:117:123,nchw
 "$kiln" run "$out/squeezenet.kiln" --pub "$out/example.pub" --input data_0=examples/chelsea.png \
-  --preprocess resize=256,crop=224,bgr,mean=104:117:123,nchw \
-  --labels "$labels"
+  --preprocess "$spec" --labels "$labels"
+echo "== 5. quantize to int8 (calibration: the 8 bundled images of examples/calib)"
+"$kiln" quantize "$model" --calib examples/calib --preprocess "$spec" -q \
+  -o "$out/squeezenet_int8.kiln" --sign-key "$out/example.key" --compress zstd
+echo "== 6. top-5 for examples/chelsea.png, float | int8"
+top5() {  # "class  score  name" rows of `kiln run`'s top-5 list
+  "$kiln" run "$1" --pub "$out/example.pub" --input data_0=examples/chelsea.png \
+    --preprocess "$spec" --labels "$labels" |
+    awk '/run time/ {exit} p && NF {printf "%5s  %-8.4f  %s\n", $1, $2, substr($0, index($0, $3))} /top-5:/ {p=1}'
+}
+printf '%-44s| %s\n' "float (squeezenet.kiln)" "int8 (squeezenet_int8.kiln)"
+paste -d '|' <(top5 "$out/squeezenet.kiln" | awk '{printf "%-44.44s\n", $0}') <(top5 "$out/squeezenet_int8.kiln")

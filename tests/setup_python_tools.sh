@@ -29,3 +29,5 @@ PY
 fi
 PYTHONWARNINGS=ignore "$DIR/venv/bin/python" "$ROOT/tests/gen_onnx_node_tests.py" "$DIR/onnx-node-tests"
 "$DIR/venv/bin/python" "$ROOT/tests/gen_exporter_models.py" "$DIR/exporter-models"
+PYTHONWARNINGS=ignore "$DIR/venv/bin/python" "$ROOT/tests/gen_quantized_models.py" "$DIR/quantized-models" \
+  "${KILN_SHARED_DIR:-$ROOT/../shared}"

@@ -100,6 +100,9 @@ Status PropagateShapesAndFold(Graph& g, FoldConstantsStats* stats) {
     const bool shape_only = (node.op == OpType::kShape || node.op == OpType::kSize) &&
                             !node.inputs.empty() && node.inputs[0] != kNoValue;
     if (!shape_only && !AllInputsConstant(g, node)) continue;
+    // DequantizeLinear of a constant is a quantized weight or bias: it stays, so that the
+    // lower-qdq pass can run its consumer on the integer values.
+    if (node.op == OpType::kDequantizeLinear) continue;
     auto folded = shape_only ? EvaluateShapeOp(g, node) : EvaluateNode(g, node);
     if (!folded.ok()) {
       // Not fatal: the node stays and runs at run time (or fails later with this reason).

@@ -104,15 +104,21 @@ class FuseActivationPass : public Pass {
   // Shared with fuse-residual: absorbs the activation reading `f`'s output, if any.
   static Status AbsorbFollowingActivation(GraphRewriter& rw, NodeId f, PassContext& ctx) {
     const ValueId y = rw.node(f).outputs[0];
+    // Compiling for int8, only activations an output range absorbs are fused: the others
+    // become lookup tables on their own quantized input (docs/quantization.md).
+    const bool for_int8 = ctx.options().quantize != nullptr;
     if (auto user = rw.SoleUser(y)) {
       if (auto p = AsActivation(rw, rw.node(*user)); p && rw.node(*user).inputs[0] == y) {
+        if (for_int8 && p->kind != Activation::kRelu && p->kind != Activation::kClip) {
+          return Status::Ok();
+        }
         ctx.Count(std::string(ActivationName(p->kind)));
         return Absorb(rw, f, *user, *p, {});
       }
       return Status::Ok();
     }
     // SiLU: y feeds exactly a Sigmoid s and a Mul m(y, s), and s feeds only m.
-    if (rw.uses(y).size() != 2 || rw.IsGraphOutput(y)) return Status::Ok();
+    if (for_int8 || rw.uses(y).size() != 2 || rw.IsGraphOutput(y)) return Status::Ok();
     NodeId s = kNoNode, m = kNoNode;
     for (const auto& u : rw.uses(y)) {
       const OpType op = rw.node(u.node).op;

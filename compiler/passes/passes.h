@@ -18,8 +18,11 @@ std::unique_ptr<Pass> MakeFuseActivationPass();         // fuse-activation (opt 
 std::unique_ptr<Pass> MakeFuseResidualPass();           // fuse-residual (opt 2)
 std::unique_ptr<Pass> MakeFoldFlattenIntoGemmPass();    // fold-flatten-into-gemm (opt 2)
 std::unique_ptr<Pass> MakeDeadCodePass();               // dead-code (opt 1)
+std::unique_ptr<Pass> MakeEqualizePass();               // equalize (--equalize)
+std::unique_ptr<Pass> MakeQuantizePass();               // quantize (kiln quantize)
+std::unique_ptr<Pass> MakeLowerQdqPass();               // lower-qdq (opt 1)
 std::unique_ptr<Pass> MakePlaceNodesPass();             // place-nodes (--target gpu)
-std::unique_ptr<Pass> MakePackWeightsPass();            // pack-weights (opt 2)
+std::unique_ptr<Pass> MakePackWeightsPass();            // pack-weights (opt 2, CPU targets)
 std::unique_ptr<Pass> MakeWeightsF16Pass();             // weights-f16 (--weights-f16)
 
 }  // namespace kiln

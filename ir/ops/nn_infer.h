@@ -11,8 +11,9 @@ namespace kiln::nn_infer {
 // nn_window_infer.cc: ops over sliding windows.
 Status Conv(InferenceContext& ctx);
 // Conv's geometry (groups, bias, window, output shape) without the dtype checks of X and W;
-// shared with FusedConv, whose W may be stored as f16.
-Status ConvShape(InferenceContext& ctx);
+// shared with FusedConv, whose W may be stored as f16, and QConv (check_bias = false: its
+// int32 bias is checked by its own schema).
+Status ConvShape(InferenceContext& ctx, bool check_bias = true);
 Status ConvTranspose(InferenceContext& ctx);
 Status MaxPool(InferenceContext& ctx);
 Status AveragePool(InferenceContext& ctx);

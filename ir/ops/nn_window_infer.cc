@@ -79,7 +79,7 @@ Status Conv(InferenceContext& ctx) {
   return ConvShape(ctx);
 }
 
-Status ConvShape(InferenceContext& ctx) {
+Status ConvShape(InferenceContext& ctx, bool check_bias) {
   KILN_RETURN_IF_ERROR(RequireSpatialInput(ctx));
   KILN_ASSIGN_OR_RETURN(auto kernel, WeightKernel(ctx));
   KILN_ASSIGN_OR_RETURN(int64_t group, Group(ctx));
@@ -96,7 +96,7 @@ Status ConvShape(InferenceContext& ctx) {
                            std::to_string(in_channels) + " input channels (W[1] * group), X " +
                            ShapeToString(x) + " has " + std::to_string(x[1]));
   }
-  KILN_RETURN_IF_ERROR(CheckBias(ctx, w[0]));
+  if (check_bias) KILN_RETURN_IF_ERROR(CheckBias(ctx, w[0]));
   KILN_ASSIGN_OR_RETURN(WindowGeometry g, ResolveWindow(ctx.attrs(), Spatial(x), kernel, false));
   Shape out = {x[0], w[0]};
   out.insert(out.end(), g.output.begin(), g.output.end());

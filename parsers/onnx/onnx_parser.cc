@@ -14,6 +14,7 @@
 
 #include "parsers/onnx/onnx_graph_builder.h"
 #include "parsers/onnx/onnx_op_versions.h"
+#include "parsers/onnx/onnx_quantized_import.h"
 #include "parsers/onnx/onnx_structure.h"
 #include "parsers/onnx/tensor_proto.h"
 
@@ -197,6 +198,9 @@ Expected<Graph> ParseOnnxBytes(const std::string& bytes, const std::string& base
   // onnx's version converter).
   KILN_RETURN_IF_ERROR(ValidateOnnxStructure(model));
   KILN_ASSIGN_OR_RETURN(const int64_t declared_opset, DefaultOpset(model));
+  // QOperator nodes (QLinearConv, com.microsoft QLinearAdd, ...) become their QDQ form, which
+  // the rest of the import and the compiler's lower-qdq pass handle like any QDQ model.
+  KILN_RETURN_IF_ERROR(ExpandQOperatorNodes(model, base_dir));
   KILN_RETURN_IF_ERROR(CheckOpsSupported(model, declared_opset));
   KILN_ASSIGN_OR_RETURN(const int64_t opset, EffectiveOpset(model, declared_opset));
   KILN_RETURN_IF_ERROR(FixInputShapes(model, options));

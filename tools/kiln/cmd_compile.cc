@@ -12,8 +12,10 @@
 #include "runtime/opencl/opencl_executor.h"
 #endif
 #include "serializer/model_writer.h"
+#include "serializer/signing.h"
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
+#include "tools/kiln/kiln_output.h"
 #include "tools/kiln/model_source.h"
 #include "tools/kiln/session_setup.h"
 
@@ -61,19 +63,10 @@ Status Compile(CompileArgs& args) {
     return Unsupported("--target gpu: this kiln was built without OpenCL (KILN_OPENCL=OFF)");
   }
   source.compile.print_ir_after.insert(args.print_ir_after.begin(), args.print_ir_after.end());
-  WriteOptions options;
-  KILN_RETURN_IF_ERROR(ParseCompression(args.compress, &options));
-  std::unique_ptr<signing::PrivateKey> key;
-  if (!args.sign_key.empty()) {
-    KILN_ASSIGN_OR_RETURN(signing::PrivateKey k, signing::PrivateKey::FromPemFile(args.sign_key));
-    key = std::make_unique<signing::PrivateKey>(std::move(k));
-    options.signing_key = key.get();
-  }
   KILN_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(args.model, source));
   if (args.verbose && !loaded.reports.empty()) {
     std::cout << FormatPassReports(loaded.reports);
   }
-  options.plan = loaded.plan.get();
   KernelBinaries binaries;
   if (!args.gpu_binaries_for.empty()) {
 #ifdef KILN_WITH_OPENCL
@@ -83,7 +76,6 @@ Status Compile(CompileArgs& args) {
     KILN_ASSIGN_OR_RETURN(
         binaries,
         BuildKernelBinaries(*loaded.graph, gpu, {GpuPrecision::kFp32, GpuPrecision::kFp16}));
-    options.kernel_binaries = &binaries;
     size_t bytes = 0;
     for (const auto& p : binaries.programs) bytes += p.binary.size();
     std::cout << "gpu binaries: " << binaries.device << " (driver " << binaries.driver << "), "
@@ -92,47 +84,36 @@ Status Compile(CompileArgs& args) {
 #endif
   }
 
-  ModelMetadata& meta = options.metadata;
+  ModelMetadata meta;
   KILN_ASSIGN_OR_RETURN(meta.source_sha256, signing::Sha256FileHex(args.model));
   meta.source_name = std::filesystem::path(args.model).filename().string();
-  meta.compile_options.emplace_back("compress", args.compress);
   for (const auto& raw : args.raw_shapes) meta.compile_options.emplace_back("input-shape", raw);
-  meta.compile_options.emplace_back("signed", key ? "yes" : "no");
   meta.compile_options.emplace_back("opt-level", std::to_string(source.compile.opt_level));
   meta.compile_options.emplace_back("target", args.target);
   meta.compile_options.emplace_back("streams", std::to_string(source.compile.streams));
   if (!binaries.device.empty())
     meta.compile_options.emplace_back("gpu-binaries-for", binaries.device);
   if (source.compile.weights_f16) meta.compile_options.emplace_back("weights-f16", "yes");
+  if (source.compile.equalize) meta.compile_options.emplace_back("equalize", "yes");
   for (const auto& p : source.compile.disabled_passes) {
     meta.compile_options.emplace_back("disable-pass", p);
   }
   if (loaded.source_nodes >= 0) {
     meta.compile_options.emplace_back("source-nodes", std::to_string(loaded.source_nodes));
   }
-
-  KILN_ASSIGN_OR_RETURN(std::vector<uint8_t> image, SerializeModel(*loaded.graph, options));
-  // Load what we are about to ship through the device loader: a file that does not verify
-  // must never leave the compiler.
-  TrustStore trust;
-  LoadOptions load;
-  load.allow_unsigned = key == nullptr;
-  std::string key_id;
-  if (key) {
-    KILN_ASSIGN_OR_RETURN(signing::PublicKey pub, key->public_key());
-    key_id = pub.key_id();
-    KILN_ASSIGN_OR_RETURN(std::string pem, pub.ToPem());
-    KILN_RETURN_IF_ERROR(trust.AddPublicKeyPem(pem));
-  }
-  auto check = Model::LoadFromMemory(nullptr, image.data(), image.size(), trust, load);
-  if (!check.ok()) return check.status().WithContext("the compiled file does not load back");
-  KILN_RETURN_IF_ERROR(WriteFileAtomically(args.out, image));
-  std::cout << "wrote " << args.out << " (" << image.size() << " bytes, "
+  KILN_ASSIGN_OR_RETURN(WrittenModel written,
+                        WriteKilnModel(*loaded.graph, *loaded.plan, std::move(meta),
+                                       {args.out, args.compress, args.sign_key,
+                                        binaries.device.empty() ? nullptr : &binaries}));
+  std::cout << "wrote " << args.out << " (" << written.bytes << " bytes, "
             << loaded.graph->num_nodes() << " nodes";
   if (loaded.source_nodes >= 0) std::cout << " from " << loaded.source_nodes << " ONNX nodes";
   std::cout << ", arena " << loaded.plan->memory.arena_bytes << " bytes, "
             << loaded.plan->schedule.num_streams << " stream(s), compression " << args.compress
-            << ", " << (key ? "signed by key id " + key_id : std::string("unsigned")) << ")\n";
+            << ", "
+            << (written.key_id.empty() ? std::string("unsigned")
+                                       : "signed by key id " + written.key_id)
+            << ")\n";
   return Status::Ok();
 }
 
@@ -159,6 +140,9 @@ void RegisterCompile(CLI::App& app, int* exit_code) {
                   "signed file, for a cold start there without JIT");
   cmd->add_flag("--weights-f16", args->source.compile.weights_f16,
                 "Store Conv/Gemm weights as f16 (half the size; computed in f32)");
+  cmd->add_flag("--equalize", args->source.compile.equalize,
+                "Cross-layer equalization of Conv pairs (a float rewrite; see "
+                "docs/quantization.md)");
   AddModelSourceFlags(*cmd, &args->source, &args->raw_shapes);
   cmd->callback(
       [exit_code, args] { RunCommand("compile", exit_code, [&] { return Compile(*args); }); });

@@ -12,6 +12,7 @@
 #include "runtime/placement.h"
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
+#include "tools/kiln/inspect_tensors.h"
 #include "tools/kiln/model_source.h"
 
 namespace kiln::cli {
@@ -23,6 +24,7 @@ struct InspectArgs {
   bool ir = false;
   bool nodes = false;
   bool gpu = false;
+  bool tensors = false;
   ModelSourceOptions source;
   std::vector<std::string> raw_shapes;
 };
@@ -106,7 +108,7 @@ void PrintTensorsJson(std::ostream& os, const std::vector<TensorSummary>& ts) {
 }
 
 void PrintJson(const std::string& path, const ModelStats& s, const PlanSummary& p,
-               const LoadedModel& m, bool nodes) {
+               const LoadedModel& m, bool nodes, bool tensors) {
   std::ostringstream os;
   os << "{\n  \"model\": " << JsonString(path) << ",\n  \"inputs\": ";
   PrintTensorsJson(os, s.inputs);
@@ -157,12 +159,16 @@ void PrintJson(const std::string& path, const ModelStats& s, const PlanSummary& 
     }
     os << "\n  ]";
   }
+  if (tensors) {
+    os << ",\n  \"tensors\": ";
+    PrintTensorJson(os, *m.graph);
+  }
   os << "\n}\n";
   std::cout << os.str();
 }
 
 void PrintText(const std::string& path, const ModelStats& s, const PlanSummary& p,
-               const LoadedModel& m, bool nodes) {
+               const LoadedModel& m, bool nodes, bool tensors) {
   std::ostringstream os;
   os << "model: " << path << "\ninputs:\n";
   for (const auto& t : s.inputs)
@@ -205,6 +211,7 @@ void PrintText(const std::string& path, const ModelStats& s, const PlanSummary& 
       os << "\n";
     }
   }
+  if (tensors) PrintTensorTable(os, *m.graph);
   std::cout << os.str();
 }
 
@@ -222,6 +229,8 @@ void RegisterInspect(CLI::App& app, int* exit_code) {
   cmd->add_flag("--gpu", args->gpu,
                 "Compile ONNX sources for the GPU and list the nodes that fall back to the CPU, "
                 "with the reason (automatic for files compiled with --target gpu)");
+  cmd->add_flag("--tensors", args->tensors,
+                "List every tensor: dtype, shape, and scale/offset of quantized ones");
   AddModelSourceFlags(*cmd, &args->source, &args->raw_shapes);
   cmd->callback([args, exit_code] {
     RunCommand("inspect", exit_code, [&]() -> Status {
@@ -235,9 +244,9 @@ void RegisterInspect(CLI::App& app, int* exit_code) {
       const ModelStats stats = ComputeModelStats(*loaded.graph);
       KILN_ASSIGN_OR_RETURN(PlanSummary plan, Summarize(loaded, args->gpu));
       if (args->json) {
-        PrintJson(args->model, stats, plan, loaded, args->nodes);
+        PrintJson(args->model, stats, plan, loaded, args->nodes, args->tensors);
       } else {
-        PrintText(args->model, stats, plan, loaded, args->nodes);
+        PrintText(args->model, stats, plan, loaded, args->nodes, args->tensors);
       }
       return Status::Ok();
     });

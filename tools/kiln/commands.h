@@ -16,5 +16,7 @@ void RegisterCompile(CLI::App& app, int* exit_code);
 void RegisterSign(CLI::App& app, int* exit_code);
 void RegisterVerify(CLI::App& app, int* exit_code);
 void RegisterBench(CLI::App& app, int* exit_code);
+void RegisterQuantize(CLI::App& app, int* exit_code);
+void RegisterEval(CLI::App& app, int* exit_code);
 
 }  // namespace kiln::cli

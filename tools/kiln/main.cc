@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   kiln::cli::RegisterSign(app, &exit_code);
   kiln::cli::RegisterVerify(app, &exit_code);
   kiln::cli::RegisterBench(app, &exit_code);
+  kiln::cli::RegisterQuantize(app, &exit_code);
+  kiln::cli::RegisterEval(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

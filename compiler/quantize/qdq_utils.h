@@ -1,0 +1,57 @@
+// Helpers of the quantization passes for QuantizeLinear/DequantizeLinear (Q/DQ) nodes: reading
+// their parameters, matching DQ -> op -> Q patterns, and making Q/DQ nodes and the integer
+// ops' constants (requantization tables, parameters).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/rewriter.h"
+
+namespace kiln::quant {
+
+// A DequantizeLinear node feeding a value: the integer value it reads and its parameters
+// (constant scale and zero point; per-axis parameters carry the axis).
+struct DqMatch {
+  NodeId node = kNoNode;
+  ValueId int_value = kNoValue;
+  QuantParams params;
+};
+std::optional<DqMatch> MatchDq(const GraphRewriter& rw, ValueId v);
+
+// The one QuantizeLinear reading `v` (its only use; `v` no graph output), per-tensor with
+// constant parameters, producing u8 or i8.
+struct QMatch {
+  NodeId node = kNoNode;
+  ValueId out = kNoValue;
+  QuantParams params;
+  DType dtype = DType::kUndefined;
+};
+std::optional<QMatch> MatchSoleQ(const GraphRewriter& rw, ValueId v);
+
+// The parameters of a Q or DQ node from its constant scale/zero-point inputs and axis.
+std::optional<QuantParams> ReadQdqParams(const Graph& g, const Node& n);
+
+bool SameParams(const QuantParams& a, const QuantParams& b);
+
+// Q(v) -> DQ, inserted before `anchor`; every former use of `v` (graph outputs included) reads
+// the DQ's output afterwards. Returns the integer value (named "<v>.q", carrying `params`).
+ValueId InsertQdqPair(GraphRewriter& rw, ValueId v, const QuantParams& params, DType t,
+                      NodeId anchor);
+// DQ(int value) -> float value, inserted before `anchor`; the DQ writes `float_out` (an
+// existing value whose producer is being replaced) or a new value when kNoValue.
+ValueId InsertDequantize(GraphRewriter& rw, ValueId int_value, const QuantParams& params,
+                         ValueId float_out, NodeId anchor, const std::vector<std::string>& sources);
+
+// An i32 [n, 2] constant of (multiplier, shift) rows for real multipliers `m`.
+Expected<ValueId> AddRequantConstant(GraphRewriter& rw, const std::string& base,
+                                     const std::vector<double>& m);
+// An 8-bit or i32 constant with parameters.
+ValueId AddQuantizedConstant(GraphRewriter& rw, const std::string& base, DType t, Shape shape,
+                             const void* data, const QuantParams& params);
+
+// Stats of the lowering, counted into the pass context by the caller.
+std::string DTypeAttr(DType t);  // "u8" / "i8" / "i32"
+
+}  // namespace kiln::quant

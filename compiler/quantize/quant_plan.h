@@ -1,0 +1,38 @@
+// The quantize pass's plan for a float graph: which nodes become integer ops, which values get
+// a Q -> DQ pair (and with what parameters), following what lower-qdq can lower:
+//   - linear ops (FusedConv/FusedGemm with a foldable epilogue), Add/Mul, Concat, average
+//     pools: integer, their outputs quantized — unless only float ops read the output of a
+//     Conv/Gemm/global pool, which then keeps its exact int32 accumulator;
+//   - value-moving ops (Reshape, Transpose, MaxPool, ...) and chains of elementwise ops of one
+//     source (lookup tables): integer when their input comes from an integer op; a moving op's
+//     output keeps its input's parameters, a chain is quantized only where it ends;
+//   - float inputs of integer ops are quantized at the boundary;
+//   - an integer Concat lends its output parameters to inputs it alone reads, so it becomes a
+//     plain copy (and the memory planner can write those inputs in place).
+#pragma once
+
+#include <vector>
+
+#include "compiler/pass.h"
+#include "ir/rewriter.h"
+#include "quantizer/quantize_config.h"
+
+namespace kiln::quant {
+
+enum class NodeKind { kFloat, kConv, kGemm, kBinary, kConcat, kPool, kMove, kLink };
+
+struct QuantPlan {
+  std::vector<NodeKind> kind;           // by node id
+  std::vector<bool> integer;            // by node id: the node becomes an integer op
+  std::vector<bool> quantize;           // by value id: a Q -> DQ pair follows the value
+  std::vector<QuantParams> params;      // by value id, for quantized values
+};
+
+// Plans quantization of the graph under `rw` with `config` (statistics required).
+Expected<QuantPlan> PlanQuantization(const GraphRewriter& rw, const QuantizeConfig& config,
+                                     PassContext& ctx);
+
+// The data inputs of a node of `kind` (those that are quantized when it is integer).
+std::vector<size_t> DataInputs(NodeKind kind, const Node& n);
+
+}  // namespace kiln::quant

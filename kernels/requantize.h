@@ -1,0 +1,58 @@
+// The integer requantization every quantized kernel uses (reference, SIMD and DSP alike): an
+// int32 value times a real multiplier given as an int32 fixed-point multiplier and a right
+// shift, rounded once, then offset by a zero point and clamped. docs/quantization.md states the
+// arithmetic; kernels that must be bit-exact with the reference call these functions (or
+// reproduce them exactly). No floating point anywhere: the compiler computes multipliers.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+namespace kiln {
+
+// One requantization multiplier: the real factor m = multiplier * 2^-shift, with
+// multiplier in [2^30, 2^31) (or 0 for m == 0) and 1 <= shift <= 62. Stored in a node's
+// requantization constant as the int32 pair (multiplier, shift).
+struct Requant {
+  int32_t multiplier = 0;
+  int32_t shift = 1;
+};
+
+// round(x * multiplier / 2^shift), ties rounded towards +infinity (one rounding, an arithmetic
+// shift of the exact 64-bit product plus half), saturated to int32. |x * multiplier| < 2^62,
+// so the 64-bit sum never overflows.
+inline int32_t Requantize(int32_t x, Requant r) {
+  const int64_t product = static_cast<int64_t>(x) * r.multiplier;
+  const int64_t rounded = (product + (int64_t{1} << (r.shift - 1))) >> r.shift;
+  return static_cast<int32_t>(std::clamp<int64_t>(rounded, std::numeric_limits<int32_t>::min(),
+                                                  std::numeric_limits<int32_t>::max()));
+}
+
+// The stored 8-bit (or wider) output: zero_point + Requantize(x), clamped to [qmin, qmax]
+// (the output type's range narrowed by a folded Relu/Clip). Computed in int64, so the
+// addition cannot overflow.
+inline int32_t RequantizeToOutput(int32_t x, Requant r, int32_t zero_point, int32_t qmin,
+                                  int32_t qmax) {
+  const int64_t v = static_cast<int64_t>(Requantize(x, r)) + zero_point;
+  return static_cast<int32_t>(std::clamp<int64_t>(v, qmin, qmax));
+}
+
+// a + b saturated to int32 (where a kernel adds a requantized term to an accumulator).
+inline int32_t SaturatingAdd(int32_t a, int32_t b) {
+  return static_cast<int32_t>(std::clamp<int64_t>(static_cast<int64_t>(a) + b,
+                                                  std::numeric_limits<int32_t>::min(),
+                                                  std::numeric_limits<int32_t>::max()));
+}
+
+// Whether a (multiplier, shift) pair read from a model file is in the form above; kernels
+// check this once at prepare so run() may rely on it.
+inline bool IsValidRequant(Requant r) {
+  return r.shift >= 1 && r.shift <= 62 && r.multiplier >= 0;
+}
+
+// QAdd's input alignment, as TFLite's: inputs are centred and shifted left by this many bits
+// before each is scaled to the common scale, so the sum keeps 20 fractional bits.
+inline constexpr int kAddLeftShift = 20;
+
+}  // namespace kiln

@@ -1,0 +1,63 @@
+// The accuracy budget of `kiln quantize`: starting from the fully quantized model, the layer
+// that loses most SQNR (its output's SQNR below its inputs') is kept in float, one at a time,
+// until the budget holds:
+//   --max-sqnr-drop DB  every model output's SQNR (held-back samples) >= 49.9 dB - DB, 49.9 dB
+//                       being the SQNR of an ideal 8-bit quantizer (6.02 * 8 + 1.76);
+//   --budget sqnr:DB    every model output's SQNR >= DB;
+//   --budget top1:PP    top-1 agreement with the float model >= 100 - PP percent on an image set.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "calibration/sample_source.h"
+#include "compiler/pipeline.h"
+#include "quantizer/quantize_config.h"
+
+namespace kiln::quant {
+
+inline constexpr double kIdeal8BitSqnrDb = 6.02 * 8 + 1.76;
+
+struct BudgetSpec {
+  enum Kind { kNone, kSqnrDrop, kSqnr, kTop1 } kind = kNone;
+  double value = 0;
+};
+// "sqnr:DB" or "top1:PP".
+Expected<BudgetSpec> ParseBudget(const std::string& text);
+
+struct BudgetContext {
+  const Graph* imported = nullptr;  // the import both compiles start from
+  CompileOptions options;
+  QuantizeConfig config;  // keep_float grows
+  std::shared_ptr<const calib::CalibrationStats> stats;
+  const Graph* float_graph = nullptr;
+  const calib::SampleSource* source = nullptr;
+  std::vector<size_t> held_back;
+  int threads = 1;
+  bool progress = true;
+  // top1 budgets: the agreement (fraction) of an int8 graph with the float model.
+  std::function<Expected<double>(const Graph&)> agreement;
+};
+
+struct BudgetStep {
+  std::vector<std::string> kept;  // the ONNX nodes kept in float at this step
+  std::string tensor;
+  double drop_db = 0;             // how much SQNR that layer lost
+  double metric = 0;              // the budget metric before keeping it
+};
+
+struct BudgetResult {
+  CompiledModel model;
+  std::vector<std::string> kept_float;
+  std::vector<BudgetStep> steps;
+  double final_metric = 0;
+  bool met = false;
+};
+
+Expected<BudgetResult> RunAccuracyBudget(const BudgetContext& ctx, const BudgetSpec& spec,
+                                         CompiledModel start);
+std::string FormatBudget(const BudgetResult& r, const BudgetSpec& spec);
+
+}  // namespace kiln::quant

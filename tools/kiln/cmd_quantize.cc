@@ -1,0 +1,404 @@
+// kiln quantize MODEL.onnx --calib PATH -o OUT.kiln: post-training int8 quantization. Imports
+// the model, compiles the float graph, calibrates it (statistics of every activation over the
+// calibration samples, or merged from shard files), compiles the int8 graph from the same
+// import, optionally keeps the worst layers in float until an accuracy budget holds, reports
+// per-tensor accuracy on held-back samples, and writes a (signed) .kiln file.
+// docs/quantization.md describes every flag.
+#include <cstdio>
+#include <limits>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "compiler/frontend.h"
+#include "quantizer/accuracy_budget.h"
+#include "quantizer/accuracy_report.h"
+#include "quantizer/quantize_driver.h"
+#include "serializer/signing.h"
+#include "tools/kiln/cli_util.h"
+#include "tools/kiln/commands.h"
+#include "tools/kiln/deploy_config.h"
+#include "tools/kiln/eval_set.h"
+#include "tools/kiln/kiln_output.h"
+#include "tools/kiln/model_source.h"
+
+namespace kiln::cli {
+namespace {
+
+struct QuantizeArgs {
+  std::string model, out, calib, preprocess, algo = "auto", act = "asym-u8",
+                                             weights = "per-channel";
+  std::string report, config, sign_key, compress = "none", target = "cpu";
+  std::string shard, stats_out, stats_in, budget, budget_images;
+  std::vector<std::string> merge_stats, keep_float, raw_shapes, disabled_passes;
+  int calib_count = 0, holdout = -1, threads = 1;
+  double max_sqnr_drop = -1;
+  bool equalize = false, bias_correct = false, verbose = false, quiet = false;
+};
+
+std::string Hex(const signing::Sha256Digest& d) {
+  static const char* k = "0123456789abcdef";
+  std::string s;
+  for (uint8_t b : d) {
+    s += k[b >> 4];
+    s += k[b & 15];
+  }
+  return s;
+}
+
+// Fills what the command line left unset from the deploy file.
+Status ApplyConfig(QuantizeArgs& a, const CLI::App& cmd) {
+  if (a.config.empty()) return Status::Ok();
+  KILN_ASSIGN_OR_RETURN(DeployConfig c, ReadDeployConfig(a.config));
+  auto unset = [&](const char* flag) { return cmd.count(flag) == 0; };
+  auto take = [&](const char* flag, std::string& dst, const std::optional<std::string>& v) {
+    if (v && unset(flag)) dst = *v;
+  };
+  if (c.model && a.model.empty()) a.model = *c.model;
+  take("--out", a.out, c.output);
+  take("--preprocess", a.preprocess, c.preprocess);
+  take("--calib", a.calib, c.calib);
+  take("--algo", a.algo, c.algo);
+  take("--act", a.act, c.act);
+  take("--weights", a.weights, c.weights);
+  take("--report", a.report, c.report);
+  take("--budget", a.budget, c.budget);
+  take("--budget-images", a.budget_images, c.budget_images);
+  take("--sign-key", a.sign_key, c.sign_key);
+  take("--compress", a.compress, c.compress);
+  take("--stats", a.stats_in, c.stats);
+  take("--stats-out", a.stats_out, c.stats_out);
+  if (c.calib_count && unset("--calib-count")) a.calib_count = *c.calib_count;
+  if (c.holdout && unset("--holdout")) a.holdout = *c.holdout;
+  if (c.threads && unset("--threads")) a.threads = *c.threads;
+  if (c.max_sqnr_drop && unset("--max-sqnr-drop")) a.max_sqnr_drop = *c.max_sqnr_drop;
+  if (c.equalize && unset("--equalize")) a.equalize = *c.equalize;
+  if (c.bias_correct && unset("--bias-correct")) a.bias_correct = *c.bias_correct;
+  if (unset("--keep-float")) a.keep_float = c.keep_float;
+  if (unset("--input-shape")) {
+    for (const auto& [name, dims] : c.input_shapes) {
+      std::string s = name + "=";
+      for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+      a.raw_shapes.push_back(s);
+    }
+  }
+  return Status::Ok();
+}
+
+Expected<quant::QuantizeConfig> MakeConfig(const QuantizeArgs& a) {
+  quant::QuantizeConfig c;
+  if (a.algo != "auto") {
+    KILN_ASSIGN_OR_RETURN(c.range, quant::ParseRangeSpec(a.algo));
+  }
+  if (a.act == "asym-u8") {
+    c.act = quant::ActMode::kAsymU8;
+  } else if (a.act == "sym-i8") {
+    c.act = quant::ActMode::kSymI8;
+  } else {
+    return InvalidArgument("--act '" + a.act + "': expected asym-u8 or sym-i8");
+  }
+  if (a.weights != "per-channel" && a.weights != "per-tensor") {
+    return InvalidArgument("--weights '" + a.weights + "': expected per-channel or per-tensor");
+  }
+  c.per_channel_weights = a.weights == "per-channel";
+  c.bias_correct = a.bias_correct;
+  for (const std::string& list : a.keep_float) {
+    std::stringstream ss(list);
+    std::string node;
+    while (std::getline(ss, node, ',')) {
+      if (!node.empty()) c.keep_float.insert(node);
+    }
+  }
+  return c;
+}
+
+std::vector<calib::SampleInput> InputsOf(const Graph& g) {
+  std::vector<calib::SampleInput> inputs;
+  for (ValueId id : g.inputs()) {
+    const Value& v = g.value(id);
+    inputs.push_back({v.name, v.dtype, v.shape});
+  }
+  return inputs;
+}
+
+// Node counts of the compiled int8 graph: integer ops, float ops, Q/DQ at the edges.
+std::string Composition(const Graph& g) {
+  int integer = 0, floating = 0, edges = 0;
+  for (const Node& n : g.nodes()) {
+    if (n.op == OpType::kQuantizeLinear || n.op == OpType::kDequantizeLinear) {
+      ++edges;
+    } else if (!n.outputs.empty() && n.outputs[0] != kNoValue &&
+               g.value(n.outputs[0]).dtype == DType::kF32) {
+      ++floating;
+    } else {
+      ++integer;
+    }
+  }
+  return std::to_string(integer) + " integer, " + std::to_string(floating) + " float, " +
+         std::to_string(edges) + " quantize/dequantize";
+}
+
+Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
+  KILN_RETURN_IF_ERROR(ApplyConfig(a, cmd));
+  if (a.model.empty()) return InvalidArgument("no model given (positional MODEL or --config)");
+  KILN_ASSIGN_OR_RETURN(quant::QuantizeConfig config, MakeConfig(a));
+  KILN_ASSIGN_OR_RETURN(PreprocessSpec spec, ParsePreprocessSpec(a.preprocess));
+  const bool sharded = !a.shard.empty();
+  std::pair<int, int> shard{0, 1};
+  if (sharded) {
+    KILN_ASSIGN_OR_RETURN(shard, quant::ParseShard(a.shard));
+    if (a.stats_out.empty()) return InvalidArgument("--shard writes statistics: give --stats-out");
+  }
+  if (!sharded && a.out.empty() && a.stats_out.empty()) {
+    return InvalidArgument("give -o OUT.kiln (or --stats-out FILE)");
+  }
+  if (a.threads < 1) return InvalidArgument("--threads must be at least 1");
+  ModelSourceOptions source;
+  KILN_RETURN_IF_ERROR(ParseInputShapes(a.raw_shapes, &source));
+  OnnxParseOptions parse;
+  parse.input_shapes = source.input_shapes;
+  KILN_ASSIGN_OR_RETURN(Graph imported, ImportOnnx(a.model, parse));
+  CompileOptions options;
+  options.equalize = a.equalize;
+  options.disabled_passes.insert(a.disabled_passes.begin(), a.disabled_passes.end());
+  if (a.target == "cpu") {
+    options.target_isa = kBestCpuIsa;
+  } else if (a.target == "reference") {
+    options.target_isa = Isa::kReference;
+  } else {
+    return InvalidArgument("--target '" + a.target + "': expected cpu or reference");
+  }
+  KILN_ASSIGN_OR_RETURN(CompiledModel float_model,
+                        quant::CompileForCalibration(imported, options, config));
+
+  // Samples: the first --calib-count of the source; the last --holdout of those are never
+  // calibrated on (the report and the budget measure on them).
+  std::unique_ptr<calib::SampleSource> samples;
+  std::vector<size_t> calib_ids, held_ids;
+  const bool need_samples = a.merge_stats.empty() && a.stats_in.empty();
+  const bool measure = !a.report.empty() || a.max_sqnr_drop >= 0 || !a.budget.empty();
+  if (!a.calib.empty()) {
+    KILN_ASSIGN_OR_RETURN(samples, calib::OpenSampleSource(a.calib, spec, InputsOf(float_model.graph)));
+    size_t n = samples->size();
+    if (a.calib_count > 0) n = std::min(n, static_cast<size_t>(a.calib_count));
+    const size_t hold = a.holdout >= 0 ? static_cast<size_t>(a.holdout) : n / 10;
+    if (hold >= n) return InvalidArgument("--holdout leaves no calibration samples");
+    for (size_t i = 0; i < n - hold; ++i) calib_ids.push_back(i);
+    for (size_t i = n - hold; i < n; ++i) held_ids.push_back(i);
+  } else if (need_samples || measure) {
+    return InvalidArgument("give --calib PATH (calibration data)");
+  }
+  if (measure && held_ids.empty()) {
+    return InvalidArgument("--report and the accuracy budget need held-back samples (--holdout N)");
+  }
+
+  // What the statistics are of: equal keys merge.
+  KILN_ASSIGN_OR_RETURN(std::string model_sha, signing::Sha256FileHex(a.model));
+  std::string ids;
+  for (size_t i : calib_ids) ids += samples->id(i) + "\n";
+  std::string key = "model=" + model_sha + " preprocess=" + a.preprocess +
+                    " equalize=" + (a.equalize ? "1" : "0") +
+                    " samples=" + std::to_string(calib_ids.size());
+  for (const auto& s : a.raw_shapes) key += " input-shape=" + s;
+  if (samples) key += " ids=" + Hex(signing::Sha256(ids.data(), ids.size())).substr(0, 16);
+
+  auto stats = std::make_shared<calib::CalibrationStats>();
+  if (!a.merge_stats.empty() || !a.stats_in.empty()) {
+    std::vector<std::string> files = a.merge_stats;
+    if (!a.stats_in.empty()) files.insert(files.begin(), a.stats_in);
+    KILN_ASSIGN_OR_RETURN(*stats, calib::ReadStatsFile(files[0]));
+    for (size_t i = 1; i < files.size(); ++i) {
+      KILN_ASSIGN_OR_RETURN(calib::CalibrationStats more, calib::ReadStatsFile(files[i]));
+      KILN_RETURN_IF_ERROR(stats->Merge(more).WithContext(files[i]));
+    }
+    if (samples && stats->key != key) {
+      return InvalidArgument("the statistics were made for another model, preprocessing or "
+                             "calibration set (key '" + stats->key + "', expected '" + key + "')");
+    }
+  } else {
+    quant::CalibrationRun run;
+    run.source = samples.get();
+    run.samples = sharded ? quant::ShardOf(calib_ids, shard.first, shard.second) : calib_ids;
+    run.threads = a.threads;
+    run.progress = !a.quiet;
+    KILN_ASSIGN_OR_RETURN(*stats, quant::CollectStatistics(float_model.graph, run, key));
+    if (sharded) {
+      std::cout << "shard " << shard.first << "/" << shard.second << ": " << run.samples.size()
+                << " of " << calib_ids.size() << " calibration samples\n";
+    }
+  }
+  if (!a.stats_out.empty()) {
+    KILN_RETURN_IF_ERROR(calib::WriteStatsFile(a.stats_out, *stats));
+    std::cout << "wrote statistics " << a.stats_out << " (" << stats->samples << " samples, "
+              << stats->tensors.size() << " tensors)\n";
+  }
+  if (sharded || a.out.empty()) return Status::Ok();
+
+  if (a.algo == "auto") {
+    // Every range algorithm, judged by how far the int8 predictions are from the float
+    // model's on calibration samples (at most 24, spread over the set).
+    if (!samples) return InvalidArgument("--algo auto measures on calibration samples: give --calib");
+    std::vector<size_t> probe;
+    const size_t step = std::max<size_t>(1, calib_ids.size() / 100);
+    for (size_t i = 0; i < calib_ids.size(); i += step) probe.push_back(calib_ids[i]);
+    double best = std::numeric_limits<double>::infinity();
+    quant::RangeSpec chosen;
+    for (const char* name : {"mse", "percentile:99.99", "percentile:99.999"}) {
+      quant::QuantizeConfig c = config;
+      c.range = *quant::ParseRangeSpec(name);
+      KILN_ASSIGN_OR_RETURN(CompiledModel m, quant::CompileQuantized(imported, options, c, stats));
+      KILN_ASSIGN_OR_RETURN(double d, quant::PredictionDivergence(float_model.graph, m.graph,
+                                                                  *samples, probe, a.threads));
+      if (!a.quiet) std::printf("algo auto: %-18s divergence %.6g\n", name, d);
+      if (d < best) {
+        best = d;
+        chosen = c.range;
+      }
+    }
+    config.range = chosen;
+    std::printf("algo auto: chose %s (mean KL divergence of the predictions from float %.6g on %zu "
+                "calibration samples)\n", quant::RangeSpecName(chosen).c_str(), best, probe.size());
+  }
+  KILN_ASSIGN_OR_RETURN(CompiledModel qmodel,
+                        quant::CompileQuantized(imported, options, config, stats));
+  if (a.verbose) std::cout << FormatPassReports(qmodel.reports);
+
+  // Accuracy budget: keep the worst layers in float until it holds.
+  quant::BudgetSpec budget;
+  if (a.max_sqnr_drop >= 0) {
+    budget.kind = quant::BudgetSpec::kSqnrDrop;
+    budget.value = a.max_sqnr_drop;
+  } else if (!a.budget.empty()) {
+    KILN_ASSIGN_OR_RETURN(budget, quant::ParseBudget(a.budget));
+  }
+  quant::BudgetResult budget_result;
+  if (budget.kind != quant::BudgetSpec::kNone) {
+    quant::BudgetContext bctx;
+    bctx.imported = &imported;
+    bctx.options = options;
+    bctx.config = config;
+    bctx.stats = stats;
+    bctx.float_graph = &float_model.graph;
+    bctx.source = samples.get();
+    bctx.held_back = held_ids;
+    bctx.threads = a.threads;
+    bctx.progress = !a.quiet;
+    std::unique_ptr<EvalSet> eval;
+    if (budget.kind == quant::BudgetSpec::kTop1) {
+      if (a.budget_images.empty()) {
+        return InvalidArgument("--budget top1:PP measures top-1 agreement with the float model on "
+                               "--budget-images DIR");
+      }
+      KILN_ASSIGN_OR_RETURN(eval, OpenEvalSet(a.budget_images, "", spec, InputsOf(float_model.graph)));
+      bctx.agreement = [&, float_graph = &float_model.graph](const Graph& q) {
+        return TopOneAgreement(*float_graph, q, *eval, a.threads);
+      };
+    }
+    KILN_ASSIGN_OR_RETURN(budget_result, quant::RunAccuracyBudget(bctx, budget, std::move(qmodel)));
+    qmodel = std::move(budget_result.model);
+    std::cout << quant::FormatBudget(budget_result, budget);
+  }
+
+  if (!a.report.empty()) {
+    KILN_ASSIGN_OR_RETURN(quant::AccuracyReport report,
+                          quant::MeasureAccuracy(float_model.graph, qmodel.graph, *samples,
+                                                 held_ids, a.threads, !a.quiet));
+    const bool json = a.report.size() > 5 && a.report.compare(a.report.size() - 5, 5, ".json") == 0;
+    std::ofstream f(a.report);
+    if (!f) return InvalidArgument("--report '" + a.report + "': cannot write");
+    f << (json ? quant::FormatReportJson(report) : quant::FormatReportText(report));
+    std::cout << "wrote report " << a.report << " (" << report.tensors.size() << " tensors, "
+              << report.samples << " held-back samples)";
+    for (const auto& t : report.tensors) {
+      if (t.model_output) std::printf("; output %s SQNR %.2f dB", t.name.c_str(), t.sqnr_db);
+    }
+    std::cout << "\n";
+  }
+
+  ModelMetadata meta;
+  meta.source_sha256 = model_sha;
+  meta.source_name = std::filesystem::path(a.model).filename().string();
+  meta.compile_options.emplace_back("quantize", "int8");
+  meta.compile_options.emplace_back("algo", (a.algo == "auto" ? "auto:" : "") +
+                                                quant::RangeSpecName(config.range));
+  meta.compile_options.emplace_back("act", a.act);
+  meta.compile_options.emplace_back("weights", a.weights);
+  meta.compile_options.emplace_back("calibration-samples", std::to_string(stats->samples));
+  if (a.equalize) meta.compile_options.emplace_back("equalize", "yes");
+  if (a.bias_correct) meta.compile_options.emplace_back("bias-correct", "yes");
+  for (const auto& k : (budget.kind != quant::BudgetSpec::kNone ? budget_result.kept_float
+                                                                : std::vector<std::string>(config.keep_float.begin(), config.keep_float.end()))) {
+    meta.compile_options.emplace_back("keep-float", k);
+  }
+  KILN_ASSIGN_OR_RETURN(WrittenModel written, WriteKilnModel(qmodel.graph, qmodel.plan,
+                                                             std::move(meta),
+                                                             {a.out, a.compress, a.sign_key}));
+  std::cout << "wrote " << a.out << " (" << written.bytes << " bytes, " << qmodel.graph.num_nodes()
+            << " nodes: " << Composition(qmodel.graph) << "; " << stats->samples
+            << " calibration samples, " << quant::RangeSpecName(config.range) << ", " << a.act
+            << ", weights " << a.weights << (a.equalize ? ", equalized" : "")
+            << (a.bias_correct ? ", bias-corrected" : "") << ", "
+            << (written.key_id.empty() ? std::string("unsigned") : "signed by key id " + written.key_id)
+            << ")\n";
+  return Status::Ok();
+}
+
+}  // namespace
+
+void RegisterQuantize(CLI::App& app, int* exit_code) {
+  auto* cmd = app.add_subcommand("quantize", "Post-training int8 quantization into a .kiln file");
+  auto a = std::make_shared<QuantizeArgs>();
+  cmd->add_option("model", a->model, "Source model (.onnx)");
+  cmd->add_option("-o,--out", a->out, "Output .kiln file");
+  cmd->add_option("--calib", a->calib,
+                  "Calibration data: a folder of images or .npy files, a list file of raw float32 "
+                  "files (SNPE input_list), or an MNIST idx image file");
+  cmd->add_option("--calib-count", a->calib_count, "Use the first N samples (default: all)");
+  cmd->add_option("--holdout", a->holdout,
+                  "Hold back the last N of those from calibration, for --report and the budget "
+                  "(default: a tenth)");
+  cmd->add_option("--preprocess", a->preprocess, "Image preprocessing SPEC (docs/preprocessing.md)");
+  cmd->add_option("--algo", a->algo,
+                  "Range algorithm: auto (default: the one of mse, percentile:99.99, "
+                  "percentile:99.999 whose predictions stay closest to float on the calibration "
+                  "samples) | minmax | percentile[:P] | kl | mse")
+      ->default_val("auto");
+  cmd->add_option("--act", a->act, "Activations: asym-u8 (scale + offset) | sym-i8")
+      ->default_val("asym-u8");
+  cmd->add_option("--weights", a->weights, "Weights (int8 symmetric): per-channel | per-tensor")
+      ->default_val("per-channel");
+  cmd->add_flag("--equalize", a->equalize, "Cross-layer equalization before calibration");
+  cmd->add_flag("--bias-correct", a->bias_correct, "Correct the bias for the weight rounding");
+  cmd->add_option("--keep-float", a->keep_float, "Keep these ONNX nodes in float (NODE[,NODE...])");
+  cmd->add_option("--report", a->report,
+                  "Write per-tensor SQNR/cosine on the held-back samples (text, or JSON for .json)");
+  cmd->add_option("--max-sqnr-drop", a->max_sqnr_drop,
+                  "Accuracy budget: keep layers float until every output's SQNR is within DB of "
+                  "the 8-bit ideal (49.9 dB)");
+  cmd->add_option("--budget", a->budget,
+                  "Accuracy budget: top1:PP (top-1 agreement with float >= 100-PP % on "
+                  "--budget-images) or sqnr:DB (output SQNR >= DB)");
+  cmd->add_option("--budget-images", a->budget_images, "Images for --budget top1:PP");
+  cmd->add_option("--config", a->config, "YAML deploy file (flags override it)");
+  cmd->add_option("--shard", a->shard, "Calibrate only shard I of N (writes --stats-out)");
+  cmd->add_option("--stats-out", a->stats_out, "Write the calibration statistics here");
+  cmd->add_option("--stats", a->stats_in, "Use these statistics instead of calibrating");
+  cmd->add_option("--merge-stats", a->merge_stats, "Merge these statistics files (shards)")
+      ->expected(1, -1);
+  cmd->add_option("--sign-key", a->sign_key, "Ed25519 private key (PREFIX.key) to sign with");
+  cmd->add_option("--compress", a->compress, "Section compression: none | zstd | zstd:LEVEL");
+  cmd->add_option("--target", a->target, "cpu (default) or reference");
+  cmd->add_option("--input-shape", a->raw_shapes, "Fix an input's dims: NAME=D0,D1,...");
+  cmd->add_option("--threads", a->threads, "Threads for calibration and measuring")->default_val(1);
+  cmd->add_flag("-v,--verbose", a->verbose, "Print the compiler's pass table");
+  cmd->add_option("--disable-pass", a->disabled_passes,
+                  "Skip a compiler pass (e.g. lower-qdq: keep the Q/DQ float form, to bisect)");
+  cmd->add_flag("-q,--quiet", a->quiet, "No progress output");
+  cmd->callback([exit_code, a, cmd] {
+    RunCommand("quantize", exit_code, [&] { return Quantize(*a, *cmd); });
+  });
+}
+
+}  // namespace kiln::cli
