@@ -43,7 +43,7 @@ echo "== 6. top-5 for examples/chelsea.png, float | int8"
 top5() {  # "class  score  name" rows of `kiln run`'s top-5 list
   "$kiln" run "$1" --pub "$out/example.pub" --input data_0=examples/chelsea.png \
     --preprocess "$spec" --labels "$labels" |
-    awk '/run time/ {exit} p && NF {printf "%5s  %-8.4f  %s\n", $1, $2, substr($0, index($0, $3))} /top-5:/ {p=1}'
+    awk '/^(placement|run time)/ {exit} p && NF {printf "%5s  %-8.4f  %s\n", $1, $2, substr($0, index($0, $3))} /top-5:/ {p=1}'
 }
 printf '%-44s| %s\n' "float (squeezenet.kiln)" "int8 (squeezenet_int8.kiln)"
 paste -d '|' <(top5 "$out/squeezenet.kiln" | awk '{printf "%-44.44s\n", $0}') <(top5 "$out/squeezenet_int8.kiln")
