@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <memory>
 #include <optional>
 
@@ -158,6 +159,22 @@ std::string NotClaimedReason(const std::string& test_dir) {
     }
   }
   return "";
+}
+
+std::map<std::string, std::string> ReadKnownFailures(const std::string& file) {
+  std::map<std::string, std::string> known;
+  std::ifstream in(std::string(KILN_SOURCE_DIR) + "/tests/" + file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ss(line);
+    std::string name, reason;
+    ss >> name;
+    std::getline(ss, reason);
+    const size_t start = reason.find_first_not_of(" \t");
+    known[name] = start == std::string::npos ? "" : reason.substr(start);
+  }
+  return known;
 }
 
 }  // namespace kiln::testing

@@ -2,6 +2,7 @@
 // Kiln's import and CPU reference executor, and classifies whether Kiln claims a test at all.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "ir/status.h"
@@ -17,5 +18,9 @@ Status RunNodeTest(const std::string& dir);
 // default domain, the ai.onnx opset within 7..23, every graph input and output of a Kiln dtype.
 // The reason names the first gap: "op X", "domain D", "opset N", "dtype T".
 std::string NotClaimedReason(const std::string& dir);
+
+// A known-failures list of the repository, tests/FILE: "<test name> <reason...>" per line, '#'
+// starting a comment line. The reason is "" when the line gives none.
+std::map<std::string, std::string> ReadKnownFailures(const std::string& file);
 
 }  // namespace kiln::testing

@@ -29,22 +29,6 @@ std::vector<std::string> ReadTestNames() {
   return names;
 }
 
-// "<name> <reason...>" per line; '#' starts a comment line.
-std::map<std::string, std::string> ReadKnownFailures() {
-  std::map<std::string, std::string> known;
-  std::ifstream in(std::string(KILN_SOURCE_DIR) + "/tests/conformance_known_failures.txt");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ss(line);
-    std::string name, reason;
-    ss >> name;
-    std::getline(ss, reason);
-    const size_t start = reason.find_first_not_of(" \t");
-    known[name] = start == std::string::npos ? "(no reason given)" : reason.substr(start);
-  }
-  return known;
-}
 
 Status RunNodeTest(const std::string& name) {
   return testing::RunNodeTest((fs::path(testing::OnnxNodeTestDir()) / name).string());
@@ -85,7 +69,13 @@ const auto* const kSummary = ::testing::AddGlobalTestEnvironment(new Conformance
 class OnnxNodeTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OnnxNodeTest, MatchesReference) {
-  static const auto known = ReadKnownFailures();
+  static const auto known = [] {
+    auto k = testing::ReadKnownFailures("conformance_known_failures.txt");
+    for (auto& [test, reason] : k) {
+      if (reason.empty()) reason = "(no reason given)";
+    }
+    return k;
+  }();
   const std::string& name = GetParam();
   const Status st = RunNodeTest(name);
   Tally& t = GetTally();

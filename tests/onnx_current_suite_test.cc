@@ -19,21 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::map<std::string, std::string> ReadKnownFailures() {
-  std::map<std::string, std::string> known;
-  std::ifstream in(std::string(KILN_SOURCE_DIR) + "/tests/onnx_current_known_failures.txt");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ss(line);
-    std::string name, reason;
-    ss >> name;
-    std::getline(ss, reason);
-    const size_t start = reason.find_first_not_of(" \t");
-    known[name] = start == std::string::npos ? "" : reason.substr(start);
-  }
-  return known;
-}
 
 TEST(OnnxCurrentNodeSuite, EveryClaimedCasePasses) {
   const fs::path root = fs::path(testing::PythonToolsDir()) / "onnx-node-tests";
@@ -47,7 +32,7 @@ TEST(OnnxCurrentNodeSuite, EveryClaimedCasePasses) {
     if (e.is_directory()) names.push_back(e.path().filename().string());
   }
   std::sort(names.begin(), names.end());
-  const auto known = ReadKnownFailures();
+  const auto known = testing::ReadKnownFailures("onnx_current_known_failures.txt");
   int passed = 0;
   std::map<std::string, int> not_claimed;  // by reason kind ("op", "opset", "dtype", ...)
   int not_claimed_total = 0;
