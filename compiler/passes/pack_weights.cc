@@ -48,8 +48,9 @@ class PackWeightsPass : public Pass {
       Node& node = rw.node(id);
       if (spec.input >= node.inputs.size() || node.inputs[spec.input] == kNoValue) continue;
       ValueId w = node.inputs[spec.input];
+      const DType wt = rw.value(w).dtype;
       if (!rw.value(w).is_constant() || rw.value(w).layout != Layout::kPlain ||
-          rw.value(w).dtype != DType::kF32) {
+          (wt != DType::kF32 && wt != DType::kI8 && wt != DType::kU8)) {
         continue;
       }
       // A weight shared with a node packed otherwise keeps its plain constant for that one.
@@ -65,9 +66,11 @@ class PackWeightsPass : public Pass {
       const std::string packed_name = plain.name + "." + std::string(LayoutName(spec.layout));
       const Shape shape = plain.shape;
       const DType dtype = plain.dtype;
+      const QuantParams quant = plain.quant;  // int8 weights keep their zero points
       const ValueId p = rw.AddConstant(packed_name, dtype, shape,
                                        ConstantBytes::FromVector(std::move(packed)));
       rw.value(p).layout = spec.layout;
+      rw.value(p).quant = quant;
       rw.SetInput(id, spec.input, p);
       ctx.Count(std::string(LayoutName(spec.layout)));
     }

@@ -17,6 +17,8 @@ void RegisterCpuPoolKernels(KernelRegistry& r);     // pool_kernel.cc
 void RegisterCpuEltwiseKernels(KernelRegistry& r);  // eltwise_kernel.cc
 void RegisterCpuGemmKernels(KernelRegistry& r);     // gemm_kernel.cc
 void RegisterCpuResizeKernels(KernelRegistry& r);   // resize_kernel.cc
+// int8 (quantized) ops at the portable, AVX2 and AVX-512 VNNI flavours.
+void RegisterQConvInt8(KernelRegistry& r);  // qconv_kernel.cc
 
 }  // namespace kiln::cpu
 

@@ -13,6 +13,7 @@ void RegisterCpuKernels(KernelRegistry& r) {
   cpu::RegisterCpuEltwiseKernels(r);
   cpu::RegisterCpuGemmKernels(r);
   cpu::RegisterCpuResizeKernels(r);
+  cpu::RegisterQConvInt8(r);
 }
 
 }  // namespace kiln

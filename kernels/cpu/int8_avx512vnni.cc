@@ -1,0 +1,160 @@
+// AVX-512 VNNI int8 micro-kernels: the GEMM on vpdpbusd (8 rows x 32 columns, 16 zmm
+// accumulators, 4 reduction steps per instruction), the requantize epilogue in 64-bit lanes
+// (even and odd int32 lanes widened, so Requantize's 64-bit product and shift are exact), and
+// the depthwise accumulation on 16 int32 lanes.
+#include "kernels/cpu/int8_impl.h"
+
+#if defined(__AVX512F__) && defined(__AVX512VNNI__)
+#include <immintrin.h>
+#endif
+
+namespace kiln::cpu {
+#if defined(__AVX512F__) && defined(__AVX512VNNI__)
+namespace {
+
+inline __mmask16 Q8Mask(int64_t n) {
+  return n >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << n) - 1);
+}
+
+// Requantize of the int32 values in the low halves of the 64-bit lanes of x (sign ignored
+// above bit 31: _mm512_mul_epi32 reads the low 32 bits as signed), saturated to int32.
+inline __m512i Q8Rq64(__m512i x, __m512i mult, __m512i round, __m128i shift) {
+  const __m512i v = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(x, mult), round), shift);
+  return _mm512_min_epi64(_mm512_max_epi64(v, _mm512_set1_epi64(INT32_MIN)),
+                          _mm512_set1_epi64(INT32_MAX));
+}
+
+// 16 codes of type t at p (masked) as int32.
+inline __m512i Q8LoadCodes(const void* p, QType t, __mmask16 m) {
+  const __m128i raw = _mm_maskz_loadu_epi8(m, p);
+  return t == QType::kU8 ? _mm512_cvtepu8_epi32(raw) : _mm512_cvtepi8_epi32(raw);
+}
+
+}  // namespace
+
+void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                            int32_t* d, int64_t ldd, int mr, int nr, bool accumulate) {
+  __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
+          c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00,
+          c61 = c00, c70 = c00, c71 = c00;
+  const int32_t* aw = reinterpret_cast<const int32_t*>(a);
+  for (int64_t g = 0; g < k4; ++g) {
+    const __m512i b0 = _mm512_loadu_si512(b);
+    const __m512i b1 = _mm512_loadu_si512(b + 64);
+    b += b_stride;
+    __m512i w = _mm512_set1_epi32(aw[0]);
+    c00 = _mm512_dpbusd_epi32(c00, b0, w);
+    c01 = _mm512_dpbusd_epi32(c01, b1, w);
+    w = _mm512_set1_epi32(aw[1]);
+    c10 = _mm512_dpbusd_epi32(c10, b0, w);
+    c11 = _mm512_dpbusd_epi32(c11, b1, w);
+    w = _mm512_set1_epi32(aw[2]);
+    c20 = _mm512_dpbusd_epi32(c20, b0, w);
+    c21 = _mm512_dpbusd_epi32(c21, b1, w);
+    w = _mm512_set1_epi32(aw[3]);
+    c30 = _mm512_dpbusd_epi32(c30, b0, w);
+    c31 = _mm512_dpbusd_epi32(c31, b1, w);
+    w = _mm512_set1_epi32(aw[4]);
+    c40 = _mm512_dpbusd_epi32(c40, b0, w);
+    c41 = _mm512_dpbusd_epi32(c41, b1, w);
+    w = _mm512_set1_epi32(aw[5]);
+    c50 = _mm512_dpbusd_epi32(c50, b0, w);
+    c51 = _mm512_dpbusd_epi32(c51, b1, w);
+    w = _mm512_set1_epi32(aw[6]);
+    c60 = _mm512_dpbusd_epi32(c60, b0, w);
+    c61 = _mm512_dpbusd_epi32(c61, b1, w);
+    w = _mm512_set1_epi32(aw[7]);
+    c70 = _mm512_dpbusd_epi32(c70, b0, w);
+    c71 = _mm512_dpbusd_epi32(c71, b1, w);
+    aw += kQGemmMr;
+  }
+  const __m512i rows[kQGemmMr][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31},
+                                     {c40, c41}, {c50, c51}, {c60, c61}, {c70, c71}};
+  const __mmask16 m0 = Q8Mask(nr), m1 = Q8Mask(nr > 16 ? nr - 16 : 0);
+  for (int r = 0; r < mr; ++r) {
+    int32_t* dr = d + r * ldd;
+    __m512i v0 = rows[r][0], v1 = rows[r][1];
+    if (accumulate) {
+      v0 = _mm512_add_epi32(v0, _mm512_maskz_loadu_epi32(m0, dr));
+      v1 = _mm512_add_epi32(v1, _mm512_maskz_loadu_epi32(m1, dr + 16));
+    }
+    _mm512_mask_storeu_epi32(dr, m0, v0);
+    _mm512_mask_storeu_epi32(dr + 16, m1, v1);
+  }
+}
+
+void QRequantRowAvx512Vnni(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
+                           int64_t n) {
+  const __m512i offset = _mm512_set1_epi32(p.offset);
+  const __m512i zero = _mm512_set1_epi32(p.zero);
+  const __m512i mult = _mm512_set1_epi64(p.requant.multiplier);
+  const __m512i round = _mm512_set1_epi64(int64_t{1} << (p.requant.shift - 1));
+  const __m128i shift = _mm_cvtsi32_si128(p.requant.shift);
+  const __m512i rmult = _mm512_set1_epi64(p.residual_requant.multiplier);
+  const __m512i rround = _mm512_set1_epi64(int64_t{1} << (p.residual_requant.shift - 1));
+  const __m128i rshift = _mm_cvtsi32_si128(p.residual_requant.shift);
+  const __m512i rzero = _mm512_set1_epi32(p.residual_zero);
+  const __m512i out_zero = _mm512_set1_epi64(p.out_zero);
+  const __m512i qmin = _mm512_set1_epi64(p.qmin), qmax = _mm512_set1_epi64(p.qmax);
+  const __m512i lo32 = _mm512_set1_epi64(0xffffffffLL);
+  for (int64_t j = 0; j < n; j += 16) {
+    const __mmask16 m = Q8Mask(n - j);
+    __m512i acc = _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, d + j), offset);
+    if (p.zero) {
+      acc = _mm512_sub_epi32(acc,
+                             _mm512_mullo_epi32(zero, _mm512_maskz_loadu_epi32(m, col_sum + j)));
+    }
+    // Even lanes in the low halves of `ev`, odd lanes in those of `od` (sign-extended).
+    __m512i ev = _mm512_srai_epi64(_mm512_slli_epi64(acc, 32), 32);
+    __m512i od = _mm512_srai_epi64(acc, 32);
+    if (p.residual) {
+      const __m512i r = _mm512_sub_epi32(
+          Q8LoadCodes(static_cast<const uint8_t*>(p.residual) + j, p.residual_type, m), rzero);
+      const __m512i re = Q8Rq64(r, rmult, rround, rshift);
+      const __m512i ro = Q8Rq64(_mm512_srli_epi64(r, 32), rmult, rround, rshift);
+      const __m512i lo = _mm512_set1_epi64(INT32_MIN), hi = _mm512_set1_epi64(INT32_MAX);
+      ev = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(ev, re), lo), hi);
+      od = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(od, ro), lo), hi);
+    }
+    if (p.out_type == QType::kI32) {
+      ev = _mm512_min_epi64(_mm512_max_epi64(ev, qmin), qmax);
+      od = _mm512_min_epi64(_mm512_max_epi64(od, qmin), qmax);
+      const __m512i v = _mm512_or_si512(_mm512_and_si512(ev, lo32), _mm512_slli_epi64(od, 32));
+      _mm512_mask_storeu_epi32(static_cast<int32_t*>(y) + j, m, v);
+      continue;
+    }
+    ev = Q8Rq64(ev, mult, round, shift);
+    od = Q8Rq64(od, mult, round, shift);
+    ev = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(ev, out_zero), qmin), qmax);
+    od = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(od, out_zero), qmin), qmax);
+    const __m512i v = _mm512_or_si512(_mm512_and_si512(ev, lo32), _mm512_slli_epi64(od, 32));
+    // Values are in the output type's range: truncating to bytes keeps them.
+    _mm512_mask_cvtepi32_storeu_epi8(static_cast<uint8_t*>(y) + j, m, v);
+  }
+}
+
+void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t* w,
+                             int32_t* acc) {
+  const int64_t taps = p.kernel_h * p.kernel_w;
+  for (int64_t oy = 0; oy < p.out_h; ++oy) {
+    int32_t* arow = acc + oy * p.out_w;
+    const int16_t* xrow = x + oy * p.stride_h * p.row;
+    for (int64_t ox = 0; ox < p.out_w; ox += 16) {
+      const __mmask16 m = Q8Mask(p.out_w - ox);
+      __m512i s = _mm512_setzero_si512();
+      for (int64_t t = 0; t < taps; ++t) {
+        const int64_t ky = t / p.kernel_w, kx = t % p.kernel_w;
+        const int64_t c = kx * p.dilation_w;
+        const int16_t* xp = xrow + ky * p.dilation_h * p.row +
+                            (c % p.stride_w) * p.phase_stride + c / p.stride_w + ox;
+        const __m512i xv =
+            _mm512_cvtepi16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(xp)));
+        s = _mm512_add_epi32(s, _mm512_mullo_epi32(xv, _mm512_set1_epi32(w[t])));
+      }
+      _mm512_mask_storeu_epi32(arow + ox, m, s);
+    }
+  }
+}
+
+#endif
+}  // namespace kiln::cpu

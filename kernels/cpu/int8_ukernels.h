@@ -1,0 +1,88 @@
+// The int8 micro-kernel contracts (GEMM over kI8O8K4 weights, the requantize epilogue, the
+// depthwise accumulation) and their per-ISA entry points (tables: int8_table.h). The ISA
+// files include only this header (plain structs and declarations; see simd.h for why). Plain functions over plain pointers, no
+// Session or IR types: the QConv driver (qconv.cc) calls them, and other executors may too.
+// Every one is bit-exact with the integer reference kernels (docs/quantization.md): all
+// arithmetic is on integers, and a sum that the reference keeps in int32 may wrap here only
+// where the true value fits int32 again (modular arithmetic makes that exact).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/requantize.h"
+
+namespace kiln::cpu {
+
+// Output channels per packed int8 panel and reduction steps per group (the kI8O8K4 layout:
+// one 32-byte group holds 4 reduction steps of 8 output channels).
+inline constexpr int kQGemmMr = 8;
+inline constexpr int kQGemmKGroup = 4;
+
+// D[r][j] (+)= sum over g < k4, q < 4 of A[g][r][q] * B[g][j][q], for r < mr, j < nr; rows
+// and columns past mr / nr are computed but not stored. `a` is one packed weight panel (k4
+// groups of 8 x 4 signed bytes, contiguous); `b` holds k4 groups of at least the kernel's nr
+// columns x 4 unsigned bytes, its groups `b_stride` bytes apart, each group's columns 4 bytes
+// apart (the kernel reads nr full columns: the caller pads). d is int32 with rows `ldd` apart;
+// `accumulate` adds to d instead of overwriting it.
+using QGemmUkernelFn = void (*)(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                                int32_t* d, int64_t ldd, int mr, int nr, bool accumulate);
+
+// What one output channel's epilogue does to a row of n raw sums d[j] (docs/quantization.md):
+//   acc = d[j] + offset - zero * col_sum[j]            (wrapping int32; the true value fits)
+//   residual: acc = SaturatingAdd(acc, Requantize(r[j] - residual_zero, residual_requant))
+//   8-bit out: y = clamp(out_zero + Requantize(acc, requant), qmin, qmax)
+//   i32 out:   y = clamp(acc, qmin, qmax)
+enum class QType : int32_t { kU8 = 0, kI8 = 1, kI32 = 2 };
+struct QRowParams {
+  int32_t offset = 0;
+  int32_t zero = 0;  // 0: col_sum is not read
+  Requant requant;
+  const void* residual = nullptr;  // n codes of residual_type, or null
+  QType residual_type = QType::kU8;
+  int32_t residual_zero = 0;
+  Requant residual_requant;
+  QType out_type = QType::kU8;
+  int32_t out_zero = 0, qmin = 0, qmax = 255;
+};
+using QRequantRowFn = void (*)(const QRowParams& p, const int32_t* d, const int32_t* col_sum,
+                               void* y, int64_t n);
+
+// Depthwise accumulation of one channel: acc[oy * out_w + ox] = sum over taps of
+// w[ky * kernel_w + kx] * x[(oy * stride_h + ky * dilation_h) * row + (ox * stride_w + kx *
+// dilation_w)] where x is the channel's centred (code - zero point) int16 plane, already padded
+// (padding holds 0), split into stride_w column phases: column c lives in phase c % stride_w at
+// index c / stride_w, phases `phase_stride` int16 apart, rows `row` apart. w are the centred
+// weights (code - weight zero point). Every row of every phase is readable up to
+// ceil(out_w / 16) * 16 + (kernel_w - 1) * dilation_w / stride_w + 1 elements.
+struct QDwParams {
+  int64_t out_h = 0, out_w = 0;
+  int64_t kernel_h = 3, kernel_w = 3;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t dilation_h = 1, dilation_w = 1;
+  int64_t row = 0, phase_stride = 0;
+};
+using QDwAccumulateFn = void (*)(const QDwParams& p, const int16_t* x, const int32_t* w,
+                                 int32_t* acc);
+
+// --- Per-ISA entry points (int8_<isa>.cc). ---
+void QGemmUkernelScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                        int32_t* d, int64_t ldd, int mr, int nr, bool accumulate);
+void QRequantRowScalar(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
+                       int64_t n);
+void QDwAccumulateScalar(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
+#if defined(__x86_64__) || defined(__i386__)
+void QGemmUkernelAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, int32_t* d,
+                      int64_t ldd, int mr, int nr, bool accumulate);
+void QRequantRowAvx2(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
+                     int64_t n);
+void QDwAccumulateAvx2(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
+void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                            int32_t* d, int64_t ldd, int mr, int nr, bool accumulate);
+void QRequantRowAvx512Vnni(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
+                           int64_t n);
+void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t* w,
+                             int32_t* acc);
+#endif
+
+}  // namespace kiln::cpu
