@@ -3,7 +3,7 @@
 # into OUT_DIR/NAME_int8.kiln with `kiln quantize` (default options, calibrating on
 # ../shared/images/calib with the preprocessing of scripts/quant-accuracy.sh), for
 # bench/peers/int8_vs_fp32.py. Calibration statistics are computed once per model and reused
-# (OUT_DIR/NAME.stats), so rebuilding Kiln and rerunning only recompiles.
+# (OUT_DIR/NAME.stats).
 #
 #   bench/peers/make_int8_models.sh [BUILD_DIR] [OUT_DIR] [NAME...]
 set -euo pipefail
@@ -24,11 +24,10 @@ names=("$@")
 for name in "${names[@]}"; do
   src=$shared/models/$name/model.onnx
   stats=$out/$name.stats
-  if [[ ! -s $stats ]]; then
-    nice -n 10 "$kiln" quantize "$src" --calib "$shared/images/calib" --preprocess "${spec[$name]}" \
-      --stats-out "$stats" --threads 2 -q -o "$out/${name}_int8.kiln"
-  fi
-  nice -n 10 "$kiln" quantize "$src" --stats "$stats" --preprocess "${spec[$name]}" -q \
-    -o "$out/${name}_int8.kiln"
+  # --algo auto measures candidates on the calibration samples, so --calib is always given;
+  # the statistics are reused when present.
+  if [[ -s $stats ]]; then st=(--stats "$stats"); else st=(--stats-out "$stats"); fi
+  nice -n 10 "$kiln" quantize "$src" --calib "$shared/images/calib" --preprocess "${spec[$name]}" \
+    "${st[@]}" --threads 2 -q -o "$out/${name}_int8.kiln"
   echo "wrote $out/${name}_int8.kiln"
 done

@@ -18,7 +18,8 @@ void RegisterCpuEltwiseKernels(KernelRegistry& r);  // eltwise_kernel.cc
 void RegisterCpuGemmKernels(KernelRegistry& r);     // gemm_kernel.cc
 void RegisterCpuResizeKernels(KernelRegistry& r);   // resize_kernel.cc
 // int8 (quantized) ops at the portable, AVX2 and AVX-512 VNNI flavours.
-void RegisterQConvInt8(KernelRegistry& r);  // qconv_kernel.cc
+void RegisterQConvInt8(KernelRegistry& r);      // qconv_kernel.cc
+void RegisterQEltwiseInt8(KernelRegistry& r);   // qeltwise_kernel.cc: QAdd, QuantizeLinear
 
 }  // namespace kiln::cpu
 

@@ -14,6 +14,7 @@ void RegisterCpuKernels(KernelRegistry& r) {
   cpu::RegisterCpuGemmKernels(r);
   cpu::RegisterCpuResizeKernels(r);
   cpu::RegisterQConvInt8(r);
+  cpu::RegisterQEltwiseInt8(r);
 }
 
 }  // namespace kiln

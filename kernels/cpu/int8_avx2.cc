@@ -69,6 +69,17 @@ void QRequantRowAvx2(const QRowParams& p, const int32_t* d, const int32_t* col_s
 
 void QDwAccumulateAvx2(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc) {
   const int64_t taps = p.kernel_h * p.kernel_w;
+  if (taps > kQDwMaxTaps) {
+    Q8DwPortable(p, x, w, acc, 0);
+    return;
+  }
+  int64_t off[kQDwMaxTaps];  // each tap's offset from an output row's first input
+  for (int64_t ky = 0, t = 0; ky < p.kernel_h; ++ky) {
+    for (int64_t kx = 0; kx < p.kernel_w; ++kx, ++t) {
+      const int64_t c = kx * p.dilation_w;
+      off[t] = ky * p.dilation_h * p.row + (c % p.stride_w) * p.phase_stride + c / p.stride_w;
+    }
+  }
   const int64_t full = p.out_w / 8 * 8;
   for (int64_t oy = 0; oy < p.out_h; ++oy) {
     int32_t* arow = acc + oy * p.out_w;
@@ -76,10 +87,7 @@ void QDwAccumulateAvx2(const QDwParams& p, const int16_t* x, const int32_t* w, i
     for (int64_t ox = 0; ox < full; ox += 8) {
       __m256i s = _mm256_setzero_si256();
       for (int64_t t = 0; t < taps; ++t) {
-        const int64_t ky = t / p.kernel_w, kx = t % p.kernel_w;
-        const int64_t c = kx * p.dilation_w;
-        const int16_t* xp = xrow + ky * p.dilation_h * p.row +
-                            (c % p.stride_w) * p.phase_stride + c / p.stride_w + ox;
+        const int16_t* xp = xrow + off[t] + ox;
         const __m256i xv =
             _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(xp)));
         s = _mm256_add_epi32(s, _mm256_mullo_epi32(xv, _mm256_set1_epi32(w[t])));
@@ -88,6 +96,24 @@ void QDwAccumulateAvx2(const QDwParams& p, const int16_t* x, const int32_t* w, i
     }
   }
   if (full < p.out_w) Q8DwPortable(p, x, w, acc, full);
+}
+
+void QCentreAvx2(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
+                 int16_t* odd) {
+  Q8CentrePortable(src, 0, n, is_signed, zero, even, odd);
+}
+
+void QAddAvx2(const QAddParams& p, const void* a, const void* b, void* y, int64_t n) {
+  Q8AddPortable(p, a, b, y, 0, n);
+}
+
+void QuantizeF32Avx2(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y) {
+  Q8QuantizePortable(x, 0, n, scale, zero, out, y);
+}
+
+void QRequantRowsAvx2(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
+                      const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n) {
+  Q8RequantRowsPortable(rows, mr, d, ldd, col_sum, y, ldy, n);
 }
 
 #endif

@@ -54,6 +54,11 @@ inline void Q8RequantRowPortable(const QRowParams& p, const int32_t* d, const in
   for (int64_t j = j0; j < n; ++j) Q8EpilogueOne(p, d[j], p.zero ? col_sum[j] : 0, y, j);
 }
 
+inline void Q8RequantRowsPortable(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
+                                  const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n) {
+  for (int r = 0; r < mr; ++r) Q8RequantRowPortable(rows[r], d + r * ldd, col_sum, y + r * ldy, 0, n);
+}
+
 template <int kNr>
 void Q8GemmPortable(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, int32_t* d,
                     int64_t ldd, int mr, int nr, bool accumulate) {
@@ -95,6 +100,66 @@ inline void Q8DwPortable(const QDwParams& p, const int16_t* x, const int32_t* w,
         const int32_t wv = w[ky * p.kernel_w + kx];
         for (int64_t ox = ox0; ox < p.out_w; ++ox) arow[ox] += wv * xp[ox];
       }
+    }
+  }
+}
+
+// Codes [i0, n) of QCentreFn.
+inline void Q8CentrePortable(const uint8_t* src, int64_t i0, int64_t n, bool is_signed,
+                             int32_t zero, int16_t* even, int16_t* odd) {
+  for (int64_t i = i0; i < n; ++i) {
+    const int32_t code = is_signed ? static_cast<int8_t>(src[i]) : src[i];
+    const auto v = static_cast<int16_t>(code - zero);
+    if (!odd) {
+      even[i] = v;
+    } else if (i % 2 == 0) {
+      even[i / 2] = v;
+    } else {
+      odd[i / 2] = v;
+    }
+  }
+}
+
+// Elements [i0, n) of QAddFn.
+inline void Q8AddPortable(const QAddParams& p, const void* a, const void* b, void* y, int64_t i0,
+                          int64_t n) {
+  for (int64_t i = i0; i < n; ++i) {
+    const int32_t av = Q8Requantize((Q8Load(a, p.a_type, i) - p.a_zero) * (int32_t{1} << 20), p.ra);
+    const int32_t bv = Q8Requantize((Q8Load(b, p.b_type, i) - p.b_zero) * (int32_t{1} << 20), p.rb);
+    const int32_t sum = static_cast<int32_t>(static_cast<uint32_t>(av) + static_cast<uint32_t>(bv));
+    const auto v = static_cast<int32_t>(
+        Q8Clamp64(static_cast<int64_t>(Q8Requantize(sum, p.ro)) + p.out_zero, p.qmin, p.qmax));
+    if (p.out_type == QType::kU8) {
+      static_cast<uint8_t*>(y)[i] = static_cast<uint8_t>(v);
+    } else {
+      static_cast<int8_t*>(y)[i] = static_cast<int8_t>(v);
+    }
+  }
+}
+
+// Elements [i0, n) of QuantizeF32Fn (the reference's arithmetic, in float: rint of a float is
+// the double path's result, and a sum past 2^24 saturates either way).
+inline void Q8QuantizePortable(const float* x, int64_t i0, int64_t n, float scale, int32_t zero,
+                               QType out, void* y) {
+  const double lo = out == QType::kU8 ? 0 : -128, hi = out == QType::kU8 ? 255 : 127;
+  for (int64_t i = i0; i < n; ++i) {
+    const double d = static_cast<double>(x[i] / scale);  // divided in float, as the reference
+    // Round half to even without the FP environment: truncate, then step away from zero past
+    // a half, or at exactly a half when the truncation is odd. |d| >= 2^52 is integral.
+    double t = d;
+    if (d == d && d < 4503599627370496.0 && d > -4503599627370496.0) {
+      const auto ti = static_cast<int64_t>(d);
+      t = static_cast<double>(ti);
+      const double frac = d - t, mag = frac < 0 ? -frac : frac;
+      if (mag > 0.5 || (mag == 0.5 && (ti & 1) != 0)) t += d < 0 ? -1.0 : 1.0;
+    }
+    double v = d != d ? 0.0 : t + zero;  // NaN quantizes to 0, as in the reference
+    v = v < lo ? lo : (v > hi ? hi : v);
+    const auto c = static_cast<int32_t>(v);
+    if (out == QType::kU8) {
+      static_cast<uint8_t*>(y)[i] = static_cast<uint8_t>(c);
+    } else {
+      static_cast<int8_t*>(y)[i] = static_cast<int8_t>(c);
     }
   }
 }

@@ -17,4 +17,22 @@ void QDwAccumulateScalar(const QDwParams& p, const int16_t* x, const int32_t* w,
   Q8DwPortable(p, x, w, acc, 0);
 }
 
+void QCentreScalar(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
+                   int16_t* odd) {
+  Q8CentrePortable(src, 0, n, is_signed, zero, even, odd);
+}
+
+void QAddScalar(const QAddParams& p, const void* a, const void* b, void* y, int64_t n) {
+  Q8AddPortable(p, a, b, y, 0, n);
+}
+
+void QuantizeF32Scalar(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y) {
+  Q8QuantizePortable(x, 0, n, scale, zero, out, y);
+}
+
+void QRequantRowsScalar(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
+                        const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n) {
+  Q8RequantRowsPortable(rows, mr, d, ldd, col_sum, y, ldy, n);
+}
+
 }  // namespace kiln::cpu

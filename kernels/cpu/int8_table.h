@@ -14,7 +14,11 @@ struct Int8Kernels {
   int gemm_nr = 0;  // columns per GEMM micro-kernel call
   QGemmUkernelFn gemm = nullptr;
   QRequantRowFn requant_row = nullptr;
+  QRequantRowsFn requant_rows = nullptr;
   QDwAccumulateFn dw_accumulate = nullptr;
+  QCentreFn centre = nullptr;
+  QAddFn add = nullptr;
+  QuantizeF32Fn quantize = nullptr;
 };
 
 // The int8 table for `isa` (kAvx512Vnni: vpdpbusd; kAvx2 and kAvx512: vpmaddwd on widened

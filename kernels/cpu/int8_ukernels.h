@@ -54,7 +54,7 @@ using QRequantRowFn = void (*)(const QRowParams& p, const int32_t* d, const int3
 // (padding holds 0), split into stride_w column phases: column c lives in phase c % stride_w at
 // index c / stride_w, phases `phase_stride` int16 apart, rows `row` apart. w are the centred
 // weights (code - weight zero point). Every row of every phase is readable up to
-// ceil(out_w / 16) * 16 + (kernel_w - 1) * dilation_w / stride_w + 1 elements.
+// ceil(out_w / 32) * 32 + (kernel_w - 1) * dilation_w / stride_w + 1 elements.
 struct QDwParams {
   int64_t out_h = 0, out_w = 0;
   int64_t kernel_h = 3, kernel_w = 3;
@@ -62,25 +62,71 @@ struct QDwParams {
   int64_t dilation_h = 1, dilation_w = 1;
   int64_t row = 0, phase_stride = 0;
 };
+// The same for mr rows at once (one call per GEMM tile): rows[r] (no residual, 8-bit output,
+// out_zero/qmin/qmax/out_type those of rows[0]) over d + r * ldd, writing y + r * ldy.
+using QRequantRowsFn = void (*)(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
+                                const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
+
+inline constexpr int64_t kQDwMaxTaps = 49;  // SIMD versions: bigger kernels run portably
 using QDwAccumulateFn = void (*)(const QDwParams& p, const int16_t* x, const int32_t* w,
                                  int32_t* acc);
+
+// Centres n codes (u8, or i8 when is_signed) into int16 (code - zero), for the depthwise
+// planes: with `odd` null every code goes to even[i]; otherwise codes 0, 2, 4, ... go to
+// even[0, 1, 2, ...] and codes 1, 3, ... to odd[0, 1, ...] (stride-2 column phases).
+using QCentreFn = void (*)(const uint8_t* src, int64_t n, bool is_signed, int32_t zero,
+                           int16_t* even, int16_t* odd);
+
+// QAdd of n elements of same-shaped 8-bit tensors (docs/quantization.md):
+//   a' = Requantize((a - za) << 20, ra), b' = Requantize((b - zb) << 20, rb),
+//   y = clamp(zy + Requantize(a' + b', ro), qmin, qmax)
+// y may alias a or b. qmin/qmax inside the output type's range.
+struct QAddParams {
+  QType a_type = QType::kU8, b_type = QType::kU8, out_type = QType::kU8;
+  int32_t a_zero = 0, b_zero = 0, out_zero = 0, qmin = 0, qmax = 255;
+  Requant ra, rb, ro;
+};
+using QAddFn = void (*)(const QAddParams& p, const void* a, const void* b, void* y, int64_t n);
+
+// QuantizeLinear of n floats, per tensor, as the reference does it: x / scale in float,
+// rounded half to even, plus the zero point, NaN to 0, saturated to u8/i8.
+using QuantizeF32Fn = void (*)(const float* x, int64_t n, float scale, int32_t zero, QType out,
+                               void* y);
 
 // --- Per-ISA entry points (int8_<isa>.cc). ---
 void QGemmUkernelScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
                         int32_t* d, int64_t ldd, int mr, int nr, bool accumulate);
 void QRequantRowScalar(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
                        int64_t n);
+void QCentreScalar(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
+                   int16_t* odd);
+void QAddScalar(const QAddParams& p, const void* a, const void* b, void* y, int64_t n);
+void QuantizeF32Scalar(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y);
+void QRequantRowsScalar(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
+                        const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
 void QDwAccumulateScalar(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
 #if defined(__x86_64__) || defined(__i386__)
 void QGemmUkernelAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, int32_t* d,
                       int64_t ldd, int mr, int nr, bool accumulate);
 void QRequantRowAvx2(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
                      int64_t n);
+void QCentreAvx2(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
+                 int16_t* odd);
+void QAddAvx2(const QAddParams& p, const void* a, const void* b, void* y, int64_t n);
+void QuantizeF32Avx2(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y);
+void QRequantRowsAvx2(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
+                      const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
 void QDwAccumulateAvx2(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
 void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
                             int32_t* d, int64_t ldd, int mr, int nr, bool accumulate);
 void QRequantRowAvx512Vnni(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
                            int64_t n);
+void QCentreAvx512Vnni(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
+                       int16_t* odd);
+void QAddAvx512Vnni(const QAddParams& p, const void* a, const void* b, void* y, int64_t n);
+void QuantizeF32Avx512Vnni(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y);
+void QRequantRowsAvx512Vnni(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
+                            const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
 void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t* w,
                              int32_t* acc);
 #endif

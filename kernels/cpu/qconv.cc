@@ -86,6 +86,7 @@ QConvCpu QConvCpu::Gemm(QConvSpec spec, const int8_t* packed, const Int8Kernels&
     const int64_t off = c.s_.bias[static_cast<size_t>(oc)] - za * sum + kreal * za * zb;
     c.offset_[static_cast<size_t>(oc)] = static_cast<int32_t>(static_cast<uint32_t>(off));
   }
+  c.MakeRows();
   return c;
 }
 
@@ -119,10 +120,11 @@ QConvCpu QConvCpu::Depthwise(QConvSpec spec, const void* plain_w, bool w_signed,
   const int64_t wp = g.in_w + g.pad_left + g.pad_right;
   c.dw_hp_ = g.in_h + g.pad_top + g.pad_bottom;
   c.dw_phase_w_ = std::max((wp + g.stride_w - 1) / g.stride_w,
-                           (g.out_w + 15) / 16 * 16 +
+                           (g.out_w + 31) / 32 * 32 +
                                (g.kernel_w - 1) * g.dilation_w / g.stride_w + 1);
   p.row = c.dw_phase_w_;
   p.phase_stride = c.dw_hp_ * c.dw_phase_w_;
+  c.MakeRows();
   return c;
 }
 
@@ -213,8 +215,12 @@ void QConvCpu::Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4,
   std::fill(dst + hp_ * wp_, dst + plane_, 0u);
 }
 
-QRowParams QConvCpu::RowFor(int64_t n, int64_t oc, const void* residual) const {
-  (void)n;
+QRowParams QConvCpu::RowFor(int64_t oc, const void* residual) const {
+  if (!rows_.empty()) {  // made once at prepare
+    QRowParams p = rows_[static_cast<size_t>(oc)];
+    p.residual = residual;
+    return p;
+  }
   QRowParams p;
   p.offset = offset_.empty() ? s_.bias[static_cast<size_t>(oc)] : offset_[static_cast<size_t>(oc)];
   p.zero = w_stored_zero_.empty() ? 0 : w_stored_zero_[static_cast<size_t>(oc)];
@@ -228,6 +234,13 @@ QRowParams QConvCpu::RowFor(int64_t n, int64_t oc, const void* residual) const {
   p.qmin = s_.qmin;
   p.qmax = s_.qmax;
   return p;
+}
+
+void QConvCpu::MakeRows() {
+  rows_.clear();
+  std::vector<QRowParams> rows;
+  for (int64_t oc = 0; oc < s_.g.out_c; ++oc) rows.push_back(RowFor(oc, nullptr));
+  rows_ = std::move(rows);
 }
 
 void QConvCpu::GemmItem(int64_t item, const uint8_t* x4, const int32_t* plane_sum,
@@ -283,29 +296,35 @@ void QConvCpu::GemmItem(int64_t item, const uint8_t* x4, const int32_t* plane_su
     } else {
       k_->gemm(k4_, a, panel, nr_ * 4, d, nr_, mr, tn, false);
     }
-    for (int r = 0; r < mr; ++r) {
-      const int64_t oc = oc0 + r;
-      const int64_t plane0 = (n * g.out_c + oc) * g.out_plane();
-      QRowParams rp = RowFor(n, oc, nullptr);
-      // Runs of valid output columns: the whole tile, or each grid row's first out_w columns.
-      int64_t j = 0;
-      while (j < tn) {
-        const int64_t q = q0 + j;
-        int64_t pix = q, len = tn - j;
-        if (direct_) {
-          const int64_t oy = q / wp_, ox = q % wp_;
-          if (ox >= g.out_w) {
-            j += wp_ - ox;
-            continue;
-          }
-          pix = oy * g.out_w + ox;
-          len = std::min<int64_t>(g.out_w - ox, tn - j);
+    // Runs of valid output columns: the whole tile, or each grid row's first out_w columns.
+    const bool rows_at_once = !s_.residual && s_.out_type != QType::kI32;
+    int64_t j = 0;
+    while (j < tn) {
+      const int64_t q = q0 + j;
+      int64_t pix = q, len = tn - j;
+      if (direct_) {
+        const int64_t oy = q / wp_, ox = q % wp_;
+        if (ox >= g.out_w) {
+          j += wp_ - ox;
+          continue;
         }
-        rp.residual = residual ? static_cast<const uint8_t*>(residual) + plane0 + pix : nullptr;
-        k_->requant_row(rp, d + r * nr_ + j, col_sum + j,
-                        static_cast<uint8_t*>(y) + (plane0 + pix) * esize, len);
-        j += len;
+        pix = oy * g.out_w + ox;
+        len = std::min<int64_t>(g.out_w - ox, tn - j);
       }
+      const int64_t plane0 = (n * g.out_c + oc0) * g.out_plane();
+      if (rows_at_once) {
+        k_->requant_rows(rows_.data() + oc0, mr, d + j, nr_, col_sum + j,
+                         static_cast<uint8_t*>(y) + plane0 + pix, g.out_plane(), len);
+      } else {
+        for (int r = 0; r < mr; ++r) {
+          const int64_t pr = plane0 + r * g.out_plane() + pix;
+          const QRowParams rp =
+              RowFor(oc0 + r, residual ? static_cast<const uint8_t*>(residual) + pr : nullptr);
+          k_->requant_row(rp, d + r * nr_ + j, col_sum + j, static_cast<uint8_t*>(y) + pr * esize,
+                          len);
+        }
+      }
+      j += len;
     }
   }
 }
@@ -368,28 +387,29 @@ void QConvCpu::RunDepthwise(const uint8_t* x, const void* residual, void* y, uin
         int16_t* row = xp + (iy + g.pad_top) * dw_.row;
         const uint8_t* src = xc + iy * g.in_w;
         if (sw == 1) {
-          int16_t* d = row + g.pad_left;
-          if (x_signed) {
-            const auto* s8 = reinterpret_cast<const int8_t*>(src);
-            for (int64_t ix = 0; ix < g.in_w; ++ix) d[ix] = static_cast<int16_t>(s8[ix] - zx);
+          k_->centre(src, g.in_w, x_signed, zx, row + g.pad_left, nullptr);
+        } else if (sw == 2) {
+          // Code ix sits at column ix + pad_left: phase (ix + pad_left) % 2, index / 2.
+          const int64_t pl = g.pad_left;
+          int16_t* p0 = row + pl / 2;                      // column pl + 2j, pl even
+          int16_t* p1 = row + dw_.phase_stride + pl / 2;  // column pl + 1 + 2j, pl even
+          if (pl % 2 == 0) {
+            k_->centre(src, g.in_w, x_signed, zx, p0, p1);
           } else {
-            for (int64_t ix = 0; ix < g.in_w; ++ix) d[ix] = static_cast<int16_t>(src[ix] - zx);
+            k_->centre(src, g.in_w, x_signed, zx, row + dw_.phase_stride + pl / 2,
+                       row + (pl + 1) / 2);
           }
-          continue;
-        }
-        // Column col = ix + pad_left goes to phase col % sw, index col / sw.
-        int64_t ph = g.pad_left % sw, idx = g.pad_left / sw;
-        for (int64_t ix = 0; ix < g.in_w; ++ix) {
-          const int32_t code = x_signed ? static_cast<int8_t>(src[ix]) : src[ix];
-          row[ph * dw_.phase_stride + idx] = static_cast<int16_t>(code - zx);
-          if (++ph == sw) {
-            ph = 0;
-            ++idx;
+        } else {
+          // Column col = ix + pad_left goes to phase col % sw, index col / sw.
+          for (int64_t ix = 0; ix < g.in_w; ++ix) {
+            const int64_t col = ix + g.pad_left;
+            const int32_t code = x_signed ? static_cast<int8_t>(src[ix]) : src[ix];
+            row[(col % sw) * dw_.phase_stride + col / sw] = static_cast<int16_t>(code - zx);
           }
         }
       }
       k_->dw_accumulate(dw_, xp, dw_w_.data() + c * taps_, acc);
-      QRowParams rp = RowFor(p / g.out_c, c, nullptr);
+      QRowParams rp = RowFor(c, nullptr);
       const int64_t plane0 = p * g.out_plane();
       rp.residual = residual ? static_cast<const uint8_t*>(residual) + plane0 : nullptr;
       k_->requant_row(rp, acc, nullptr, static_cast<uint8_t*>(y) + plane0 * esize,

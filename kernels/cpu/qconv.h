@@ -60,7 +60,8 @@ class QConvCpu {
   void Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, uint8_t* x4) const;
   void GemmItem(int64_t item, const uint8_t* x4, const int32_t* plane_sum, const int8_t* w,
                 const void* residual, void* y, int64_t n, uint8_t* panel) const;
-  QRowParams RowFor(int64_t n, int64_t oc, const void* residual) const;
+  QRowParams RowFor(int64_t oc, const void* residual) const;
+  void MakeRows();
 
   QConvSpec s_;
   const Int8Kernels* k_ = nullptr;
@@ -75,6 +76,7 @@ class QConvCpu {
   int32_t x_stored_zero_ = 0;
   bool any_w_zero_ = false;
   std::vector<int32_t> offset_, w_stored_zero_;
+  std::vector<QRowParams> rows_;  // per output channel, residual unset
   std::vector<int64_t> tap_offset_;  // per tap, in 4-byte units of the padded plane
   // Depthwise geometry.
   std::vector<int32_t> dw_w_;  // centred weights [C][taps]

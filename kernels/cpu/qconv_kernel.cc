@@ -39,6 +39,12 @@ Expected<Conv2dGeometry> QGeometry(const Graph& graph, const Node& node) {
       return Unsupported("QConv bias/requant not constant");
     }
   }
+  if (Is8Bit(y.dtype)) {  // the SIMD epilogue relies on a clamp inside the output type
+    const QuantClamp c = ReadClamp(node.attrs, y.dtype);
+    if (c.lo < QuantTypeMin(y.dtype) || c.hi > QuantTypeMax(y.dtype)) {
+      return Unsupported("QConv clamp outside the output type's range");
+    }
+  }
   if (node.inputs.size() > 3 && node.inputs[3] != kNoValue &&
       !Is8Bit(graph.value(node.inputs[3]).dtype)) {
     return Unsupported("QConv residual not 8-bit");
