@@ -20,6 +20,7 @@ void RegisterCpuResizeKernels(KernelRegistry& r);   // resize_kernel.cc
 // int8 (quantized) ops at the portable, AVX2 and AVX-512 VNNI flavours.
 void RegisterQConvInt8(KernelRegistry& r);      // qconv_kernel.cc
 void RegisterQEltwiseInt8(KernelRegistry& r);   // qeltwise_kernel.cc: QAdd, QuantizeLinear
+void RegisterQGemmInt8(KernelRegistry& r);      // qgemm_kernel.cc
 
 }  // namespace kiln::cpu
 

@@ -15,6 +15,7 @@ void RegisterCpuKernels(KernelRegistry& r) {
   cpu::RegisterCpuResizeKernels(r);
   cpu::RegisterQConvInt8(r);
   cpu::RegisterQEltwiseInt8(r);
+  cpu::RegisterQGemmInt8(r);
 }
 
 }  // namespace kiln

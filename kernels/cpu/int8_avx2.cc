@@ -116,5 +116,13 @@ void QRequantRowsAvx2(const QRowParams* rows, int mr, const int32_t* d, int64_t 
   Q8RequantRowsPortable(rows, mr, d, ldd, col_sum, y, ldy, n);
 }
 
+void QGemmRequantAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                        const QRowParams* rows, int mr, int nr, const int32_t* col_sum, uint8_t* y,
+                        int64_t ldy) {
+  int32_t d[kQGemmMr * 8];
+  QGemmUkernelAvx2(k4, a, b, b_stride, d, 8, mr, nr, false);
+  Q8RequantRowsPortable(rows, mr, d, 8, col_sum, y, ldy, nr);
+}
+
 #endif
 }  // namespace kiln::cpu

@@ -42,6 +42,40 @@ inline void Q8StoreBytes(uint8_t* y, __m512i v, __mmask16 m) {
   }
 }
 
+// The 8-bit epilogue of 16 sums (no residual; see QRequantRowAvx512Vnni's common case) into
+// 16 bytes at y under mask m.
+struct Q8RowConsts {
+  __m512i offset, zero, mult, round;
+  __m128i shift;
+  bool has_zero;
+};
+struct Q8OutConsts {
+  __m512i out_zero, qmin, qmax, lo32;
+};
+inline Q8RowConsts Q8Row(const QRowParams& p) {
+  return {_mm512_set1_epi32(p.offset), _mm512_set1_epi32(p.zero),
+          _mm512_set1_epi64(p.requant.multiplier),
+          _mm512_set1_epi64(int64_t{1} << (p.requant.shift - 1)),
+          _mm_cvtsi32_si128(p.requant.shift), p.zero != 0};
+}
+inline Q8OutConsts Q8Out(const QRowParams& p) {
+  return {_mm512_set1_epi64(p.out_zero), _mm512_set1_epi64(p.qmin), _mm512_set1_epi64(p.qmax),
+          _mm512_set1_epi64(0xffffffffLL)};
+}
+inline void Q8RequantVec(__m512i d, const Q8RowConsts& r, const Q8OutConsts& o,
+                         const int32_t* col_sum, uint8_t* y, __mmask16 m) {
+  __m512i acc = _mm512_add_epi32(d, r.offset);
+  if (r.has_zero) {
+    acc = _mm512_sub_epi32(acc, _mm512_mullo_epi32(r.zero, _mm512_maskz_loadu_epi32(m, col_sum)));
+  }
+  __m512i ev = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(acc, r.mult), r.round), r.shift);
+  __m512i od = _mm512_sra_epi64(
+      _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc, 32), r.mult), r.round), r.shift);
+  ev = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(ev, o.out_zero), o.qmin), o.qmax);
+  od = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(od, o.out_zero), o.qmin), o.qmax);
+  Q8StoreBytes(y, _mm512_or_si512(_mm512_and_si512(ev, o.lo32), _mm512_slli_epi64(od, 32)), m);
+}
+
 }  // namespace
 
 void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
@@ -92,6 +126,54 @@ void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64
     }
     _mm512_mask_storeu_epi32(dr, m0, v0);
     _mm512_mask_storeu_epi32(dr + 16, m1, v1);
+  }
+}
+
+void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                            const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
+                            uint8_t* y, int64_t ldy) {
+  __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
+          c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00,
+          c61 = c00, c70 = c00, c71 = c00;
+  const int32_t* aw = reinterpret_cast<const int32_t*>(a);
+  for (int64_t g = 0; g < k4; ++g) {
+    const __m512i b0 = _mm512_loadu_si512(b);
+    const __m512i b1 = _mm512_loadu_si512(b + 64);
+    b += b_stride;
+    __m512i w = _mm512_set1_epi32(aw[0]);
+    c00 = _mm512_dpbusd_epi32(c00, b0, w);
+    c01 = _mm512_dpbusd_epi32(c01, b1, w);
+    w = _mm512_set1_epi32(aw[1]);
+    c10 = _mm512_dpbusd_epi32(c10, b0, w);
+    c11 = _mm512_dpbusd_epi32(c11, b1, w);
+    w = _mm512_set1_epi32(aw[2]);
+    c20 = _mm512_dpbusd_epi32(c20, b0, w);
+    c21 = _mm512_dpbusd_epi32(c21, b1, w);
+    w = _mm512_set1_epi32(aw[3]);
+    c30 = _mm512_dpbusd_epi32(c30, b0, w);
+    c31 = _mm512_dpbusd_epi32(c31, b1, w);
+    w = _mm512_set1_epi32(aw[4]);
+    c40 = _mm512_dpbusd_epi32(c40, b0, w);
+    c41 = _mm512_dpbusd_epi32(c41, b1, w);
+    w = _mm512_set1_epi32(aw[5]);
+    c50 = _mm512_dpbusd_epi32(c50, b0, w);
+    c51 = _mm512_dpbusd_epi32(c51, b1, w);
+    w = _mm512_set1_epi32(aw[6]);
+    c60 = _mm512_dpbusd_epi32(c60, b0, w);
+    c61 = _mm512_dpbusd_epi32(c61, b1, w);
+    w = _mm512_set1_epi32(aw[7]);
+    c70 = _mm512_dpbusd_epi32(c70, b0, w);
+    c71 = _mm512_dpbusd_epi32(c71, b1, w);
+    aw += kQGemmMr;
+  }
+  const __m512i tile[kQGemmMr][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31},
+                                     {c40, c41}, {c50, c51}, {c60, c61}, {c70, c71}};
+  const __mmask16 m0 = Q8Mask(nr), m1 = Q8Mask(nr > 16 ? nr - 16 : 0);
+  const Q8OutConsts o = Q8Out(rows[0]);
+  for (int r = 0; r < mr; ++r) {
+    const Q8RowConsts rc = Q8Row(rows[r]);
+    Q8RequantVec(tile[r][0], rc, o, col_sum, y + r * ldy, m0);
+    if (nr > 16) Q8RequantVec(tile[r][1], rc, o, col_sum + 16, y + r * ldy + 16, m1);
   }
 }
 
@@ -160,32 +242,14 @@ void QRequantRowAvx512Vnni(const QRowParams& p, const int32_t* d, const int32_t*
 
 void QRequantRowsAvx512Vnni(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
                             const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n) {
-  const __m512i out_zero = _mm512_set1_epi64(rows[0].out_zero);
-  const __m512i qmin = _mm512_set1_epi64(rows[0].qmin), qmax = _mm512_set1_epi64(rows[0].qmax);
-  const __m512i lo32 = _mm512_set1_epi64(0xffffffffLL);
+  const Q8OutConsts o = Q8Out(rows[0]);
   for (int r = 0; r < mr; ++r) {
-    const QRowParams& p = rows[r];
-    const __m512i offset = _mm512_set1_epi32(p.offset);
-    const __m512i zero = _mm512_set1_epi32(p.zero);
-    const __m512i mult = _mm512_set1_epi64(p.requant.multiplier);
-    const __m512i round = _mm512_set1_epi64(int64_t{1} << (p.requant.shift - 1));
-    const __m128i shift = _mm_cvtsi32_si128(p.requant.shift);
+    const Q8RowConsts rc = Q8Row(rows[r]);
     const int32_t* dr = d + r * ldd;
     uint8_t* yr = y + r * ldy;
-    for (int64_t j = 0; j < n; j += 16) {  // as QRequantRowAvx512Vnni's common case
+    for (int64_t j = 0; j < n; j += 16) {
       const __mmask16 m = Q8Mask(n - j);
-      __m512i acc = _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, dr + j), offset);
-      if (p.zero) {
-        acc = _mm512_sub_epi32(
-            acc, _mm512_mullo_epi32(zero, _mm512_maskz_loadu_epi32(m, col_sum + j)));
-      }
-      __m512i ev = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(acc, mult), round), shift);
-      __m512i od = _mm512_sra_epi64(
-          _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc, 32), mult), round), shift);
-      ev = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(ev, out_zero), qmin), qmax);
-      od = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(od, out_zero), qmin), qmax);
-      const __m512i v = _mm512_or_si512(_mm512_and_si512(ev, lo32), _mm512_slli_epi64(od, 32));
-      Q8StoreBytes(yr + j, v, m);
+      Q8RequantVec(_mm512_maskz_loadu_epi32(m, dr + j), rc, o, col_sum + j, yr + j, m);
     }
   }
 }

@@ -35,4 +35,12 @@ void QRequantRowsScalar(const QRowParams* rows, int mr, const int32_t* d, int64_
   Q8RequantRowsPortable(rows, mr, d, ldd, col_sum, y, ldy, n);
 }
 
+void QGemmRequantScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                        const QRowParams* rows, int mr, int nr, const int32_t* col_sum, uint8_t* y,
+                        int64_t ldy) {
+  int32_t d[kQGemmMr * 8];
+  QGemmUkernelScalar(k4, a, b, b_stride, d, 8, mr, nr, false);
+  Q8RequantRowsPortable(rows, mr, d, 8, col_sum, y, ldy, nr);
+}
+
 }  // namespace kiln::cpu

@@ -15,6 +15,7 @@ struct Int8Kernels {
   QGemmUkernelFn gemm = nullptr;
   QRequantRowFn requant_row = nullptr;
   QRequantRowsFn requant_rows = nullptr;
+  QGemmRequantFn gemm_requant = nullptr;
   QDwAccumulateFn dw_accumulate = nullptr;
   QCentreFn centre = nullptr;
   QAddFn add = nullptr;

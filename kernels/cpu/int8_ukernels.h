@@ -67,6 +67,13 @@ struct QDwParams {
 using QRequantRowsFn = void (*)(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
                                 const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
 
+// The GEMM micro-kernel and the rows epilogue fused (the whole reduction in one call, so the
+// sums never leave registers): D of QGemmUkernelFn, then QRequantRowsFn's epilogue of rows
+// [0, mr) over columns [0, nr) into y + r * ldy.
+using QGemmRequantFn = void (*)(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                                const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
+                                uint8_t* y, int64_t ldy);
+
 inline constexpr int64_t kQDwMaxTaps = 49;  // SIMD versions: bigger kernels run portably
 using QDwAccumulateFn = void (*)(const QDwParams& p, const int16_t* x, const int32_t* w,
                                  int32_t* acc);
@@ -104,6 +111,9 @@ void QAddScalar(const QAddParams& p, const void* a, const void* b, void* y, int6
 void QuantizeF32Scalar(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y);
 void QRequantRowsScalar(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
                         const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
+void QGemmRequantScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                        const QRowParams* rows, int mr, int nr, const int32_t* col_sum, uint8_t* y,
+                        int64_t ldy);
 void QDwAccumulateScalar(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
 #if defined(__x86_64__) || defined(__i386__)
 void QGemmUkernelAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, int32_t* d,
@@ -116,6 +126,9 @@ void QAddAvx2(const QAddParams& p, const void* a, const void* b, void* y, int64_
 void QuantizeF32Avx2(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y);
 void QRequantRowsAvx2(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
                       const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
+void QGemmRequantAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                        const QRowParams* rows, int mr, int nr, const int32_t* col_sum, uint8_t* y,
+                        int64_t ldy);
 void QDwAccumulateAvx2(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
 void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
                             int32_t* d, int64_t ldd, int mr, int nr, bool accumulate);
@@ -127,6 +140,9 @@ void QAddAvx512Vnni(const QAddParams& p, const void* a, const void* b, void* y, 
 void QuantizeF32Avx512Vnni(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y);
 void QRequantRowsAvx512Vnni(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
                             const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
+void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                        const QRowParams* rows, int mr, int nr, const int32_t* col_sum, uint8_t* y,
+                        int64_t ldy);
 void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t* w,
                              int32_t* acc);
 #endif
