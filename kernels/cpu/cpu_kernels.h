@@ -21,6 +21,7 @@ void RegisterCpuResizeKernels(KernelRegistry& r);   // resize_kernel.cc
 void RegisterQConvInt8(KernelRegistry& r);      // qconv_kernel.cc
 void RegisterQEltwiseInt8(KernelRegistry& r);   // qeltwise_kernel.cc: QAdd, QuantizeLinear
 void RegisterQGemmInt8(KernelRegistry& r);      // qgemm_kernel.cc
+void RegisterQPoolInt8(KernelRegistry& r);      // qpool_kernel.cc: MaxPool on 8-bit codes
 
 }  // namespace kiln::cpu
 

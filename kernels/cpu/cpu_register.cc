@@ -16,6 +16,7 @@ void RegisterCpuKernels(KernelRegistry& r) {
   cpu::RegisterQConvInt8(r);
   cpu::RegisterQEltwiseInt8(r);
   cpu::RegisterQGemmInt8(r);
+  cpu::RegisterQPoolInt8(r);
 }
 
 }  // namespace kiln

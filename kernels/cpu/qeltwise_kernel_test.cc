@@ -170,5 +170,33 @@ TEST(QEltwiseInt8, QuantizeLinearEdgeValues) {
   }
 }
 
+TEST(QEltwiseInt8, MaxPoolOnCodes) {
+  std::mt19937 rng(23);
+  for (int i = 0; i < 16; ++i) {
+    const DType t = i % 2 ? DType::kI8 : DType::kU8;
+    const int64_t k = 1 + static_cast<int64_t>(rng() % 3), s = 1 + static_cast<int64_t>(rng() % 2);
+    const int64_t pad = static_cast<int64_t>(rng() % static_cast<uint32_t>(k));
+    const int64_t h = k + static_cast<int64_t>(rng() % 20), w = k + static_cast<int64_t>(rng() % 40);
+    Graph g;
+    std::vector<HostTensor> feeds;
+    const ValueId x = AddInput(g, feeds, "x", t, {1 + i % 2, 3, h, w}, 0, rng);
+    Value out;
+    out.name = "y";
+    const ValueId y = g.AddValue(out);
+    Node node;
+    node.op = OpType::kMaxPool;
+    node.inputs = {x};
+    node.outputs = {y};
+    node.attrs.Set("kernel_shape", std::vector<int64_t>{k, k + (i % 3 == 0)});
+    node.attrs.Set("strides", std::vector<int64_t>{s, s});
+    node.attrs.Set("pads", std::vector<int64_t>{pad, pad, pad, pad});
+    g.outputs().push_back(y);
+    g.AddNode(std::move(node));
+    auto inferred = InferNode(g, 0);
+    ASSERT_TRUE(inferred.ok()) << inferred.ToString();
+    ExpectBitExact(g, feeds, true, "MaxPool k" + std::to_string(k) + " s" + std::to_string(s));
+  }
+}
+
 }  // namespace
 }  // namespace kiln
