@@ -124,5 +124,9 @@ void QGemmRequantAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_s
   Q8RequantRowsPortable(rows, mr, d, 8, col_sum, y, ldy, nr);
 }
 
+void QGemvAvx2(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) {
+  Q8GemvPortable(k4, a, x, d);
+}
+
 #endif
 }  // namespace kiln::cpu

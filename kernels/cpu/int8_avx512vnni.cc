@@ -254,6 +254,35 @@ void QRequantRowsAvx512Vnni(const QRowParams* rows, int mr, const int32_t* d, in
   }
 }
 
+void QGemvAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) {
+  // Two 32-byte weight groups per zmm: lanes 0-7 take group g's 8 rows, lanes 8-15 group g+1's;
+  // the activation quads broadcast to match, and the halves summed at the end.
+  __m512i acc0 = _mm512_setzero_si512(), acc1 = acc0;
+  const int32_t* xq = reinterpret_cast<const int32_t*>(x);
+  int64_t g = 0;
+  for (; g + 4 <= k4; g += 4) {
+    const __m512i w0 = _mm512_loadu_si512(a + g * 32);
+    const __m512i w1 = _mm512_loadu_si512(a + g * 32 + 64);
+    const __m512i x0 = _mm512_mask_set1_epi32(_mm512_set1_epi32(xq[g]), 0xff00, xq[g + 1]);
+    const __m512i x1 = _mm512_mask_set1_epi32(_mm512_set1_epi32(xq[g + 2]), 0xff00, xq[g + 3]);
+    acc0 = _mm512_dpbusd_epi32(acc0, x0, w0);
+    acc1 = _mm512_dpbusd_epi32(acc1, x1, w1);
+  }
+  for (; g + 2 <= k4; g += 2) {
+    const __m512i w0 = _mm512_loadu_si512(a + g * 32);
+    const __m512i x0 = _mm512_mask_set1_epi32(_mm512_set1_epi32(xq[g]), 0xff00, xq[g + 1]);
+    acc0 = _mm512_dpbusd_epi32(acc0, x0, w0);
+  }
+  if (g < k4) {  // the last group alone, in the low half
+    const __m512i w0 = _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + g * 32)));
+    const __m512i x0 = _mm512_maskz_set1_epi32(0x00ff, xq[g]);
+    acc0 = _mm512_dpbusd_epi32(acc0, x0, w0);
+  }
+  const __m512i s = _mm512_add_epi32(acc0, acc1);
+  const __m256i r = _mm256_add_epi32(_mm512_castsi512_si256(s), _mm512_extracti64x4_epi64(s, 1));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), r);
+}
+
 void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t* w,
                              int32_t* acc) {
   const int64_t taps = p.kernel_h * p.kernel_w;

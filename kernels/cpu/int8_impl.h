@@ -59,6 +59,20 @@ inline void Q8RequantRowsPortable(const QRowParams* rows, int mr, const int32_t*
   for (int r = 0; r < mr; ++r) Q8RequantRowPortable(rows[r], d + r * ldd, col_sum, y + r * ldy, 0, n);
 }
 
+inline void Q8GemvPortable(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) {
+  uint32_t acc[kQGemmMr] = {};
+  for (int64_t g = 0; g < k4; ++g) {
+    for (int r = 0; r < kQGemmMr; ++r) {
+      int32_t s = 0;
+      for (int q = 0; q < kQGemmKGroup; ++q) {
+        s += static_cast<int32_t>(a[(g * kQGemmMr + r) * kQGemmKGroup + q]) * x[g * kQGemmKGroup + q];
+      }
+      acc[r] += static_cast<uint32_t>(s);
+    }
+  }
+  for (int r = 0; r < kQGemmMr; ++r) d[r] = static_cast<int32_t>(acc[r]);
+}
+
 template <int kNr>
 void Q8GemmPortable(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, int32_t* d,
                     int64_t ldd, int mr, int nr, bool accumulate) {

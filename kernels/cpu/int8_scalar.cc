@@ -43,4 +43,8 @@ void QGemmRequantScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b
   Q8RequantRowsPortable(rows, mr, d, 8, col_sum, y, ldy, nr);
 }
 
+void QGemvScalar(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) {
+  Q8GemvPortable(k4, a, x, d);
+}
+
 }  // namespace kiln::cpu

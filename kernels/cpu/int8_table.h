@@ -16,6 +16,7 @@ struct Int8Kernels {
   QRequantRowFn requant_row = nullptr;
   QRequantRowsFn requant_rows = nullptr;
   QGemmRequantFn gemm_requant = nullptr;
+  QGemvFn gemv = nullptr;
   QDwAccumulateFn dw_accumulate = nullptr;
   QCentreFn centre = nullptr;
   QAddFn add = nullptr;

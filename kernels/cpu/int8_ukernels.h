@@ -74,6 +74,11 @@ using QGemmRequantFn = void (*)(int64_t k4, const int8_t* a, const uint8_t* b, i
                                 const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
                                 uint8_t* y, int64_t ldy);
 
+// One column of the GEMM (a matrix-vector product, batch-1 fully connected layers):
+// d[r] = sum over g < k4, q < 4 of A[g][r][q] * x[4 g + q] for the 8 rows of panel `a`; x holds
+// 4 * k4 unsigned bytes.
+using QGemvFn = void (*)(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
+
 inline constexpr int64_t kQDwMaxTaps = 49;  // SIMD versions: bigger kernels run portably
 using QDwAccumulateFn = void (*)(const QDwParams& p, const int16_t* x, const int32_t* w,
                                  int32_t* acc);
@@ -114,6 +119,7 @@ void QRequantRowsScalar(const QRowParams* rows, int mr, const int32_t* d, int64_
 void QGemmRequantScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
                         const QRowParams* rows, int mr, int nr, const int32_t* col_sum, uint8_t* y,
                         int64_t ldy);
+void QGemvScalar(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
 void QDwAccumulateScalar(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
 #if defined(__x86_64__) || defined(__i386__)
 void QGemmUkernelAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, int32_t* d,
@@ -129,6 +135,7 @@ void QRequantRowsAvx2(const QRowParams* rows, int mr, const int32_t* d, int64_t 
 void QGemmRequantAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
                         const QRowParams* rows, int mr, int nr, const int32_t* col_sum, uint8_t* y,
                         int64_t ldy);
+void QGemvAvx2(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
 void QDwAccumulateAvx2(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
 void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
                             int32_t* d, int64_t ldd, int mr, int nr, bool accumulate);
@@ -143,6 +150,7 @@ void QRequantRowsAvx512Vnni(const QRowParams* rows, int mr, const int32_t* d, in
 void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
                         const QRowParams* rows, int mr, int nr, const int32_t* col_sum, uint8_t* y,
                         int64_t ldy);
+void QGemvAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
 void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t* w,
                              int32_t* acc);
 #endif

@@ -53,6 +53,8 @@ QConvCpu QConvCpu::Gemm(QConvSpec spec, const int8_t* packed, const Int8Kernels&
   c.wp_ = g.in_w + g.pad_left + g.pad_right;
   c.plane_ = c.hp_ * c.wp_ + c.nr_ + (g.kernel_w - 1) * g.dilation_w + 16;
   c.direct_ = g.stride_h == 1 && g.stride_w == 1;
+  c.gemv_ = g.groups == 1 && g.in_h == 1 && g.in_w == 1 && g.out_h == 1 && g.out_w == 1 &&
+            c.taps_ == 1 && !c.s_.residual;
   c.grid_ = c.direct_ ? g.out_h * c.wp_ : g.out_plane();
   c.tiles_ = (c.grid_ + c.nr_ - 1) / c.nr_;
   c.panels_per_group_ = (c.ocpg_ + kQGemmMr - 1) / kQGemmMr;
@@ -137,6 +139,7 @@ size_t QConvCpu::ScratchBytes() const {
     const int64_t per = AlignUp(dw_.phase_stride * g.stride_w * 2) + AlignUp(g.out_plane() * 4);
     return static_cast<size_t>(threads_ * per + kAlign);
   }
+  if (gemv_) return static_cast<size_t>(AlignUp(c4_ * 4) + kAlign);
   int64_t bytes = AlignUp(g.groups * c4_ * plane_ * 4);
   if (any_w_zero_) bytes += AlignUp(g.groups * plane_ * 4);
   if (!direct_) bytes += threads_ * AlignUp(k4_ * nr_ * 4);
@@ -369,6 +372,33 @@ void QConvCpu::RunGemm(const uint8_t* x, const int8_t* w, const void* residual, 
     panels += AlignUp(g.groups * plane_ * 4);
   }
   const int64_t panel_bytes = AlignUp(k4_ * nr_ * 4);
+  if (gemv_) {  // one pixel per image: matrix-vector products, x read as one quad column
+    for (int64_t n = 0; n < g.batch; ++n) {
+      uint8_t* xq = scratch;
+      const uint8_t flip = s_.x_type == QType::kI8 ? 0x80 : 0;
+      const uint8_t* xn = x + n * g.in_c;
+      for (int64_t c = 0; c < c4_ * kQGemmKGroup; ++c) xq[c] = c < g.in_c ? xn[c] ^ flip : 0;
+      const int64_t panels = panels_per_group_;
+      ForShares(pool, threads_, panels, [&](int64_t, int64_t b, int64_t e) {
+        int32_t d[kQGemmMr];
+        int32_t col_sum[1] = {0};
+        if (any_w_zero_) {
+          for (int64_t c = 0; c < g.in_c; ++c) col_sum[0] += xq[c];
+        }
+        for (int64_t pi = b; pi < e; ++pi) {
+          k_->gemv(c4_, w + pi * k4_ * kQGemmMr * kQGemmKGroup, xq, d);
+          const int64_t oc0 = pi * kQGemmMr;
+          const int mr = static_cast<int>(std::min<int64_t>(kQGemmMr, g.out_c - oc0));
+          for (int r = 0; r < mr; ++r) {
+            const QRowParams rp = RowFor(oc0 + r, nullptr);
+            k_->requant_row(rp, d + r, col_sum, static_cast<uint8_t*>(y) +
+                            (n * g.out_c + oc0 + r) * Elem(s_.out_type), 1);
+          }
+        }
+      });
+    }
+    return;
+  }
   for (int64_t n = 0; n < g.batch; ++n) {
     ForShares(pool, threads_, g.groups * c4_, [&](int64_t, int64_t b, int64_t e) {
       for (int64_t u = b; u < e; ++u) Interleave(x, n, u / c4_, u % c4_, x4);

@@ -1,7 +1,7 @@
 // QGemm (the quantized fully connected layer) on the CPU int8 kernels: A [M, K] times B [N, K]
 // (transB = 1) is a 1x1 convolution of M images of K channels and one pixel into N channels,
 // so it runs on QConvCpu's GEMM over the same kI8O8K4 weights (packed offline by
-// pack-weights). B given [K, N] (transB = 0) stays with the reference kernel.
+// pack-weights, which first transposes a B given [K, N]).
 #include <cstring>
 
 #include "kernels/cpu/cpu_features.h"
@@ -28,7 +28,9 @@ Expected<GemmDims> QGemmDims(const Graph& graph, const Node& node) {
   const Value& a = graph.value(node.inputs[0]);
   const Value& b = graph.value(node.inputs[1]);
   const Value& y = graph.value(node.outputs[0]);
-  if (node.attrs.GetInt("transA", 0) != 0 || node.attrs.GetInt("transB", 0) != 1 ||
+  // transB = 0 only while B is plain: pack-weights transposes it before packing.
+  const bool trans_b = node.attrs.GetInt("transB", 0) != 0;
+  if (node.attrs.GetInt("transA", 0) != 0 || (!trans_b && b.layout != Layout::kPlain) ||
       !Is8Bit(a.dtype) || !Is8Bit(b.dtype) || !b.is_constant() || b.shape.size() != 2 ||
       (!Is8Bit(y.dtype) && y.dtype != DType::kI32)) {
     return Unsupported("not an 8-bit QGemm with a constant B [N, K]");
@@ -51,8 +53,8 @@ Expected<GemmDims> QGemmDims(const Graph& graph, const Node& node) {
   GemmDims d;
   d.m = NumElements(Shape(a.shape.begin(), a.shape.begin() + axis));
   d.k = NumElements(Shape(a.shape.begin() + axis, a.shape.end()));
-  d.n = b.shape[0];
-  if (b.shape[1] != d.k || d.m <= 0 || d.k <= 0 || d.n <= 0) return Unsupported("dims");
+  d.n = trans_b ? b.shape[0] : b.shape[1];
+  if ((trans_b ? b.shape[1] : b.shape[0]) != d.k || d.m <= 0 || d.k <= 0 || d.n <= 0) return Unsupported("dims");
   return d;
 }
 
@@ -65,7 +67,7 @@ class QGemmCpuKernel : public Kernel {
   Status Prepare(const KernelContext& ctx) override {
     const Value& av = ctx.input(0);
     const Value& bv = ctx.input(1);
-    if (bv.layout != Layout::kI8O8K4 ||
+    if (bv.layout != Layout::kI8O8K4 || ctx.attrs().GetInt("transB", 0) != 1 ||
         bv.constant->size() != LayoutByteSize(Layout::kI8O8K4, bv.dtype, bv.shape)) {
       return Internal("int8 QGemm kernel bound to B in " + std::string(LayoutName(bv.layout)));
     }

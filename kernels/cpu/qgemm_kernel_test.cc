@@ -1,7 +1,8 @@
 // The int8 QGemm kernel (QConvCpu's GEMM over kI8O8K4 B) against the reference QGemm, bit for
 // bit, at every int8 flavour with 1 and 2 threads: random M, K, N (panel and vector tails), u8/i8
 // operands, per-feature zero points and multipliers, bias, u8/i8/i32 outputs, clamps; B given
-// [K, N] stays with the reference kernel.
+// [K, N] left plain runs on the reference kernel (pack-weights transposes it first: the zoo
+// mobilenetv2-12-int8 QGemm, scripts/int8-bitexact.sh).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -93,6 +94,7 @@ TEST(QGemmInt8, RandomShapes) {
     for (const cpu::Int8Kernels* kk : cpu::AvailableInt8Kernels()) {
       const auto* e = KernelRegistry::Global().FindEntry(packed, packed.node(0), ExecutorKind::kCpu, kk->isa);
       ASSERT_NE(e, nullptr);
+      // B [K, N] plain: pack-weights would transpose it; as given, the reference runs it.
       EXPECT_EQ(e->key.isa, trans_b ? kk->isa : Isa::kReference);
       for (int threads : {1, 2}) {
         auto got = run(packed, kk->isa, threads);
