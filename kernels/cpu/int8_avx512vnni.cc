@@ -76,6 +76,44 @@ inline void Q8RequantVec(__m512i d, const Q8RowConsts& r, const Q8OutConsts& o,
   Q8StoreBytes(y, _mm512_or_si512(_mm512_and_si512(ev, o.lo32), _mm512_slli_epi64(od, 32)), m);
 }
 
+// With a residual (8-bit output): acc = SaturatingAdd(acc, Requantize(r - zr, Mr)) in 64-bit
+// lanes, then requantized with Requantize's own saturation (QRequantRowAvx512Vnni's general
+// path, for one vector).
+struct Q8ResConsts {
+  __m512i zero, mult, round;
+  __m128i shift;
+  QType type;
+};
+inline Q8ResConsts Q8Res(const QRowParams& p) {
+  return {_mm512_set1_epi32(p.residual_zero), _mm512_set1_epi64(p.residual_requant.multiplier),
+          _mm512_set1_epi64(int64_t{1} << (p.residual_requant.shift - 1)),
+          _mm_cvtsi32_si128(p.residual_requant.shift), p.residual_type};
+}
+inline void Q8RequantVecResidual(__m512i d, const Q8RowConsts& r, const Q8ResConsts& res,
+                                 const Q8OutConsts& o, const int32_t* col_sum,
+                                 const uint8_t* residual, uint8_t* y, __mmask16 m) {
+  __m512i acc = _mm512_add_epi32(d, r.offset);
+  if (r.has_zero) {
+    acc = _mm512_sub_epi32(acc, _mm512_mullo_epi32(r.zero, _mm512_maskz_loadu_epi32(m, col_sum)));
+  }
+  __m512i ev = _mm512_srai_epi64(_mm512_slli_epi64(acc, 32), 32);
+  __m512i od = _mm512_srai_epi64(acc, 32);
+  const __m512i rv = _mm512_sub_epi32(Q8LoadCodes(residual, res.type, m), res.zero);
+  const __m512i lo = _mm512_set1_epi64(INT32_MIN), hi = _mm512_set1_epi64(INT32_MAX);
+  ev = _mm512_min_epi64(
+      _mm512_max_epi64(_mm512_add_epi64(ev, Q8Rq64(rv, res.mult, res.round, res.shift)), lo), hi);
+  od = _mm512_min_epi64(
+      _mm512_max_epi64(
+          _mm512_add_epi64(od, Q8Rq64(_mm512_srli_epi64(rv, 32), res.mult, res.round, res.shift)),
+          lo),
+      hi);
+  ev = Q8Rq64(ev, r.mult, r.round, r.shift);
+  od = Q8Rq64(od, r.mult, r.round, r.shift);
+  ev = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(ev, o.out_zero), o.qmin), o.qmax);
+  od = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(od, o.out_zero), o.qmin), o.qmax);
+  Q8StoreBytes(y, _mm512_or_si512(_mm512_and_si512(ev, o.lo32), _mm512_slli_epi64(od, 32)), m);
+}
+
 }  // namespace
 
 void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
@@ -131,7 +169,7 @@ void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64
 
 void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
                             const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
-                            uint8_t* y, int64_t ldy) {
+                            const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy) {
   __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
           c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00,
           c61 = c00, c70 = c00, c71 = c00;
@@ -172,6 +210,15 @@ void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64
   const Q8OutConsts o = Q8Out(rows[0]);
   for (int r = 0; r < mr; ++r) {
     const Q8RowConsts rc = Q8Row(rows[r]);
+    if (residual) {
+      const Q8ResConsts res = Q8Res(rows[r]);
+      const uint8_t* rr = residual + r * ldr;
+      Q8RequantVecResidual(tile[r][0], rc, res, o, col_sum, rr, y + r * ldy, m0);
+      if (nr > 16) {
+        Q8RequantVecResidual(tile[r][1], rc, res, o, col_sum + 16, rr + 16, y + r * ldy + 16, m1);
+      }
+      continue;
+    }
     Q8RequantVec(tile[r][0], rc, o, col_sum, y + r * ldy, m0);
     if (nr > 16) Q8RequantVec(tile[r][1], rc, o, col_sum + 16, y + r * ldy + 16, m1);
   }

@@ -36,11 +36,15 @@ void QRequantRowsScalar(const QRowParams* rows, int mr, const int32_t* d, int64_
 }
 
 void QGemmRequantScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
-                        const QRowParams* rows, int mr, int nr, const int32_t* col_sum, uint8_t* y,
-                        int64_t ldy) {
+                        const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
+                        const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy) {
   int32_t d[kQGemmMr * 8];
   QGemmUkernelScalar(k4, a, b, b_stride, d, 8, mr, nr, false);
-  Q8RequantRowsPortable(rows, mr, d, 8, col_sum, y, ldy, nr);
+  for (int r = 0; r < mr; ++r) {
+    QRowParams p = rows[r];
+    p.residual = residual ? residual + r * ldr : nullptr;
+    Q8RequantRowPortable(p, d + r * 8, col_sum, y + r * ldy, 0, nr);
+  }
 }
 
 void QGemvScalar(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) {

@@ -69,10 +69,11 @@ using QRequantRowsFn = void (*)(const QRowParams* rows, int mr, const int32_t* d
 
 // The GEMM micro-kernel and the rows epilogue fused (the whole reduction in one call, so the
 // sums never leave registers): D of QGemmUkernelFn, then QRequantRowsFn's epilogue of rows
-// [0, mr) over columns [0, nr) into y + r * ldy.
+// [0, mr) over columns [0, nr) into y + r * ldy, with the residual codes residual + r * ldr
+// (rows[r]'s residual parameters) when residual is not null.
 using QGemmRequantFn = void (*)(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
                                 const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
-                                uint8_t* y, int64_t ldy);
+                                const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy);
 
 // One column of the GEMM (a matrix-vector product, batch-1 fully connected layers):
 // d[r] = sum over g < k4, q < 4 of A[g][r][q] * x[4 g + q] for the 8 rows of panel `a`; x holds
@@ -117,8 +118,8 @@ void QuantizeF32Scalar(const float* x, int64_t n, float scale, int32_t zero, QTy
 void QRequantRowsScalar(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
                         const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
 void QGemmRequantScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
-                        const QRowParams* rows, int mr, int nr, const int32_t* col_sum, uint8_t* y,
-                        int64_t ldy);
+                        const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
+                        const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy);
 void QGemvScalar(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
 void QDwAccumulateScalar(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
 #if defined(__x86_64__) || defined(__i386__)
@@ -133,8 +134,8 @@ void QuantizeF32Avx2(const float* x, int64_t n, float scale, int32_t zero, QType
 void QRequantRowsAvx2(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
                       const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
 void QGemmRequantAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
-                        const QRowParams* rows, int mr, int nr, const int32_t* col_sum, uint8_t* y,
-                        int64_t ldy);
+                        const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
+                        const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy);
 void QGemvAvx2(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
 void QDwAccumulateAvx2(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
 void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
@@ -148,8 +149,8 @@ void QuantizeF32Avx512Vnni(const float* x, int64_t n, float scale, int32_t zero,
 void QRequantRowsAvx512Vnni(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
                             const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
 void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
-                        const QRowParams* rows, int mr, int nr, const int32_t* col_sum, uint8_t* y,
-                        int64_t ldy);
+                        const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
+                        const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy);
 void QGemvAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
 void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t* w,
                              int32_t* acc);

@@ -313,11 +313,13 @@ void QConvCpu::GemmItem(int64_t item, const uint8_t* x4, const int32_t* plane_su
     const int64_t oc0 = grp * ocpg_ + (pi - grp * panels_per_group_) * kQGemmMr;
     const int mr = static_cast<int>(std::min<int64_t>(kQGemmMr, (grp + 1) * ocpg_ - oc0));
     const bool rows_at_once = !s_.residual && s_.out_type != QType::kI32;
-    if (rows_at_once && direct_ && taps_ == 1 && wp_ == g.out_w) {
+    if (s_.out_type != QType::kI32 && direct_ && taps_ == 1 && wp_ == g.out_w) {
       // Pointwise: the tile is one run of outputs; requantize straight from the registers.
       const int64_t plane0 = (n * g.out_c + oc0) * g.out_plane();
+      const uint8_t* res =
+          residual ? static_cast<const uint8_t*>(residual) + plane0 + q0 : nullptr;
       k_->gemm_requant(c4_, a, reinterpret_cast<const uint8_t*>(xg + q0), plane_ * 4,
-                       rows_.data() + oc0, mr, tn, col_sum,
+                       rows_.data() + oc0, mr, tn, col_sum, res, g.out_plane(),
                        static_cast<uint8_t*>(y) + plane0 + q0, g.out_plane());
       continue;
     }

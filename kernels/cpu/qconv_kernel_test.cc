@@ -256,6 +256,17 @@ TEST(QConvInt8, HandPickedShapes) {
   q.h = q.w = 14;
   q.residual = true;
   Check(q, seed++);  // batch 2, several tiles and panels
+  q.kh = q.kw = 1;
+  q.pad = 0;
+  Check(q, seed++);  // pointwise with a residual (epilogue fused into the GEMM)
+  q.x = DType::kI8;
+  q.w_type = DType::kU8;
+  q.w_zero = true;
+  q.out = DType::kI8;
+  Check(q, seed++);
+  q.h = q.w = 1;
+  q.residual = false;
+  Check(q, seed++);  // one pixel: the matrix-vector path
 }
 
 TEST(QConvInt8, RandomShapes) {
