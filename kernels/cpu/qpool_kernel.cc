@@ -1,7 +1,7 @@
 // MaxPool on 8-bit codes (a quantized model's pools move codes, which are ordered like the real
 // values): a vertical max of the window's rows, then a horizontal max over each output's
-// columns, per plane; 2-D and 1-D, any stride, no dilation, windows that always hold an input
-// element (pads smaller than the window, no ceil_mode). Other shapes go to the reference.
+// columns, per plane; 2-D and 1-D, any stride, no dilation, ceil_mode, windows that always hold
+// an input element (pads smaller than the window). Other shapes go to the reference.
 #include <algorithm>
 #include <cstring>
 
@@ -15,7 +15,23 @@ namespace {
 struct MaxPoolGeometry {
   int64_t in_h = 1, in_w = 0, out_h = 1, out_w = 0, kernel_h = 1, kernel_w = 1;
   int64_t stride_h = 1, stride_w = 1, pad_top = 0, pad_left = 0;
+  int64_t row = 0;  // the padded row's length (even); 2 * row + 8 bytes of scratch per share
 };
+
+// dst[i] = max(dst[i], src[i]): restrict-qualified so the compiler vectorises it (byte pointers
+// may alias anything otherwise).
+template <typename T>
+void MaxInto(T* __restrict dst, const T* __restrict src, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] < src[i] ? src[i] : dst[i];
+}
+
+template <typename T>
+void Deinterleave(const T* __restrict v, T* __restrict even, T* __restrict odd, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    even[i] = v[2 * i];
+    odd[i] = v[2 * i + 1];
+  }
+}
 
 // One plane: y = max over each window (every window holds at least one input element).
 template <typename T>
@@ -27,15 +43,19 @@ void MaxPoolPlane(const MaxPoolGeometry& p, const T* x, T* y, T* v) {
     // value (never the answer: a window always reaches the input).
     T* vi = v + p.pad_left;
     std::memcpy(vi, x + y0 * p.in_w, static_cast<size_t>(p.in_w) * sizeof(T));
-    for (int64_t iy = y0 + 1; iy < y1; ++iy) {
-      const T* row = x + iy * p.in_w;
-      for (int64_t ix = 0; ix < p.in_w; ++ix) vi[ix] = std::max(vi[ix], row[ix]);
-    }
+    for (int64_t iy = y0 + 1; iy < y1; ++iy) MaxInto(vi, x + iy * p.in_w, p.in_w);
     T* yr = y + oy * p.out_w;
     if (p.stride_w == 1) {
       std::memcpy(yr, v, static_cast<size_t>(p.out_w) * sizeof(T));
+      for (int64_t kx = 1; kx < p.kernel_w; ++kx) MaxInto(yr, v + kx, p.out_w);
+    } else if (p.stride_w == 2) {
+      // Even and odd columns apart, so every tap is a contiguous (vectorisable) run.
+      T* even = v + p.row;
+      T* odd = even + p.row / 2 + 1;
+      Deinterleave(v, even, odd, p.row / 2);
+      std::memcpy(yr, even, static_cast<size_t>(p.out_w) * sizeof(T));
       for (int64_t kx = 1; kx < p.kernel_w; ++kx) {
-        for (int64_t ox = 0; ox < p.out_w; ++ox) yr[ox] = std::max(yr[ox], v[ox + kx]);
+        MaxInto(yr, (kx % 2 ? odd : even) + kx / 2, p.out_w);
       }
     } else {
       for (int64_t ox = 0; ox < p.out_w; ++ox) {
@@ -55,13 +75,11 @@ class QMaxPoolCpu : public CpuKernelBase {
   Status Prepare(const KernelContext& ctx) override {
     const Shape& x = ctx.input(0).shape;
     signed_ = ctx.input(0).dtype == DType::kI8;
-    if ((x.size() != 3 && x.size() != 4) || ctx.num_outputs() > 1 ||
-        ctx.attrs().GetInt("ceil_mode", 0) != 0) {
-      return UseReference(ctx);
-    }
+    if ((x.size() != 3 && x.size() != 4) || ctx.num_outputs() > 1) return UseReference(ctx);
     KILN_ASSIGN_OR_RETURN(auto kernel, PoolKernelShape(ctx.attrs(), x.size() - 2));
-    KILN_ASSIGN_OR_RETURN(WindowGeometry g,
-                          ResolveWindow(ctx.attrs(), {x.begin() + 2, x.end()}, kernel, false));
+    const bool ceil_mode = ctx.attrs().GetInt("ceil_mode", 0) != 0;
+    KILN_ASSIGN_OR_RETURN(WindowGeometry g, ResolveWindow(ctx.attrs(), {x.begin() + 2, x.end()},
+                                                          kernel, ceil_mode));
     for (int64_t d : g.dilations) {
       if (d != 1) return UseReference(ctx);
     }
@@ -82,8 +100,15 @@ class QMaxPoolCpu : public CpuKernelBase {
         return UseReference(ctx);
       }
     }
+    // Every window must reach the input (ceil_mode's last windows may hang past it).
+    if ((p_.out_h - 1) * p_.stride_h - p_.pad_top >= p_.in_h ||
+        (p_.out_w - 1) * p_.stride_w - p_.pad_left >= p_.in_w) {
+      return UseReference(ctx);
+    }
     // The padded row: every window's columns [ox * stride_w, + kernel_w) inside it.
     row_ = std::max(p_.pad_left + p_.in_w, (p_.out_w - 1) * p_.stride_w + p_.kernel_w);
+    row_ += row_ % 2;
+    p_.row = row_;
     planes_ = x[0] * x[1];
     pool_ = ctx.thread_pool();
     shares_ = std::max<int64_t>(1, std::min<int64_t>(pool_ ? pool_->num_threads() : 1, planes_));
@@ -91,13 +116,15 @@ class QMaxPoolCpu : public CpuKernelBase {
   }
 
  protected:
-  size_t FastScratchBytes() const override { return static_cast<size_t>(shares_ * (row_ + 64)); }
+  size_t FastScratchBytes() const override {
+    return static_cast<size_t>(shares_ * (2 * row_ + 64));
+  }
 
   Status RunFast(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
                  void* scratch) override {
     const int64_t in_plane = p_.in_h * p_.in_w, out_plane = p_.out_h * p_.out_w;
     auto share = [&](int64_t s) {
-      auto* v = static_cast<uint8_t*>(scratch) + s * (row_ + 64);
+      auto* v = static_cast<uint8_t*>(scratch) + s * (2 * row_ + 64);
       std::memset(v, signed_ ? 0x80 : 0x00, static_cast<size_t>(row_));  // the lowest code
       for (int64_t pl = planes_ * s / shares_; pl < planes_ * (s + 1) / shares_; ++pl) {
         if (signed_) {
