@@ -24,13 +24,13 @@ void QGemmUkernelAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_s
     // Per column: (b0, b2) and (b1, b3) as int16 pairs (bytes are unsigned: no sign).
     const __m256i b02 = _mm256_and_si256(bv, low_bytes);
     const __m256i b13 = _mm256_srli_epi16(bv, 8);
-#define KILN_Q8_ROW(r, c)                                                          \
-  {                                                                                \
-    const __m256i w = _mm256_set1_epi32(aw[r]);                                    \
-    const __m256i w02 = _mm256_srai_epi16(_mm256_slli_epi16(w, 8), 8);             \
-    const __m256i w13 = _mm256_srai_epi16(w, 8);                                   \
-    c = _mm256_add_epi32(c, _mm256_add_epi32(_mm256_madd_epi16(b02, w02),          \
-                                             _mm256_madd_epi16(b13, w13)));        \
+#define KILN_Q8_ROW(r, c)                                                               \
+  {                                                                                     \
+    const __m256i w = _mm256_set1_epi32(aw[r]);                                         \
+    const __m256i w02 = _mm256_srai_epi16(_mm256_slli_epi16(w, 8), 8);                  \
+    const __m256i w13 = _mm256_srai_epi16(w, 8);                                        \
+    c = _mm256_add_epi32(                                                               \
+        c, _mm256_add_epi32(_mm256_madd_epi16(b02, w02), _mm256_madd_epi16(b13, w13))); \
   }
     KILN_Q8_ROW(0, c0)
     KILN_Q8_ROW(1, c1)
@@ -117,8 +117,8 @@ void QRequantRowsAvx2(const QRowParams* rows, int mr, const int32_t* d, int64_t 
 }
 
 void QGemmRequantAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
-                        const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
-                        const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy) {
+                      const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
+                      const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy) {
   int32_t d[kQGemmMr * 8];
   QGemmUkernelAvx2(k4, a, b, b_stride, d, 8, mr, nr, false);
   for (int r = 0; r < mr; ++r) {
@@ -130,6 +130,14 @@ void QGemmRequantAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_s
 
 void QGemvAvx2(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) {
   Q8GemvPortable(k4, a, x, d);
+}
+
+void QGemmTapsAvx2(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
+                   const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr, int nr) {
+  for (int64_t t = 0; t < taps; ++t) {
+    QGemmUkernelAvx2(c4, a + t * c4 * kQGemmMr * kQGemmKGroup, b + tap_off[t], b_stride, d, ldd, mr,
+                     nr, t > 0);
+  }
 }
 
 #endif

@@ -53,10 +53,12 @@ struct Q8OutConsts {
   __m512i out_zero, qmin, qmax, lo32;
 };
 inline Q8RowConsts Q8Row(const QRowParams& p) {
-  return {_mm512_set1_epi32(p.offset), _mm512_set1_epi32(p.zero),
+  return {_mm512_set1_epi32(p.offset),
+          _mm512_set1_epi32(p.zero),
           _mm512_set1_epi64(p.requant.multiplier),
           _mm512_set1_epi64(int64_t{1} << (p.requant.shift - 1)),
-          _mm_cvtsi32_si128(p.requant.shift), p.zero != 0};
+          _mm_cvtsi32_si128(p.requant.shift),
+          p.zero != 0};
 }
 inline Q8OutConsts Q8Out(const QRowParams& p) {
   return {_mm512_set1_epi64(p.out_zero), _mm512_set1_epi64(p.qmin), _mm512_set1_epi64(p.qmax),
@@ -119,8 +121,8 @@ inline void Q8RequantVecResidual(__m512i d, const Q8RowConsts& r, const Q8ResCon
 void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
                             int32_t* d, int64_t ldd, int mr, int nr, bool accumulate) {
   __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
-          c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00,
-          c61 = c00, c70 = c00, c71 = c00;
+          c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00,
+          c70 = c00, c71 = c00;
   const int32_t* aw = reinterpret_cast<const int32_t*>(a);
   for (int64_t g = 0; g < k4; ++g) {
     const __m512i b0 = _mm512_loadu_si512(b);
@@ -171,8 +173,8 @@ void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64
                             const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
                             const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy) {
   __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
-          c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00,
-          c61 = c00, c70 = c00, c71 = c00;
+          c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00,
+          c70 = c00, c71 = c00;
   const int32_t* aw = reinterpret_cast<const int32_t*>(a);
   for (int64_t g = 0; g < k4; ++g) {
     const __m512i b0 = _mm512_loadu_si512(b);
@@ -224,6 +226,57 @@ void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64
   }
 }
 
+void QGemmTapsAvx512Vnni(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
+                         const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr,
+                         int nr) {
+  __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
+          c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00,
+          c70 = c00, c71 = c00;
+  const int32_t* aw = reinterpret_cast<const int32_t*>(a);
+  for (int64_t t = 0; t < taps; ++t) {
+    const uint8_t* bt = b + tap_off[t];
+    for (int64_t g = 0; g < c4; ++g) {
+      const __m512i b0 = _mm512_loadu_si512(bt);
+      const __m512i b1 = _mm512_loadu_si512(bt + 64);
+      bt += b_stride;
+      __m512i w = _mm512_set1_epi32(aw[0]);
+      c00 = _mm512_dpbusd_epi32(c00, b0, w);
+      c01 = _mm512_dpbusd_epi32(c01, b1, w);
+      w = _mm512_set1_epi32(aw[1]);
+      c10 = _mm512_dpbusd_epi32(c10, b0, w);
+      c11 = _mm512_dpbusd_epi32(c11, b1, w);
+      w = _mm512_set1_epi32(aw[2]);
+      c20 = _mm512_dpbusd_epi32(c20, b0, w);
+      c21 = _mm512_dpbusd_epi32(c21, b1, w);
+      w = _mm512_set1_epi32(aw[3]);
+      c30 = _mm512_dpbusd_epi32(c30, b0, w);
+      c31 = _mm512_dpbusd_epi32(c31, b1, w);
+      w = _mm512_set1_epi32(aw[4]);
+      c40 = _mm512_dpbusd_epi32(c40, b0, w);
+      c41 = _mm512_dpbusd_epi32(c41, b1, w);
+      w = _mm512_set1_epi32(aw[5]);
+      c50 = _mm512_dpbusd_epi32(c50, b0, w);
+      c51 = _mm512_dpbusd_epi32(c51, b1, w);
+      w = _mm512_set1_epi32(aw[6]);
+      c60 = _mm512_dpbusd_epi32(c60, b0, w);
+      c61 = _mm512_dpbusd_epi32(c61, b1, w);
+      w = _mm512_set1_epi32(aw[7]);
+      c70 = _mm512_dpbusd_epi32(c70, b0, w);
+      c71 = _mm512_dpbusd_epi32(c71, b1, w);
+      aw += kQGemmMr;
+    }
+  }
+  const __m512i rows[kQGemmMr][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31},
+                                     {c40, c41}, {c50, c51}, {c60, c61}, {c70, c71}};
+  const __mmask16 m0 = Q8Mask(nr), m1 = Q8Mask(nr > 16 ? nr - 16 : 0);
+  for (int r = 0; r < mr; ++r) {
+    int32_t* dr = d + r * ldd;
+    __m512i v0 = rows[r][0], v1 = rows[r][1];
+    _mm512_mask_storeu_epi32(dr, m0, v0);
+    _mm512_mask_storeu_epi32(dr + 16, m1, v1);
+  }
+}
+
 void QRequantRowAvx512Vnni(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
                            int64_t n) {
   const __m512i offset = _mm512_set1_epi32(p.offset);
@@ -242,8 +295,8 @@ void QRequantRowAvx512Vnni(const QRowParams& p, const int32_t* d, const int32_t*
     const __mmask16 m = Q8Mask(n - j);
     __m512i acc = _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, d + j), offset);
     if (p.zero) {
-      acc = _mm512_sub_epi32(acc,
-                             _mm512_mullo_epi32(zero, _mm512_maskz_loadu_epi32(m, col_sum + j)));
+      acc =
+          _mm512_sub_epi32(acc, _mm512_mullo_epi32(zero, _mm512_maskz_loadu_epi32(m, col_sum + j)));
     }
     if (!p.residual && p.out_type != QType::kI32) {
       // The common case, shortest: _mm512_mul_epi32 reads each 64-bit lane's low int32 (the
@@ -321,7 +374,8 @@ void QGemvAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) 
     acc0 = _mm512_dpbusd_epi32(acc0, x0, w0);
   }
   if (g < k4) {  // the last group alone, in the low half
-    const __m512i w0 = _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + g * 32)));
+    const __m512i w0 =
+        _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + g * 32)));
     const __m512i x0 = _mm512_maskz_set1_epi32(0x00ff, xq[g]);
     acc0 = _mm512_dpbusd_epi32(acc0, x0, w0);
   }
@@ -330,8 +384,7 @@ void QGemvAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) 
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), r);
 }
 
-void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t* w,
-                             int32_t* acc) {
+void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc) {
   const int64_t taps = p.kernel_h * p.kernel_w;
   if (taps > kQDwMaxTaps) {
     Q8DwPortable(p, x, w, acc, 0);
@@ -379,8 +432,8 @@ void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t
   }
 }
 
-void QCentreAvx512Vnni(const uint8_t* src, int64_t n, bool is_signed, int32_t zero,
-                       int16_t* even, int16_t* odd) {
+void QCentreAvx512Vnni(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
+                       int16_t* odd) {
   const __m512i z = _mm512_set1_epi16(static_cast<int16_t>(zero));
   if (!odd) {
     for (int64_t i = 0; i < n; i += 32) {  // the tail under a mask, not scalar

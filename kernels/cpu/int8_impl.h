@@ -13,7 +13,9 @@ namespace {  // NOLINT(build/namespaces): internal linkage per ISA translation u
 
 // docs/quantization.md's Requantize and the clamps, written out here (no calls into
 // requantize.h's inline functions from ISA code).
-inline int64_t Q8Clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+inline int64_t Q8Clamp64(int64_t v, int64_t lo, int64_t hi) {
+  return v < lo ? lo : v > hi ? hi : v;
+}
 inline int32_t Q8Requantize(int32_t x, Requant r) {
   const int64_t product = static_cast<int64_t>(x) * r.multiplier;
   const int64_t rounded = (product + (int64_t{1} << (r.shift - 1))) >> r.shift;
@@ -30,10 +32,9 @@ inline void Q8EpilogueOne(const QRowParams& p, int32_t d, int32_t s, void* y, in
   int32_t acc = static_cast<int32_t>(static_cast<uint32_t>(d) + static_cast<uint32_t>(p.offset) -
                                      static_cast<uint32_t>(p.zero) * static_cast<uint32_t>(s));
   if (p.residual) {
-    const int32_t r = Q8Requantize(Q8Load(p.residual, p.residual_type, j) - p.residual_zero,
-                                   p.residual_requant);
-    acc = static_cast<int32_t>(
-        Q8Clamp64(static_cast<int64_t>(acc) + r, INT32_MIN, INT32_MAX));
+    const int32_t r =
+        Q8Requantize(Q8Load(p.residual, p.residual_type, j) - p.residual_zero, p.residual_requant);
+    acc = static_cast<int32_t>(Q8Clamp64(static_cast<int64_t>(acc) + r, INT32_MIN, INT32_MAX));
   }
   if (p.out_type == QType::kI32) {
     static_cast<int32_t*>(y)[j] = static_cast<int32_t>(Q8Clamp64(acc, p.qmin, p.qmax));
@@ -56,7 +57,8 @@ inline void Q8RequantRowPortable(const QRowParams& p, const int32_t* d, const in
 
 inline void Q8RequantRowsPortable(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
                                   const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n) {
-  for (int r = 0; r < mr; ++r) Q8RequantRowPortable(rows[r], d + r * ldd, col_sum, y + r * ldy, 0, n);
+  for (int r = 0; r < mr; ++r)
+    Q8RequantRowPortable(rows[r], d + r * ldd, col_sum, y + r * ldy, 0, n);
 }
 
 inline void Q8GemvPortable(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) {
@@ -65,7 +67,8 @@ inline void Q8GemvPortable(int64_t k4, const int8_t* a, const uint8_t* x, int32_
     for (int r = 0; r < kQGemmMr; ++r) {
       int32_t s = 0;
       for (int q = 0; q < kQGemmKGroup; ++q) {
-        s += static_cast<int32_t>(a[(g * kQGemmMr + r) * kQGemmKGroup + q]) * x[g * kQGemmKGroup + q];
+        s += static_cast<int32_t>(a[(g * kQGemmMr + r) * kQGemmKGroup + q]) *
+             x[g * kQGemmKGroup + q];
       }
       acc[r] += static_cast<uint32_t>(s);
     }
@@ -86,8 +89,8 @@ void Q8GemmPortable(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_str
         for (int q = 0; q < kQGemmKGroup; ++q) {
           s += static_cast<int32_t>(ag[r * kQGemmKGroup + q]) * bg[j * kQGemmKGroup + q];
         }
-        acc[r][j] = static_cast<int32_t>(static_cast<uint32_t>(acc[r][j]) +
-                                          static_cast<uint32_t>(s));
+        acc[r][j] =
+            static_cast<int32_t>(static_cast<uint32_t>(acc[r][j]) + static_cast<uint32_t>(s));
       }
     }
   }

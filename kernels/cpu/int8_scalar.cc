@@ -3,8 +3,8 @@
 
 namespace kiln::cpu {
 
-void QGemmUkernelScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
-                        int32_t* d, int64_t ldd, int mr, int nr, bool accumulate) {
+void QGemmUkernelScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, int32_t* d,
+                        int64_t ldd, int mr, int nr, bool accumulate) {
   Q8GemmPortable<8>(k4, a, b, b_stride, d, ldd, mr, nr, accumulate);
 }
 
@@ -49,6 +49,14 @@ void QGemmRequantScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b
 
 void QGemvScalar(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) {
   Q8GemvPortable(k4, a, x, d);
+}
+
+void QGemmTapsScalar(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
+                     const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr, int nr) {
+  for (int64_t t = 0; t < taps; ++t) {
+    QGemmUkernelScalar(c4, a + t * c4 * kQGemmMr * kQGemmKGroup, b + tap_off[t], b_stride, d, ldd,
+                       mr, nr, t > 0);
+  }
 }
 
 }  // namespace kiln::cpu

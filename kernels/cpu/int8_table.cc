@@ -6,16 +6,25 @@
 namespace kiln::cpu {
 namespace {
 
-constexpr Int8Kernels kScalarInt8 = {Isa::kScalar, 8, QGemmUkernelScalar, QRequantRowScalar, QRequantRowsScalar, QGemmRequantScalar, QGemvScalar,
-                                     QDwAccumulateScalar, QCentreScalar, QAddScalar,
-                                     QuantizeF32Scalar};
+constexpr Int8Kernels kScalarInt8 = {Isa::kScalar,        8,
+                                     QGemmUkernelScalar,  QRequantRowScalar,
+                                     QRequantRowsScalar,  QGemmRequantScalar,
+                                     QGemvScalar,         QGemmTapsScalar,
+                                     QDwAccumulateScalar, QCentreScalar,
+                                     QAddScalar,          QuantizeF32Scalar};
 #if defined(__x86_64__) || defined(__i386__)
-constexpr Int8Kernels kAvx2Int8 = {Isa::kAvx2, 8, QGemmUkernelAvx2, QRequantRowAvx2, QRequantRowsAvx2, QGemmRequantAvx2, QGemvAvx2,
-                                   QDwAccumulateAvx2, QCentreAvx2, QAddAvx2, QuantizeF32Avx2};
-constexpr Int8Kernels kVnniInt8 = {Isa::kAvx512Vnni, 32, QGemmUkernelAvx512Vnni,
-                                   QRequantRowAvx512Vnni, QRequantRowsAvx512Vnni, QGemmRequantAvx512Vnni, QGemvAvx512Vnni, QDwAccumulateAvx512Vnni,
-                                   QCentreAvx512Vnni, QAddAvx512Vnni,
-                                   QuantizeF32Avx512Vnni};
+constexpr Int8Kernels kAvx2Int8 = {Isa::kAvx2,        8,
+                                   QGemmUkernelAvx2,  QRequantRowAvx2,
+                                   QRequantRowsAvx2,  QGemmRequantAvx2,
+                                   QGemvAvx2,         QGemmTapsAvx2,
+                                   QDwAccumulateAvx2, QCentreAvx2,
+                                   QAddAvx2,          QuantizeF32Avx2};
+constexpr Int8Kernels kVnniInt8 = {Isa::kAvx512Vnni,        32,
+                                   QGemmUkernelAvx512Vnni,  QRequantRowAvx512Vnni,
+                                   QRequantRowsAvx512Vnni,  QGemmRequantAvx512Vnni,
+                                   QGemvAvx512Vnni,         QGemmTapsAvx512Vnni,
+                                   QDwAccumulateAvx512Vnni, QCentreAvx512Vnni,
+                                   QAddAvx512Vnni,          QuantizeF32Avx512Vnni};
 #endif
 
 }  // namespace

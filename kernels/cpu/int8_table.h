@@ -17,6 +17,7 @@ struct Int8Kernels {
   QRequantRowsFn requant_rows = nullptr;
   QGemmRequantFn gemm_requant = nullptr;
   QGemvFn gemv = nullptr;
+  QGemmTapsFn gemm_taps = nullptr;
   QDwAccumulateFn dw_accumulate = nullptr;
   QCentreFn centre = nullptr;
   QAddFn add = nullptr;

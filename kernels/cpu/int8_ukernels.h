@@ -1,10 +1,11 @@
 // The int8 micro-kernel contracts (GEMM over kI8O8K4 weights, the requantize epilogue, the
 // depthwise accumulation) and their per-ISA entry points (tables: int8_table.h). The ISA
-// files include only this header (plain structs and declarations; see simd.h for why). Plain functions over plain pointers, no
-// Session or IR types: the QConv driver (qconv.cc) calls them, and other executors may too.
-// Every one is bit-exact with the integer reference kernels (docs/quantization.md): all
-// arithmetic is on integers, and a sum that the reference keeps in int32 may wrap here only
-// where the true value fits int32 again (modular arithmetic makes that exact).
+// files include only this header (plain structs and declarations; see simd.h for why). Plain
+// functions over plain pointers, no Session or IR types: the QConv driver (qconv.cc) calls them,
+// and other executors may too. Every one is bit-exact with the integer reference kernels
+// (docs/quantization.md): all arithmetic is on integers, and a sum that the reference keeps in
+// int32 may wrap here only where the true value fits int32 again (modular arithmetic makes that
+// exact).
 #pragma once
 
 #include <cstdint>
@@ -67,6 +68,14 @@ struct QDwParams {
 using QRequantRowsFn = void (*)(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
                                 const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
 
+// The GEMM over several taps whose B operands are offsets of one another (stride-1
+// convolutions read in place): D = sum over t < taps of the QGemmUkernelFn product of the
+// panel's t-th block of c4 groups (a + t * c4 * 32) with b + tap_off[t] bytes, accumulated in
+// registers across taps; stored like QGemmUkernelFn with accumulate = false.
+using QGemmTapsFn = void (*)(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
+                             const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr,
+                             int nr);
+
 // The GEMM micro-kernel and the rows epilogue fused (the whole reduction in one call, so the
 // sums never leave registers): D of QGemmUkernelFn, then QRequantRowsFn's epilogue of rows
 // [0, mr) over columns [0, nr) into y + r * ldy, with the residual codes residual + r * ldr
@@ -107,8 +116,8 @@ using QuantizeF32Fn = void (*)(const float* x, int64_t n, float scale, int32_t z
                                void* y);
 
 // --- Per-ISA entry points (int8_<isa>.cc). ---
-void QGemmUkernelScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
-                        int32_t* d, int64_t ldd, int mr, int nr, bool accumulate);
+void QGemmUkernelScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, int32_t* d,
+                        int64_t ldd, int mr, int nr, bool accumulate);
 void QRequantRowScalar(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
                        int64_t n);
 void QCentreScalar(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
@@ -121,6 +130,8 @@ void QGemmRequantScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b
                         const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
                         const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy);
 void QGemvScalar(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
+void QGemmTapsScalar(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
+                     const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr, int nr);
 void QDwAccumulateScalar(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
 #if defined(__x86_64__) || defined(__i386__)
 void QGemmUkernelAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, int32_t* d,
@@ -134,9 +145,11 @@ void QuantizeF32Avx2(const float* x, int64_t n, float scale, int32_t zero, QType
 void QRequantRowsAvx2(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
                       const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
 void QGemmRequantAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
-                        const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
-                        const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy);
+                      const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
+                      const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy);
 void QGemvAvx2(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
+void QGemmTapsAvx2(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
+                   const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr, int nr);
 void QDwAccumulateAvx2(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
 void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
                             int32_t* d, int64_t ldd, int mr, int nr, bool accumulate);
@@ -145,15 +158,18 @@ void QRequantRowAvx512Vnni(const QRowParams& p, const int32_t* d, const int32_t*
 void QCentreAvx512Vnni(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
                        int16_t* odd);
 void QAddAvx512Vnni(const QAddParams& p, const void* a, const void* b, void* y, int64_t n);
-void QuantizeF32Avx512Vnni(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y);
+void QuantizeF32Avx512Vnni(const float* x, int64_t n, float scale, int32_t zero, QType out,
+                           void* y);
 void QRequantRowsAvx512Vnni(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
                             const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
 void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
-                        const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
-                        const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy);
+                            const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
+                            const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy);
 void QGemvAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
-void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t* w,
-                             int32_t* acc);
+void QGemmTapsAvx512Vnni(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
+                         const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr,
+                         int nr);
+void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
 #endif
 
 }  // namespace kiln::cpu

@@ -66,6 +66,7 @@ QConvCpu QConvCpu::Gemm(QConvSpec spec, const int8_t* packed, const Int8Kernels&
   for (int64_t ky = 0; ky < g.kernel_h; ++ky) {
     for (int64_t kx = 0; kx < g.kernel_w; ++kx) {
       c.tap_offset_.push_back(ky * g.dilation_h * c.wp_ + kx * g.dilation_w);
+      c.tap_bytes_.push_back(c.tap_offset_.back() * 4);
     }
   }
   c.x_stored_zero_ = c.s_.x_type == QType::kI8 ? c.s_.x_zero + 128 : c.s_.x_zero;
@@ -124,9 +125,9 @@ QConvCpu QConvCpu::Depthwise(QConvSpec spec, const void* plain_w, bool w_signed,
   p.dilation_w = g.dilation_w;
   const int64_t wp = g.in_w + g.pad_left + g.pad_right;
   c.dw_hp_ = g.in_h + g.pad_top + g.pad_bottom;
-  c.dw_phase_w_ = std::max((wp + g.stride_w - 1) / g.stride_w,
-                           (g.out_w + 31) / 32 * 32 +
-                               (g.kernel_w - 1) * g.dilation_w / g.stride_w + 1);
+  c.dw_phase_w_ =
+      std::max((wp + g.stride_w - 1) / g.stride_w,
+               (g.out_w + 31) / 32 * 32 + (g.kernel_w - 1) * g.dilation_w / g.stride_w + 1);
   p.row = c.dw_phase_w_;
   p.phase_stride = c.dw_hp_ * c.dw_phase_w_;
   c.MakeRows();
@@ -148,8 +149,8 @@ size_t QConvCpu::ScratchBytes() const {
 
 void QConvCpu::Run(const void* x, const int8_t* w, const void* residual, void* y, void* scratch,
                    ThreadPool* pool) const {
-  auto* s = reinterpret_cast<uint8_t*>(
-      (reinterpret_cast<uintptr_t>(scratch) + kAlign - 1) & ~uintptr_t{kAlign - 1});
+  auto* s = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(scratch) + kAlign - 1) &
+                                       ~uintptr_t{kAlign - 1});
   if (depthwise_) {
     RunDepthwise(static_cast<const uint8_t*>(x), residual, y, s, pool);
   } else {
@@ -170,8 +171,7 @@ static void ForShares(ThreadPool* pool, int threads, int64_t items, const F& fn)
   });
 }
 
-void QConvCpu::Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4,
-                          uint8_t* x4) const {
+void QConvCpu::Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, uint8_t* x4) const {
   const Conv2dGeometry& geo = s_.g;
   uint32_t pad = 0, flip = 0;
   const uint8_t* rows[4];
@@ -228,10 +228,10 @@ void QConvCpu::Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4,
     } else {  // the last quad of a channel count that is not a multiple of 4
       const int64_t s1 = real[1], s2 = real[2], s3 = real[3];  // 0: the zero byte, not advanced
       for (int64_t ix = 0; ix < geo.in_w; ++ix) {
-        d[ix] = (static_cast<uint32_t>(r0[ix]) | static_cast<uint32_t>(r1[ix * s1]) << 8 |
-                 static_cast<uint32_t>(r2[ix * s2]) << 16 |
-                 static_cast<uint32_t>(r3[ix * s3]) << 24) ^
-                flip;
+        d[ix] =
+            (static_cast<uint32_t>(r0[ix]) | static_cast<uint32_t>(r1[ix * s1]) << 8 |
+             static_cast<uint32_t>(r2[ix * s2]) << 16 | static_cast<uint32_t>(r3[ix * s3]) << 24) ^
+            flip;
       }
     }
     std::fill(d + geo.in_w, drow + wp_, pad);
@@ -267,9 +267,8 @@ void QConvCpu::MakeRows() {
   rows_ = std::move(rows);
 }
 
-void QConvCpu::GemmItem(int64_t item, const uint8_t* x4, const int32_t* plane_sum,
-                        const int8_t* w, const void* residual, void* y, int64_t n,
-                        uint8_t* panel) const {
+void QConvCpu::GemmItem(int64_t item, const uint8_t* x4, const int32_t* plane_sum, const int8_t* w,
+                        const void* residual, void* y, int64_t n, uint8_t* panel) const {
   const Conv2dGeometry& g = s_.g;
   const int64_t chunk = item % oc_chunks_;
   const int64_t tile = (item / oc_chunks_) % tiles_;
@@ -289,7 +288,8 @@ void QConvCpu::GemmItem(int64_t item, const uint8_t* x4, const int32_t* plane_su
   if (gsum) {
     for (int j = 0; j < tn; ++j) {
       int64_t sum = 0;
-      for (int64_t t = 0; t < taps_; ++t) sum += gsum[base[j] + tap_offset_[static_cast<size_t>(t)]];
+      for (int64_t t = 0; t < taps_; ++t)
+        sum += gsum[base[j] + tap_offset_[static_cast<size_t>(t)]];
       col_sum[j] = static_cast<int32_t>(sum);
     }
   }
@@ -316,18 +316,15 @@ void QConvCpu::GemmItem(int64_t item, const uint8_t* x4, const int32_t* plane_su
     if (s_.out_type != QType::kI32 && direct_ && taps_ == 1 && wp_ == g.out_w) {
       // Pointwise: the tile is one run of outputs; requantize straight from the registers.
       const int64_t plane0 = (n * g.out_c + oc0) * g.out_plane();
-      const uint8_t* res =
-          residual ? static_cast<const uint8_t*>(residual) + plane0 + q0 : nullptr;
+      const uint8_t* res = residual ? static_cast<const uint8_t*>(residual) + plane0 + q0 : nullptr;
       k_->gemm_requant(c4_, a, reinterpret_cast<const uint8_t*>(xg + q0), plane_ * 4,
                        rows_.data() + oc0, mr, tn, col_sum, res, g.out_plane(),
                        static_cast<uint8_t*>(y) + plane0 + q0, g.out_plane());
       continue;
     }
     if (direct_) {
-      for (int64_t t = 0; t < taps_; ++t) {
-        const auto* b = reinterpret_cast<const uint8_t*>(xg + q0 + tap_offset_[static_cast<size_t>(t)]);
-        k_->gemm(c4_, a + t * c4_ * kQGemmMr * kQGemmKGroup, b, plane_ * 4, d, nr_, mr, tn, t > 0);
-      }
+      k_->gemm_taps(c4_, taps_, tap_bytes_.data(), a, reinterpret_cast<const uint8_t*>(xg + q0),
+                    plane_ * 4, d, nr_, mr, tn);
     } else {
       k_->gemm(k4_, a, panel, nr_ * 4, d, nr_, mr, tn, false);
     }
@@ -393,8 +390,9 @@ void QConvCpu::RunGemm(const uint8_t* x, const int8_t* w, const void* residual, 
           const int mr = static_cast<int>(std::min<int64_t>(kQGemmMr, g.out_c - oc0));
           for (int r = 0; r < mr; ++r) {
             const QRowParams rp = RowFor(oc0 + r, nullptr);
-            k_->requant_row(rp, d + r, col_sum, static_cast<uint8_t*>(y) +
-                            (n * g.out_c + oc0 + r) * Elem(s_.out_type), 1);
+            k_->requant_row(rp, d + r, col_sum,
+                            static_cast<uint8_t*>(y) + (n * g.out_c + oc0 + r) * Elem(s_.out_type),
+                            1);
           }
         }
       });
@@ -452,7 +450,7 @@ void QConvCpu::RunDepthwise(const uint8_t* x, const void* residual, void* y, uin
         } else if (sw == 2) {
           // Code ix sits at column ix + pad_left: phase (ix + pad_left) % 2, index / 2.
           const int64_t pl = g.pad_left;
-          int16_t* p0 = row + pl / 2;                      // column pl + 2j, pl even
+          int16_t* p0 = row + pl / 2;                     // column pl + 2j, pl even
           int16_t* p1 = row + dw_.phase_stride + pl / 2;  // column pl + 1 + 2j, pl even
           if (pl % 2 == 0) {
             k_->centre(src, g.in_w, x_signed, zx, p0, p1);
@@ -473,8 +471,7 @@ void QConvCpu::RunDepthwise(const uint8_t* x, const void* residual, void* y, uin
       QRowParams rp = RowFor(c, nullptr);
       const int64_t plane0 = p * g.out_plane();
       rp.residual = residual ? static_cast<const uint8_t*>(residual) + plane0 : nullptr;
-      k_->requant_row(rp, acc, nullptr, static_cast<uint8_t*>(y) + plane0 * esize,
-                      g.out_plane());
+      k_->requant_row(rp, acc, nullptr, static_cast<uint8_t*>(y) + plane0 * esize, g.out_plane());
     }
   });
 }

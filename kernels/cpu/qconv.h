@@ -71,14 +71,15 @@ class QConvCpu {
   int nr_ = 8;
   int64_t cpg_ = 0, ocpg_ = 0, taps_ = 1, c4_ = 0, k4_ = 0;
   int64_t hp_ = 0, wp_ = 0, plane_ = 0;  // padded input plane (4-byte units per channel quad)
-  bool gemv_ = false;    // one-pixel images, 1x1, one group: matrix-vector products
+  bool gemv_ = false;                    // one-pixel images, 1x1, one group: matrix-vector products
   bool direct_ = false;  // stride 1: B read in place from the padded plane (grid width wp_)
   int64_t grid_ = 0, tiles_ = 0, oc_chunks_ = 1, panels_per_group_ = 0;
   int32_t x_stored_zero_ = 0;
   bool any_w_zero_ = false;
   std::vector<int32_t> offset_, w_stored_zero_;
-  std::vector<QRowParams> rows_;  // per output channel, residual unset
+  std::vector<QRowParams> rows_;     // per output channel, residual unset
   std::vector<int64_t> tap_offset_;  // per tap, in 4-byte units of the padded plane
+  std::vector<int64_t> tap_bytes_;   // the same in bytes
   // Depthwise geometry.
   std::vector<int32_t> dw_w_;  // centred weights [C][taps]
   QDwParams dw_;

@@ -30,7 +30,8 @@ Expected<Conv2dGeometry> QGeometry(const Graph& graph, const Node& node) {
   const Value& w = graph.value(node.inputs[1]);
   const Value& y = graph.value(node.outputs[0]);
   if (!Is8Bit(x.dtype) || !Is8Bit(w.dtype) || !w.is_constant() ||
-      (!Is8Bit(y.dtype) && y.dtype != DType::kI32) || (x.shape.size() != 4 && x.shape.size() != 3)) {
+      (!Is8Bit(y.dtype) && y.dtype != DType::kI32) ||
+      (x.shape.size() != 4 && x.shape.size() != 3)) {
     return Unsupported("not an 8-bit 1-D/2-D QConv with constant weights");
   }
   for (size_t i : {size_t{2}, size_t{4}, size_t{5}}) {
@@ -108,7 +109,8 @@ class QConvCpuKernel : public Kernel {
       KILN_ASSIGN_OR_RETURN(s.residual_requant, ReadRequant(ctx.input(5), m));
     }
     const Int8Kernels* k = GetInt8Kernels(isa_);
-    if (!k) return Unsupported("this CPU cannot run the " + std::string(IsaName(isa_)) + " int8 kernels");
+    if (!k)
+      return Unsupported("this CPU cannot run the " + std::string(IsaName(isa_)) + " int8 kernels");
     const int threads = ctx.thread_pool() ? ctx.thread_pool()->num_threads() : 1;
     if (depthwise_) {
       conv_ = QConvCpu::Depthwise(std::move(s), wv.constant->data(), wv.dtype == DType::kI8, *k,
@@ -117,8 +119,8 @@ class QConvCpuKernel : public Kernel {
       if (wv.constant->size() != LayoutByteSize(Layout::kI8O8K4, wv.dtype, wv.shape)) {
         return InvalidArgument("QConv weights '" + wv.name + "' are not a whole i8o8k4 tensor");
       }
-      conv_ = QConvCpu::Gemm(std::move(s), reinterpret_cast<const int8_t*>(wv.constant->data()),
-                             *k, threads);
+      conv_ = QConvCpu::Gemm(std::move(s), reinterpret_cast<const int8_t*>(wv.constant->data()), *k,
+                             threads);
     }
     pool_ = ctx.thread_pool();
     return Status::Ok();
@@ -129,8 +131,8 @@ class QConvCpuKernel : public Kernel {
   Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
              void* scratch) override {
     const void* residual = inputs.size() > 3 ? inputs[3].data : nullptr;
-    conv_.Run(inputs[0].data, static_cast<const int8_t*>(inputs[1].data), residual,
-              outputs[0].data, scratch, pool_);
+    conv_.Run(inputs[0].data, static_cast<const int8_t*>(inputs[1].data), residual, outputs[0].data,
+              scratch, pool_);
     return Status::Ok();
   }
 
@@ -151,10 +153,12 @@ void RegisterQConvInt8(KernelRegistry& r) {
   dw.accepts = AcceptsDepthwise;
   for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512Vnni}) {
     for (DType t : {DType::kU8, DType::kI8}) {
-      r.Register(KernelKey{OpType::kQConv, ExecutorKind::kCpu, t, Layout::kPlain, isa},
-                 [isa] { return std::make_unique<QConvCpuKernel>(isa, false); }, gemm);
-      r.Register(KernelKey{OpType::kQConv, ExecutorKind::kCpu, t, Layout::kPlain, isa},
-                 [isa] { return std::make_unique<QConvCpuKernel>(isa, true); }, dw);
+      r.Register(
+          KernelKey{OpType::kQConv, ExecutorKind::kCpu, t, Layout::kPlain, isa},
+          [isa] { return std::make_unique<QConvCpuKernel>(isa, false); }, gemm);
+      r.Register(
+          KernelKey{OpType::kQConv, ExecutorKind::kCpu, t, Layout::kPlain, isa},
+          [isa] { return std::make_unique<QConvCpuKernel>(isa, true); }, dw);
     }
   }
 }

@@ -30,18 +30,18 @@ struct QCase {
 };
 
 std::string Describe(const QCase& q) {
-  return "n" + std::to_string(q.n) + " c" + std::to_string(q.c) + " " + std::to_string(q.h) +
-         "x" + std::to_string(q.w) + " m" + std::to_string(q.m) + " k" + std::to_string(q.kh) +
-         "x" + std::to_string(q.kw) + " s" + std::to_string(q.stride) + " p" +
-         std::to_string(q.pad) + " d" + std::to_string(q.dilation) + " g" +
-         std::to_string(q.group) + " x " + std::string(DTypeName(q.x)) + " w " +
-         std::string(DTypeName(q.w_type)) + " out " + std::string(DTypeName(q.out)) +
-         (q.w_zero ? " wzero" : "") + (q.residual ? " residual" : "") +
-         (q.narrow ? " narrow" : "") + (q.one_d ? " 1d" : "");
+  return "n" + std::to_string(q.n) + " c" + std::to_string(q.c) + " " + std::to_string(q.h) + "x" +
+         std::to_string(q.w) + " m" + std::to_string(q.m) + " k" + std::to_string(q.kh) + "x" +
+         std::to_string(q.kw) + " s" + std::to_string(q.stride) + " p" + std::to_string(q.pad) +
+         " d" + std::to_string(q.dilation) + " g" + std::to_string(q.group) + " x " +
+         std::string(DTypeName(q.x)) + " w " + std::string(DTypeName(q.w_type)) + " out " +
+         std::string(DTypeName(q.out)) + (q.w_zero ? " wzero" : "") +
+         (q.residual ? " residual" : "") + (q.narrow ? " narrow" : "") + (q.one_d ? " 1d" : "");
 }
 
 int32_t RandomCode(std::mt19937& rng, DType t) {
-  return t == DType::kU8 ? static_cast<int32_t>(rng() % 256) : static_cast<int32_t>(rng() % 256) - 128;
+  return t == DType::kU8 ? static_cast<int32_t>(rng() % 256)
+                         : static_cast<int32_t>(rng() % 256) - 128;
 }
 
 std::vector<uint8_t> RandomCodes(std::mt19937& rng, DType t, int64_t n) {
@@ -61,7 +61,8 @@ QGraphs Build(const QCase& q, uint32_t seed) {
   Graph g;
   EXPECT_FALSE(q.residual && q.out == DType::kI32) << "an i32 output takes no residual";
   const Shape xs = q.one_d ? Shape{q.n, q.c, q.w} : Shape{q.n, q.c, q.h, q.w};
-  const Shape ws = q.one_d ? Shape{q.m, q.c / q.group, q.kw} : Shape{q.m, q.c / q.group, q.kh, q.kw};
+  const Shape ws =
+      q.one_d ? Shape{q.m, q.c / q.group, q.kw} : Shape{q.m, q.c / q.group, q.kh, q.kw};
   std::vector<HostTensor> feeds;
   auto add_input = [&](const std::string& name, DType t, const Shape& s, int32_t zero) {
     Value v;
@@ -81,7 +82,8 @@ QGraphs Build(const QCase& q, uint32_t seed) {
   };
   const ValueId x = add_input("x", q.x, xs, RandomCode(rng, q.x));
   const auto wcodes = RandomCodes(rng, q.w_type, NumElements(ws));
-  const ValueId w = g.AddConstant("w", q.w_type, ws, ConstantBytes::Copy(wcodes.data(), wcodes.size()));
+  const ValueId w =
+      g.AddConstant("w", q.w_type, ws, ConstantBytes::Copy(wcodes.data(), wcodes.size()));
   g.value(w).quant.axis = 0;
   for (int64_t o = 0; o < q.m; ++o) {
     g.value(w).quant.scales.push_back(0.01f);
@@ -89,7 +91,8 @@ QGraphs Build(const QCase& q, uint32_t seed) {
   }
   std::vector<int32_t> bias(static_cast<size_t>(q.m));
   for (auto& b : bias) b = static_cast<int32_t>(rng() % 200001) - 100000;
-  const ValueId b = g.AddConstant("b", DType::kI32, {q.m}, ConstantBytes::Copy(bias.data(), bias.size() * 4));
+  const ValueId b =
+      g.AddConstant("b", DType::kI32, {q.m}, ConstantBytes::Copy(bias.data(), bias.size() * 4));
   // Multipliers that spread the accumulators over the output range: about 1 / (128 sqrt(K)).
   const int64_t k = q.c / q.group * q.kh * q.kw;
   int shift = 31 + 7;
@@ -110,8 +113,9 @@ QGraphs Build(const QCase& q, uint32_t seed) {
   };
   node.attrs.Set("strides", two(q.stride));
   node.attrs.Set("dilations", two(q.dilation));
-  node.attrs.Set("pads", q.one_d ? std::vector<int64_t>{q.pad, q.pad}
-                                 : std::vector<int64_t>{q.pad, q.pad + (q.stride > 1), q.pad, q.pad});
+  node.attrs.Set("pads", q.one_d
+                             ? std::vector<int64_t>{q.pad, q.pad}
+                             : std::vector<int64_t>{q.pad, q.pad + (q.stride > 1), q.pad, q.pad});
   node.attrs.Set("out_dtype", std::string(DTypeName(q.out)));
   if (q.narrow) {
     node.attrs.Set("qmin", int64_t{q.out == DType::kU8 ? 20 : q.out == DType::kI8 ? -100 : -5000});
@@ -132,13 +136,14 @@ QGraphs Build(const QCase& q, uint32_t seed) {
   node.outputs = {y};
   const DType rt = q.x == DType::kU8 ? DType::kI8 : DType::kU8;  // the other 8-bit type
   const ValueId r = q.residual ? add_input("r", rt, ys, RandomCode(rng, rt)) : kNoValue;
-  const ValueId rqv = q.out == DType::kI32 ? kNoValue
-                                           : g.AddConstant("rq", DType::kI32, {q.m, 2},
-                                                           ConstantBytes::Copy(rq.data(), rq.size() * 4));
+  const ValueId rqv = q.out == DType::kI32
+                          ? kNoValue
+                          : g.AddConstant("rq", DType::kI32, {q.m, 2},
+                                          ConstantBytes::Copy(rq.data(), rq.size() * 4));
   node.inputs = {x, w, b, r, rqv};
   if (q.residual) {
-    node.inputs.push_back(
-        g.AddConstant("rrq", DType::kI32, {q.m, 2}, ConstantBytes::Copy(rrq.data(), rrq.size() * 4)));
+    node.inputs.push_back(g.AddConstant("rrq", DType::kI32, {q.m, 2},
+                                        ConstantBytes::Copy(rrq.data(), rrq.size() * 4)));
   }
   while (node.inputs.back() == kNoValue) node.inputs.pop_back();
   g.outputs().push_back(y);
@@ -148,7 +153,8 @@ QGraphs Build(const QCase& q, uint32_t seed) {
   out_graphs.plain = g;
   out_graphs.packed = g;
   Value& wv = out_graphs.packed.value(w);
-  auto packed = PackLayout(Layout::kI8O8K4, wv.dtype, wv.shape, wv.constant->data(), wv.constant->size());
+  auto packed =
+      PackLayout(Layout::kI8O8K4, wv.dtype, wv.shape, wv.constant->data(), wv.constant->size());
   EXPECT_TRUE(packed.ok()) << packed.status().ToString();
   wv.constant = ConstantBytes::FromVector(std::move(packed).value());
   wv.layout = Layout::kI8O8K4;
@@ -179,7 +185,8 @@ void Check(const QCase& q, uint32_t seed) {
   const bool split = !depthwise && q.group > 1 && (q.m / q.group) % 8 != 0;
   const Graph& g = depthwise ? gs.plain : gs.packed;
   for (const cpu::Int8Kernels* k : cpu::AvailableInt8Kernels()) {
-    const auto* entry = KernelRegistry::Global().FindEntry(g, g.node(0), ExecutorKind::kCpu, k->isa);
+    const auto* entry =
+        KernelRegistry::Global().FindEntry(g, g.node(0), ExecutorKind::kCpu, k->isa);
     ASSERT_NE(entry, nullptr);
     EXPECT_EQ(entry->key.isa, split ? Isa::kReference : k->isa) << cpu::IsaName(k->isa);
     for (int threads : {1, 2}) {
@@ -192,9 +199,9 @@ void Check(const QCase& q, uint32_t seed) {
       for (size_t i = 0; i < a.size(); ++i) {
         if (a[i] != b[i] && bad++ == 0) first = i;
       }
-      EXPECT_EQ(bad, 0u) << cpu::IsaName(k->isa) << " threads " << threads << ": " << bad
-                         << " of " << a.size() << " bytes differ, first at byte " << first
-                         << " (got " << int(a[first]) << " want " << int(b[first]) << ")";
+      EXPECT_EQ(bad, 0u) << cpu::IsaName(k->isa) << " threads " << threads << ": " << bad << " of "
+                         << a.size() << " bytes differ, first at byte " << first << " (got "
+                         << int(a[first]) << " want " << int(b[first]) << ")";
     }
   }
 }

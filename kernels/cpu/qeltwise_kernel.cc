@@ -58,7 +58,8 @@ class QAddCpu : public Kernel {
   explicit QAddCpu(Isa isa) : isa_(isa) {}
   Status Prepare(const KernelContext& ctx) override {
     k_ = GetInt8Kernels(isa_);
-    if (!k_) return Unsupported("this CPU cannot run the " + std::string(IsaName(isa_)) + " int8 kernels");
+    if (!k_)
+      return Unsupported("this CPU cannot run the " + std::string(IsaName(isa_)) + " int8 kernels");
     KILN_ASSIGN_OR_RETURN(std::vector<Requant> rq, ReadRequant(ctx.input(2), 3));
     p_.ra = rq[0];
     p_.rb = rq[1];
@@ -81,7 +82,8 @@ class QAddCpu : public Kernel {
     const auto* a = static_cast<const uint8_t*>(inputs[0].data);
     const auto* b = static_cast<const uint8_t*>(inputs[1].data);
     auto* y = static_cast<uint8_t*>(outputs[0].data);
-    SplitElements(pool_, n_, [&](int64_t s, int64_t e) { k_->add(p_, a + s, b + s, y + s, e - s); });
+    SplitElements(pool_, n_,
+                  [&](int64_t s, int64_t e) { k_->add(p_, a + s, b + s, y + s, e - s); });
     return Status::Ok();
   }
 
@@ -99,7 +101,8 @@ bool AcceptsQuantize(const Graph& graph, const Node& node) {
   }
   const Value& x = graph.value(node.inputs[0]);
   const Value& y = graph.value(node.outputs[0]);
-  if (x.dtype != DType::kF32 || !Is8Bit(y.dtype) || NumElements(graph.value(node.inputs[1]).shape) != 1) {
+  if (x.dtype != DType::kF32 || !Is8Bit(y.dtype) ||
+      NumElements(graph.value(node.inputs[1]).shape) != 1) {
     return false;
   }
   if (node.inputs.size() > 2 && node.inputs[2] != kNoValue) {
@@ -114,7 +117,8 @@ class QuantizeCpu : public Kernel {
   explicit QuantizeCpu(Isa isa) : isa_(isa) {}
   Status Prepare(const KernelContext& ctx) override {
     k_ = GetInt8Kernels(isa_);
-    if (!k_) return Unsupported("this CPU cannot run the " + std::string(IsaName(isa_)) + " int8 kernels");
+    if (!k_)
+      return Unsupported("this CPU cannot run the " + std::string(IsaName(isa_)) + " int8 kernels");
     out_ = ToQType(ctx.output(0).dtype);
     has_zero_ = ctx.has_input(2);
     n_ = NumElements(ctx.input(0).shape);
@@ -155,11 +159,13 @@ void RegisterQEltwiseInt8(KernelRegistry& r) {
   quantize.accepts = AcceptsQuantize;
   for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512Vnni}) {
     for (DType t : {DType::kU8, DType::kI8}) {
-      r.Register(KernelKey{OpType::kQAdd, ExecutorKind::kCpu, t, Layout::kPlain, isa},
-                 [isa] { return std::make_unique<QAddCpu>(isa); }, add);
+      r.Register(
+          KernelKey{OpType::kQAdd, ExecutorKind::kCpu, t, Layout::kPlain, isa},
+          [isa] { return std::make_unique<QAddCpu>(isa); }, add);
     }
-    r.Register(KernelKey{OpType::kQuantizeLinear, ExecutorKind::kCpu, DType::kF32, Layout::kPlain, isa},
-               [isa] { return std::make_unique<QuantizeCpu>(isa); }, quantize);
+    r.Register(
+        KernelKey{OpType::kQuantizeLinear, ExecutorKind::kCpu, DType::kF32, Layout::kPlain, isa},
+        [isa] { return std::make_unique<QuantizeCpu>(isa); }, quantize);
   }
 }
 

@@ -68,7 +68,9 @@ TEST(QEltwiseInt8, QAddRandom) {
     const DType ta = types[rng() % 2], tb = types[rng() % 2], ty = types[rng() % 2];
     Graph g;
     std::vector<HostTensor> feeds;
-    auto zero = [&](DType t) { return static_cast<int32_t>(rng() % 256) - (t == DType::kI8 ? 128 : 0); };
+    auto zero = [&](DType t) {
+      return static_cast<int32_t>(rng() % 256) - (t == DType::kI8 ? 128 : 0);
+    };
     const ValueId a = AddInput(g, feeds, "a", ta, s, zero(ta), rng);
     const ValueId b = AddInput(g, feeds, "b", tb, s, zero(tb), rng);
     // Multipliers as the compiler makes them (M0, M1 <= 1/2, M2 ~ 2^-20 x scale ratio), and
@@ -76,7 +78,8 @@ TEST(QEltwiseInt8, QAddRandom) {
     std::vector<int32_t> rq;
     for (int r = 0; r < 3; ++r) {
       rq.push_back(static_cast<int32_t>((1u << 30) + rng() % (1u << 30)));
-      rq.push_back(r < 2 ? static_cast<int32_t>(32 + rng() % 3) : static_cast<int32_t>(50 + rng() % 4));
+      rq.push_back(r < 2 ? static_cast<int32_t>(32 + rng() % 3)
+                         : static_cast<int32_t>(50 + rng() % 4));
     }
     if (i % 7 == 3) rq[1] = 2;  // a' saturates
     const ValueId c = g.AddConstant("rq", DType::kI32, {3, 2}, ConstantBytes::Copy(rq.data(), 24));
@@ -143,13 +146,20 @@ TEST(QEltwiseInt8, QuantizeLinearEdgeValues) {
       float* f = reinterpret_cast<float*>(h.bytes.data());
       const float scale = 0.25f;
       std::uniform_real_distribution<float> d(-60.f, 60.f);
-      const float specials[] = {0.5f * scale,  1.5f * scale, 2.5f * scale, -0.5f * scale,
-                                -2.5f * scale, 1e30f,        -1e30f,
+      const float specials[] = {0.5f * scale,
+                                1.5f * scale,
+                                2.5f * scale,
+                                -0.5f * scale,
+                                -2.5f * scale,
+                                1e30f,
+                                -1e30f,
                                 std::numeric_limits<float>::infinity(),
                                 -std::numeric_limits<float>::infinity(),
                                 std::numeric_limits<float>::quiet_NaN()};
       for (int64_t i = 0; i < n; ++i) {
-        f[i] = i % 5 == 0 ? specials[(i / 5) % 10] : i % 3 == 0 ? std::round(d(rng)) * 0.125f : d(rng);
+        f[i] = i % 5 == 0   ? specials[(i / 5) % 10]
+               : i % 3 == 0 ? std::round(d(rng)) * 0.125f
+                            : d(rng);
       }
       const float sv = scale;
       const ValueId s = g.AddConstant("s", DType::kF32, {}, ConstantBytes::Copy(&sv, 4));
@@ -176,7 +186,8 @@ TEST(QEltwiseInt8, MaxPoolOnCodes) {
     const DType t = i % 2 ? DType::kI8 : DType::kU8;
     const int64_t k = 1 + static_cast<int64_t>(rng() % 3), s = 1 + static_cast<int64_t>(rng() % 2);
     const int64_t pad = static_cast<int64_t>(rng() % static_cast<uint32_t>(k));
-    const int64_t h = k + static_cast<int64_t>(rng() % 20), w = k + static_cast<int64_t>(rng() % 40);
+    const int64_t h = k + static_cast<int64_t>(rng() % 20),
+                  w = k + static_cast<int64_t>(rng() % 40);
     Graph g;
     std::vector<HostTensor> feeds;
     const ValueId x = AddInput(g, feeds, "x", t, {1 + i % 2, 3, h, w}, 0, rng);

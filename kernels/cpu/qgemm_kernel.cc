@@ -54,7 +54,8 @@ Expected<GemmDims> QGemmDims(const Graph& graph, const Node& node) {
   d.m = NumElements(Shape(a.shape.begin(), a.shape.begin() + axis));
   d.k = NumElements(Shape(a.shape.begin() + axis, a.shape.end()));
   d.n = trans_b ? b.shape[0] : b.shape[1];
-  if ((trans_b ? b.shape[1] : b.shape[0]) != d.k || d.m <= 0 || d.k <= 0 || d.n <= 0) return Unsupported("dims");
+  if ((trans_b ? b.shape[1] : b.shape[0]) != d.k || d.m <= 0 || d.k <= 0 || d.n <= 0)
+    return Unsupported("dims");
   return d;
 }
 
@@ -99,7 +100,8 @@ class QGemmCpuKernel : public Kernel {
       KILN_ASSIGN_OR_RETURN(s.requant, ReadRequant(ctx.input(3), d.n));
     }
     const Int8Kernels* k = GetInt8Kernels(isa_);
-    if (!k) return Unsupported("this CPU cannot run the " + std::string(IsaName(isa_)) + " int8 kernels");
+    if (!k)
+      return Unsupported("this CPU cannot run the " + std::string(IsaName(isa_)) + " int8 kernels");
     const int threads = ctx.thread_pool() ? ctx.thread_pool()->num_threads() : 1;
     gemm_ = QConvCpu::Gemm(std::move(s), reinterpret_cast<const int8_t*>(bv.constant->data()), *k,
                            threads);
@@ -111,8 +113,8 @@ class QGemmCpuKernel : public Kernel {
 
   Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
              void* scratch) override {
-    gemm_.Run(inputs[0].data, static_cast<const int8_t*>(inputs[1].data), nullptr,
-              outputs[0].data, scratch, pool_);
+    gemm_.Run(inputs[0].data, static_cast<const int8_t*>(inputs[1].data), nullptr, outputs[0].data,
+              scratch, pool_);
     return Status::Ok();
   }
 
@@ -130,8 +132,9 @@ void RegisterQGemmInt8(KernelRegistry& r) {
   traits.packing = WeightPacking{1, Layout::kI8O8K4};
   for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512Vnni}) {
     for (DType t : {DType::kU8, DType::kI8}) {
-      r.Register(KernelKey{OpType::kQGemm, ExecutorKind::kCpu, t, Layout::kPlain, isa},
-                 [isa] { return std::make_unique<QGemmCpuKernel>(isa); }, traits);
+      r.Register(
+          KernelKey{OpType::kQGemm, ExecutorKind::kCpu, t, Layout::kPlain, isa},
+          [isa] { return std::make_unique<QGemmCpuKernel>(isa); }, traits);
     }
   }
 }

@@ -20,12 +20,15 @@ TEST(QGemmInt8, RandomShapes) {
   std::mt19937 rng(17);
   const DType types[] = {DType::kU8, DType::kI8};
   for (int i = 0; i < 30; ++i) {
-    const int64_t m = 1 + static_cast<int64_t>(rng() % 3), k = 1 + static_cast<int64_t>(rng() % 700),
+    const int64_t m = 1 + static_cast<int64_t>(rng() % 3),
+                  k = 1 + static_cast<int64_t>(rng() % 700),
                   n = 1 + static_cast<int64_t>(rng() % 70);
     const bool trans_b = i % 6 != 5;
     const DType ta = types[rng() % 2], tb = types[rng() % 2];
     const DType ty = i % 5 == 4 ? DType::kI32 : types[rng() % 2];
-    auto code = [&](DType t) { return static_cast<int32_t>(rng() % 256) - (t == DType::kI8 ? 128 : 0); };
+    auto code = [&](DType t) {
+      return static_cast<int32_t>(rng() % 256) - (t == DType::kI8 ? 128 : 0);
+    };
     Graph g;
     Value av;
     av.name = "a";
@@ -60,9 +63,12 @@ TEST(QGemmInt8, RandomShapes) {
     node.op = OpType::kQGemm;
     node.attrs.Set("transB", int64_t{trans_b});
     node.attrs.Set("out_dtype", std::string(DTypeName(ty)));
-    node.inputs = {a, b, g.AddConstant("c", DType::kI32, {n}, ConstantBytes::Copy(bias.data(), bias.size() * 4))};
+    node.inputs = {
+        a, b,
+        g.AddConstant("c", DType::kI32, {n}, ConstantBytes::Copy(bias.data(), bias.size() * 4))};
     if (ty != DType::kI32) {
-      node.inputs.push_back(g.AddConstant("rq", DType::kI32, {n, 2}, ConstantBytes::Copy(rq.data(), rq.size() * 4)));
+      node.inputs.push_back(
+          g.AddConstant("rq", DType::kI32, {n, 2}, ConstantBytes::Copy(rq.data(), rq.size() * 4)));
     }
     Value out;
     out.name = "y";
@@ -77,7 +83,8 @@ TEST(QGemmInt8, RandomShapes) {
     Graph packed = g;
     if (trans_b) {
       Value& w = packed.value(b);
-      auto p = PackLayout(Layout::kI8O8K4, w.dtype, w.shape, w.constant->data(), w.constant->size());
+      auto p =
+          PackLayout(Layout::kI8O8K4, w.dtype, w.shape, w.constant->data(), w.constant->size());
       ASSERT_TRUE(p.ok());
       w.constant = ConstantBytes::FromVector(std::move(p).value());
       w.layout = Layout::kI8O8K4;
@@ -92,7 +99,8 @@ TEST(QGemmInt8, RandomShapes) {
     auto want = run(g, Isa::kReference, 1);
     ASSERT_TRUE(want.ok()) << want.status().ToString();
     for (const cpu::Int8Kernels* kk : cpu::AvailableInt8Kernels()) {
-      const auto* e = KernelRegistry::Global().FindEntry(packed, packed.node(0), ExecutorKind::kCpu, kk->isa);
+      const auto* e =
+          KernelRegistry::Global().FindEntry(packed, packed.node(0), ExecutorKind::kCpu, kk->isa);
       ASSERT_NE(e, nullptr);
       // B [K, N] plain: pack-weights would transpose it; as given, the reference runs it.
       EXPECT_EQ(e->key.isa, trans_b ? kk->isa : Isa::kReference);

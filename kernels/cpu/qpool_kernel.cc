@@ -78,8 +78,8 @@ class QMaxPoolCpu : public CpuKernelBase {
     if ((x.size() != 3 && x.size() != 4) || ctx.num_outputs() > 1) return UseReference(ctx);
     KILN_ASSIGN_OR_RETURN(auto kernel, PoolKernelShape(ctx.attrs(), x.size() - 2));
     const bool ceil_mode = ctx.attrs().GetInt("ceil_mode", 0) != 0;
-    KILN_ASSIGN_OR_RETURN(WindowGeometry g, ResolveWindow(ctx.attrs(), {x.begin() + 2, x.end()},
-                                                          kernel, ceil_mode));
+    KILN_ASSIGN_OR_RETURN(WindowGeometry g,
+                          ResolveWindow(ctx.attrs(), {x.begin() + 2, x.end()}, kernel, ceil_mode));
     for (int64_t d : g.dilations) {
       if (d != 1) return UseReference(ctx);
     }
