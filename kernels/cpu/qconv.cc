@@ -28,6 +28,10 @@ constexpr int64_t kAlign = 64;
 inline int64_t AlignUp(int64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 inline int64_t Elem(QType t) { return t == QType::kI32 ? 4 : 1; }
 
+// Shares (each with its own scratch slot) per thread: several, so that a worker that wakes late
+// still finds work the caller has not taken (two shares for two threads often ran on one).
+inline int64_t MaxShares(int threads) { return threads <= 1 ? 1 : 4 * int64_t{threads}; }
+
 }  // namespace
 
 bool QConvGemmApplies(const Conv2dGeometry& g) {
@@ -138,12 +142,12 @@ size_t QConvCpu::ScratchBytes() const {
   const Conv2dGeometry& g = s_.g;
   if (depthwise_) {
     const int64_t per = AlignUp(dw_.phase_stride * g.stride_w * 2) + AlignUp(g.out_plane() * 4);
-    return static_cast<size_t>(threads_ * per + kAlign);
+    return static_cast<size_t>(MaxShares(threads_) * per + kAlign);
   }
   if (gemv_) return static_cast<size_t>(AlignUp(c4_ * 4) + kAlign);
   int64_t bytes = AlignUp(g.groups * c4_ * plane_ * 4);
   if (any_w_zero_) bytes += AlignUp(g.groups * plane_ * 4);
-  if (!direct_) bytes += threads_ * AlignUp(k4_ * nr_ * 4);
+  if (!direct_) bytes += MaxShares(threads_) * AlignUp(k4_ * nr_ * 4);
   return static_cast<size_t>(bytes + kAlign);
 }
 
@@ -161,7 +165,7 @@ void QConvCpu::Run(const void* x, const int8_t* w, const void* residual, void* y
 // Runs fn(share, begin, end) over `items` split into contiguous shares (one scratch slot each).
 template <typename F>
 static void ForShares(ThreadPool* pool, int threads, int64_t items, const F& fn) {
-  const int64_t shares = std::min<int64_t>(std::max(1, threads), items);
+  const int64_t shares = std::min<int64_t>(MaxShares(threads), items);
   if (shares <= 1 || !pool) {
     if (items > 0) fn(0, 0, items);
     return;
@@ -400,7 +404,10 @@ void QConvCpu::RunGemm(const uint8_t* x, const int8_t* w, const void* residual, 
     return;
   }
   for (int64_t n = 0; n < g.batch; ++n) {
-    ForShares(pool, threads_, g.groups * c4_, [&](int64_t, int64_t b, int64_t e) {
+    // Shared only for large layers: the pool's workers sleep, and waking one for the copy of a
+    // small layer costs more than it saves (measured on mobilenetv2 and resnet18_rw, 2 threads).
+    const bool share = g.groups * c4_ * plane_ * 4 > (int64_t{64} << 10) && g.macs() > (32 << 20);
+    ForShares(share ? pool : nullptr, threads_, g.groups * c4_, [&](int64_t, int64_t b, int64_t e) {
       for (int64_t u = b; u < e; ++u) Interleave(x, n, u / c4_, u % c4_, x4);
     });
     if (plane_sum) {  // sum over the real channels of each padded position (pads hold za)
