@@ -93,6 +93,58 @@ std::vector<uint8_t> UnpackWino(const Shape& shape, const uint8_t* packed) {
   return out;
 }
 
+// [O, C, taps] of a kI8O8K4 tensor: 8-bit, rank >= 1 ([O] is C = taps = 1; [O, C] has one
+// tap; [O, C, k...] has prod(k) taps).
+struct I8Dims {
+  int64_t o = 0, c = 1, taps = 1;
+};
+bool GetI8Dims(DType dtype, const Shape& shape, I8Dims* d) {
+  if ((dtype != DType::kI8 && dtype != DType::kU8) || shape.empty()) return false;
+  if (NumElements(shape) == kMaxElements || NumElements(shape) < 0) return false;
+  d->o = shape[0];
+  d->c = shape.size() > 1 ? shape[1] : 1;
+  d->taps = shape.size() > 2 ? NumElements(Shape(shape.begin() + 2, shape.end())) : 1;
+  return true;
+}
+
+// Bytes of a kI8O8K4 tensor: O padded to 8, C to 4; SIZE_MAX past int64.
+size_t I8O8K4Bytes(const I8Dims& d) {
+  const __int128 total =
+      static_cast<__int128>((d.o + 7) / 8 * 8) * d.taps * ((d.c + 3) / 4 * 4);
+  if (total > static_cast<__int128>(std::numeric_limits<int64_t>::max())) {
+    return std::numeric_limits<size_t>::max();
+  }
+  return static_cast<size_t>(total);
+}
+
+// Byte offset of logical element (oc, c, t): [O/8][taps][C/4][8][4].
+size_t I8O8K4Offset(const I8Dims& d, int64_t oc, int64_t c, int64_t t) {
+  const int64_t c4 = (d.c + 3) / 4;
+  return static_cast<size_t>((((oc / 8 * d.taps + t) * c4 + c / 4) * 8 + oc % 8) * 4 + c % 4);
+}
+
+// Plain 8-bit [O, C, taps] <-> kI8O8K4 (u8 codes flipped to signed by XOR 0x80, both ways).
+std::vector<uint8_t> PackI8(DType dtype, const I8Dims& d, const uint8_t* plain) {
+  const uint8_t flip = dtype == DType::kU8 ? 0x80 : 0;
+  std::vector<uint8_t> out(I8O8K4Bytes(d), 0);
+  for (int64_t oc = 0; oc < d.o; ++oc)
+    for (int64_t c = 0; c < d.c; ++c)
+      for (int64_t t = 0; t < d.taps; ++t)
+        out[I8O8K4Offset(d, oc, c, t)] = plain[(oc * d.c + c) * d.taps + t] ^ flip;
+  return out;
+}
+
+std::vector<uint8_t> UnpackI8(DType dtype, const I8Dims& d, const uint8_t* packed) {
+  const uint8_t flip = dtype == DType::kU8 ? 0x80 : 0;
+  std::vector<uint8_t> out(static_cast<size_t>(d.o * d.c * d.taps));
+  for (int64_t oc = 0; oc < d.o; ++oc)
+    for (int64_t c = 0; c < d.c; ++c)
+      for (int64_t t = 0; t < d.taps; ++t)
+        out[static_cast<size_t>((oc * d.c + c) * d.taps + t)] =
+            packed[I8O8K4Offset(d, oc, c, t)] ^ flip;
+  return out;
+}
+
 }  // namespace
 
 std::string_view LayoutName(Layout layout) {
@@ -111,6 +163,8 @@ std::string_view LayoutName(Layout layout) {
       return "gemmko64";
     case Layout::kWino43Block16O:
       return "wino43block16o";
+    case Layout::kI8O8K4:
+      return "i8o8k4";
   }
   return "unknown";
 }
@@ -129,6 +183,11 @@ size_t LayoutByteSize(Layout layout, DType dtype, const Shape& shape) {
     if (!WinoDims(dtype, shape, &o, &c)) return std::numeric_limits<size_t>::max();
     if (c > std::numeric_limits<int64_t>::max() / 36) return std::numeric_limits<size_t>::max();
     return BlockedBytes(o, c * 36, elem);
+  }
+  if (layout == Layout::kI8O8K4) {
+    I8Dims d;
+    if (!GetI8Dims(dtype, shape, &d)) return std::numeric_limits<size_t>::max();
+    return I8O8K4Bytes(d);
   }
   if (!IsBlockedLayout(layout)) {
     if (elem && static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max() / elem) {
@@ -158,6 +217,15 @@ Expected<std::vector<uint8_t>> PackLayout(Layout layout, DType dtype, const Shap
     }
     return PackWino(shape, plain);
   }
+  if (layout == Layout::kI8O8K4) {
+    I8Dims d;
+    if (!GetI8Dims(dtype, shape, &d) ||
+        LayoutByteSize(layout, dtype, shape) == std::numeric_limits<size_t>::max()) {
+      return InvalidArgument("pack: i8o8k4 needs an 8-bit tensor of rank >= 1, not " +
+                             std::string(DTypeName(dtype)) + ShapeToString(shape));
+    }
+    return PackI8(dtype, d, plain);
+  }
   if (!IsBlockedLayout(layout)) {
     return Unsupported("pack: layout " + std::string(LayoutName(layout)) +
                        " is not a weight layout");
@@ -186,6 +254,11 @@ Expected<std::vector<uint8_t>> UnpackLayout(Layout layout, DType dtype, const Sh
   }
   if (layout == Layout::kPlain) return std::vector<uint8_t>(packed, packed + size);
   if (layout == Layout::kWino43Block16O) return UnpackWino(shape, packed);
+  if (layout == Layout::kI8O8K4) {
+    I8Dims d;
+    GetI8Dims(dtype, shape, &d);  // LayoutByteSize above accepted the shape
+    return UnpackI8(dtype, d, packed);
+  }
   if (!IsBlockedLayout(layout)) {
     return Unsupported("unpack: layout " + std::string(LayoutName(layout)) +
                        " is not a weight layout");

@@ -130,7 +130,7 @@ void ExpectWithinOneStep(const fs::path& dir, bool exact) {
 }
 
 // End to end on its two test data sets (made with ONNX Runtime's int8 kernels): the same
-// top-1 class. Not within one step: ORT requantizes in fp32, Kiln exactly (docs/quantization.md,
+// top-1 class, and the CPU int8 kernels equal to the reference ones bit for bit. Not within one step: ORT requantizes in fp32, Kiln exactly (docs/quantization.md,
 // "Bit-exactness against other runtimes"); one code that ORT rounds differently in layer 28
 // grows through the later layers. The per-layer test below checks every op within one step.
 TEST(QuantizedImport, ZooMobilenetV2Int8EndToEnd) {
@@ -162,6 +162,18 @@ TEST(QuantizedImport, ZooMobilenetV2Int8EndToEnd) {
     in->name = (*session)->input_info(0).name;
     auto outs = (*session)->Run({*in});
     ASSERT_TRUE(outs.ok()) << outs.status().ToString();
+    // The CPU int8 kernels (packed weights, every flavour this CPU runs) give the reference
+    // kernels' output bit for bit.
+    for (Isa isa : {Isa::kScalar, Isa::kAvx2, kBestCpuIsa}) {
+      SessionOptions fast;
+      fast.cpu_max_isa = isa;
+      fast.num_threads = 2;
+      auto fs = Session::Create(shared, fast, std::make_shared<const ExecutionPlan>(compiled->plan));
+      ASSERT_TRUE(fs.ok()) << fs.status().ToString();
+      auto fo = (*fs)->Run({*in});
+      ASSERT_TRUE(fo.ok()) << fo.status().ToString();
+      EXPECT_EQ((*fo)[0].bytes, (*outs)[0].bytes) << set << " isa " << static_cast<int>(isa);
+    }
     const float* a = (*outs)[0].data<float>();
     const float* b = want->data<float>();
     const int64_t n = want->num_elements();

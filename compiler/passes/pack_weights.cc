@@ -2,8 +2,8 @@
 // placement (the OpenCL executor for nodes place-nodes put on the GPU, else the CPU at the
 // target ISA); when that kernel wants its weights in a packed layout, rewrites the constant
 // into that layout now, so the runtime binds it in place from the file (no repacking at load).
-// A FusedGemm whose B is [K, N] is first transposed to [N, K] (transB = 1) so that output
-// features lead, as every packed layout expects.
+// A FusedGemm or QGemm whose B is [K, N] is first transposed to [N, K] (transB = 1) so that
+// output features lead, as every packed layout expects.
 #include <cstring>
 
 #include "compiler/passes/passes.h"
@@ -23,6 +23,24 @@ ValueId TransposedConstant(GraphRewriter& rw, ValueId b) {
     for (int64_t j = 0; j < n; ++j) t[static_cast<size_t>(j * k + i)] = src[i * n + j];
   }
   return AddF32Constant(rw, v.name + ".t", {n, k}, t);
+}
+
+// B[K, N] -> B'[N, K] (8-bit constant); its per-column quantization becomes per-row.
+ValueId Transposed8BitConstant(GraphRewriter& rw, ValueId b) {
+  const Value& v = rw.value(b);
+  const int64_t k = v.shape[0], n = v.shape[1];
+  const uint8_t* src = v.constant->data();
+  std::vector<uint8_t> t(static_cast<size_t>(k * n));
+  for (int64_t i = 0; i < k; ++i) {
+    for (int64_t j = 0; j < n; ++j) t[static_cast<size_t>(j * k + i)] = src[i * n + j];
+  }
+  QuantParams q = v.quant;
+  if (q.axis == 1) q.axis = 0;
+  const DType dtype = v.dtype;
+  const ValueId out =
+      rw.AddConstant(v.name + ".t", dtype, {n, k}, ConstantBytes::FromVector(std::move(t)));
+  rw.value(out).quant = std::move(q);
+  return out;
 }
 
 class PackWeightsPass : public Pass {
@@ -48,11 +66,18 @@ class PackWeightsPass : public Pass {
       Node& node = rw.node(id);
       if (spec.input >= node.inputs.size() || node.inputs[spec.input] == kNoValue) continue;
       ValueId w = node.inputs[spec.input];
+      const DType wt = rw.value(w).dtype;
       if (!rw.value(w).is_constant() || rw.value(w).layout != Layout::kPlain ||
-          rw.value(w).dtype != DType::kF32) {
+          (wt != DType::kF32 && wt != DType::kI8 && wt != DType::kU8)) {
         continue;
       }
       // A weight shared with a node packed otherwise keeps its plain constant for that one.
+      if (node.op == OpType::kQGemm && spec.input == 1 && node.attrs.GetInt("transB", 0) == 0 &&
+          rw.value(w).shape.size() == 2) {
+        w = Transposed8BitConstant(rw, w);
+        rw.node(id).attrs.Set("transB", int64_t{1});
+        ctx.Count("transposed");
+      }
       if (node.op == OpType::kFusedGemm && spec.input == 1 && node.attrs.GetInt("transB", 0) == 0) {
         w = TransposedConstant(rw, w);
         rw.node(id).attrs.Set("transB", int64_t{1});
@@ -65,9 +90,11 @@ class PackWeightsPass : public Pass {
       const std::string packed_name = plain.name + "." + std::string(LayoutName(spec.layout));
       const Shape shape = plain.shape;
       const DType dtype = plain.dtype;
+      const QuantParams quant = plain.quant;  // int8 weights keep their zero points
       const ValueId p = rw.AddConstant(packed_name, dtype, shape,
                                        ConstantBytes::FromVector(std::move(packed)));
       rw.value(p).layout = spec.layout;
+      rw.value(p).quant = quant;
       rw.SetInput(id, spec.input, p);
       ctx.Count(std::string(LayoutName(spec.layout)));
     }

@@ -13,6 +13,10 @@ void RegisterCpuKernels(KernelRegistry& r) {
   cpu::RegisterCpuEltwiseKernels(r);
   cpu::RegisterCpuGemmKernels(r);
   cpu::RegisterCpuResizeKernels(r);
+  cpu::RegisterQConvInt8(r);
+  cpu::RegisterQEltwiseInt8(r);
+  cpu::RegisterQGemmInt8(r);
+  cpu::RegisterQPoolInt8(r);
 }
 
 }  // namespace kiln

@@ -26,9 +26,7 @@ class QConvKernel : public Kernel {
     if (x.size() < 3 || x.size() > 5 || w.size() != x.size()) {
       return Unsupported("QConv supports 1-3 spatial axes, X is " + ShapeToString(x));
     }
-    if (wv.layout != Layout::kPlain || !wv.is_constant()) {
-      return Unsupported("QConv reads a plain constant weight");
-    }
+    if (!wv.is_constant()) return Unsupported("QConv reads a constant weight");
     group_ = ctx.attrs().GetInt("group", 1);
     if (group_ <= 0 || x[1] % group_ != 0 || w[0] % group_ != 0 || w[1] * group_ != x[1]) {
       return InvalidArgument("X " + ShapeToString(x) + " and W " + ShapeToString(w) +
@@ -52,7 +50,15 @@ class QConvKernel : public Kernel {
     out_zero_ = out_type_ == DType::kI32 ? 0 : ZeroPointOf(ctx.output(0));
     clamp_ = ReadClamp(ctx.attrs(), out_type_);
 
-    // Weights centred once: (w - zw[oc]) as int16.
+    // Weights centred once: (w - zw[oc]) as int16. Packed weights (the CPU int8 kernels'
+    // layout, in a compiled file) are unpacked first: the oracle runs any file.
+    std::vector<uint8_t> unpacked;
+    const uint8_t* wbytes = wv.constant->data();
+    if (wv.layout != Layout::kPlain) {
+      KILN_ASSIGN_OR_RETURN(unpacked, UnpackLayout(wv.layout, wv.dtype, wv.shape, wbytes,
+                                                   wv.constant->size()));
+      wbytes = unpacked.data();
+    }
     const std::vector<int32_t> wz = ZeroPointsOf(wv, out_channels_);
     const int64_t per_oc = NumElements(w) / out_channels_;
     weights_.resize(static_cast<size_t>(NumElements(w)));
@@ -60,7 +66,7 @@ class QConvKernel : public Kernel {
       for (int64_t i = 0; i < per_oc; ++i) {
         const int64_t k = oc * per_oc + i;
         weights_[static_cast<size_t>(k)] = static_cast<int16_t>(
-            LoadQuantized(wv.constant->data(), wv.dtype, k) - wz[static_cast<size_t>(oc)]);
+            LoadQuantized(wbytes, wv.dtype, k) - wz[static_cast<size_t>(oc)]);
       }
     }
     bias_.assign(static_cast<size_t>(out_channels_), 0);
@@ -211,8 +217,12 @@ class QConvKernel : public Kernel {
 }  // namespace
 
 void RegisterQConvKernels(KernelRegistry& r) {
-  RegisterKernel<QConvKernel>(r, OpType::kQConv, DType::kU8);
-  RegisterKernel<QConvKernel>(r, OpType::kQConv, DType::kI8);
+  KernelTraits any_layout;
+  any_layout.any_weight_layout = true;
+  RegisterKernel<QConvKernel>(r, OpType::kQConv, DType::kU8, ExecutorKind::kCpu, Isa::kReference,
+                              Layout::kPlain, any_layout);
+  RegisterKernel<QConvKernel>(r, OpType::kQConv, DType::kI8, ExecutorKind::kCpu, Isa::kReference,
+                              Layout::kPlain, any_layout);
 }
 
 }  // namespace kiln::nn_ref

@@ -21,8 +21,16 @@ class QGemmKernel : public Kernel {
     const Shape& a = av.shape;
     const int64_t axis = ctx.attrs().GetInt("a_flatten_axis", 1);
     if (axis < 1 || axis >= static_cast<int64_t>(a.size()) || bv.shape.size() != 2 ||
-        !bv.is_constant() || bv.layout != Layout::kPlain) {
-      return InvalidArgument("QGemm needs a_flatten_axis in range and a plain 2-D constant B");
+        !bv.is_constant()) {
+      return InvalidArgument("QGemm needs a_flatten_axis in range and a 2-D constant B");
+    }
+    // Packed B (the CPU int8 kernels' layout, in a compiled file) is unpacked first.
+    std::vector<uint8_t> unpacked;
+    const uint8_t* bbytes = bv.constant->data();
+    if (bv.layout != Layout::kPlain) {
+      KILN_ASSIGN_OR_RETURN(unpacked, UnpackLayout(bv.layout, bv.dtype, bv.shape, bbytes,
+                                                   bv.constant->size()));
+      bbytes = unpacked.data();
     }
     m_ = NumElements(Shape(a.begin(), a.begin() + axis));
     k_ = NumElements(Shape(a.begin() + axis, a.end()));
@@ -36,7 +44,7 @@ class QGemmKernel : public Kernel {
       for (int64_t k = 0; k < k_; ++k) {
         const int64_t src = tb ? n * k_ + k : k * n_ + n;
         b_[static_cast<size_t>(n * k_ + k)] = static_cast<int16_t>(
-            LoadQuantized(bv.constant->data(), bv.dtype, src) - bz[static_cast<size_t>(n)]);
+            LoadQuantized(bbytes, bv.dtype, src) - bz[static_cast<size_t>(n)]);
       }
     }
     bias_.assign(static_cast<size_t>(n_), 0);
@@ -106,8 +114,12 @@ class QGemmKernel : public Kernel {
 }  // namespace
 
 void RegisterQGemmKernels(KernelRegistry& r) {
-  RegisterKernel<QGemmKernel>(r, OpType::kQGemm, DType::kU8);
-  RegisterKernel<QGemmKernel>(r, OpType::kQGemm, DType::kI8);
+  KernelTraits any_layout;
+  any_layout.any_weight_layout = true;
+  RegisterKernel<QGemmKernel>(r, OpType::kQGemm, DType::kU8, ExecutorKind::kCpu, Isa::kReference,
+                              Layout::kPlain, any_layout);
+  RegisterKernel<QGemmKernel>(r, OpType::kQGemm, DType::kI8, ExecutorKind::kCpu, Isa::kReference,
+                              Layout::kPlain, any_layout);
 }
 
 }  // namespace kiln::nn_ref

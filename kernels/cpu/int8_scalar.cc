@@ -1,0 +1,62 @@
+// Portable int8 micro-kernels (every CPU; the oracle-checked fallback of the SIMD ones).
+#include "kernels/cpu/int8_impl.h"
+
+namespace kiln::cpu {
+
+void QGemmUkernelScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, int32_t* d,
+                        int64_t ldd, int mr, int nr, bool accumulate) {
+  Q8GemmPortable<8>(k4, a, b, b_stride, d, ldd, mr, nr, accumulate);
+}
+
+void QRequantRowScalar(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
+                       int64_t n) {
+  Q8RequantRowPortable(p, d, col_sum, y, 0, n);
+}
+
+void QDwAccumulateScalar(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc) {
+  Q8DwPortable(p, x, w, acc, 0);
+}
+
+void QCentreScalar(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
+                   int16_t* odd) {
+  Q8CentrePortable(src, 0, n, is_signed, zero, even, odd);
+}
+
+void QAddScalar(const QAddParams& p, const void* a, const void* b, void* y, int64_t n) {
+  Q8AddPortable(p, a, b, y, 0, n);
+}
+
+void QuantizeF32Scalar(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y) {
+  Q8QuantizePortable(x, 0, n, scale, zero, out, y);
+}
+
+void QRequantRowsScalar(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
+                        const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n) {
+  Q8RequantRowsPortable(rows, mr, d, ldd, col_sum, y, ldy, n);
+}
+
+void QGemmRequantScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                        const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
+                        const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy) {
+  int32_t d[kQGemmMr * 8];
+  QGemmUkernelScalar(k4, a, b, b_stride, d, 8, mr, nr, false);
+  for (int r = 0; r < mr; ++r) {
+    QRowParams p = rows[r];
+    p.residual = residual ? residual + r * ldr : nullptr;
+    Q8RequantRowPortable(p, d + r * 8, col_sum, y + r * ldy, 0, nr);
+  }
+}
+
+void QGemvScalar(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) {
+  Q8GemvPortable(k4, a, x, d);
+}
+
+void QGemmTapsScalar(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
+                     const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr, int nr) {
+  for (int64_t t = 0; t < taps; ++t) {
+    QGemmUkernelScalar(c4, a + t * c4 * kQGemmMr * kQGemmKGroup, b + tap_off[t], b_stride, d, ldd,
+                       mr, nr, t > 0);
+  }
+}
+
+}  // namespace kiln::cpu

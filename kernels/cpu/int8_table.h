@@ -1,0 +1,33 @@
+// The per-ISA tables of int8 micro-kernels, chosen once when a kernel is prepared.
+#pragma once
+
+#include <vector>
+
+#include "kernels/cpu/int8_ukernels.h"
+#include "kernels/kernel_registry.h"
+
+namespace kiln::cpu {
+
+// One ISA's int8 micro-kernels.
+struct Int8Kernels {
+  Isa isa = Isa::kScalar;
+  int gemm_nr = 0;  // columns per GEMM micro-kernel call
+  QGemmUkernelFn gemm = nullptr;
+  QRequantRowFn requant_row = nullptr;
+  QRequantRowsFn requant_rows = nullptr;
+  QGemmRequantFn gemm_requant = nullptr;
+  QGemvFn gemv = nullptr;
+  QGemmTapsFn gemm_taps = nullptr;
+  QDwAccumulateFn dw_accumulate = nullptr;
+  QCentreFn centre = nullptr;
+  QAddFn add = nullptr;
+  QuantizeF32Fn quantize = nullptr;
+};
+
+// The int8 table for `isa` (kAvx512Vnni: vpdpbusd; kAvx2 and kAvx512: vpmaddwd on widened
+// bytes; kScalar/kReference: portable C++), or null when this CPU cannot run it.
+const Int8Kernels* GetInt8Kernels(Isa isa);
+// Every int8 table this machine runs, portable first (tests).
+std::vector<const Int8Kernels*> AvailableInt8Kernels();
+
+}  // namespace kiln::cpu

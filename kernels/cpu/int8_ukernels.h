@@ -1,0 +1,175 @@
+// The int8 micro-kernel contracts (GEMM over kI8O8K4 weights, the requantize epilogue, the
+// depthwise accumulation) and their per-ISA entry points (tables: int8_table.h). The ISA
+// files include only this header (plain structs and declarations; see simd.h for why). Plain
+// functions over plain pointers, no Session or IR types: the QConv driver (qconv.cc) calls them,
+// and other executors may too. Every one is bit-exact with the integer reference kernels
+// (docs/quantization.md): all arithmetic is on integers, and a sum that the reference keeps in
+// int32 may wrap here only where the true value fits int32 again (modular arithmetic makes that
+// exact).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/requantize.h"
+
+namespace kiln::cpu {
+
+// Output channels per packed int8 panel and reduction steps per group (the kI8O8K4 layout:
+// one 32-byte group holds 4 reduction steps of 8 output channels).
+inline constexpr int kQGemmMr = 8;
+inline constexpr int kQGemmKGroup = 4;
+
+// D[r][j] (+)= sum over g < k4, q < 4 of A[g][r][q] * B[g][j][q], for r < mr, j < nr; rows
+// and columns past mr / nr are computed but not stored. `a` is one packed weight panel (k4
+// groups of 8 x 4 signed bytes, contiguous); `b` holds k4 groups of at least the kernel's nr
+// columns x 4 unsigned bytes, its groups `b_stride` bytes apart, each group's columns 4 bytes
+// apart (the kernel reads nr full columns: the caller pads). d is int32 with rows `ldd` apart;
+// `accumulate` adds to d instead of overwriting it.
+using QGemmUkernelFn = void (*)(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                                int32_t* d, int64_t ldd, int mr, int nr, bool accumulate);
+
+// What one output channel's epilogue does to a row of n raw sums d[j] (docs/quantization.md):
+//   acc = d[j] + offset - zero * col_sum[j]            (wrapping int32; the true value fits)
+//   residual: acc = SaturatingAdd(acc, Requantize(r[j] - residual_zero, residual_requant))
+//   8-bit out: y = clamp(out_zero + Requantize(acc, requant), qmin, qmax)
+//   i32 out:   y = clamp(acc, qmin, qmax)
+enum class QType : int32_t { kU8 = 0, kI8 = 1, kI32 = 2 };
+struct QRowParams {
+  int32_t offset = 0;
+  int32_t zero = 0;  // 0: col_sum is not read
+  Requant requant;
+  const void* residual = nullptr;  // n codes of residual_type, or null
+  QType residual_type = QType::kU8;
+  int32_t residual_zero = 0;
+  Requant residual_requant;
+  QType out_type = QType::kU8;
+  int32_t out_zero = 0, qmin = 0, qmax = 255;
+};
+using QRequantRowFn = void (*)(const QRowParams& p, const int32_t* d, const int32_t* col_sum,
+                               void* y, int64_t n);
+
+// Depthwise accumulation of one channel: acc[oy * out_w + ox] = sum over taps of
+// w[ky * kernel_w + kx] * x[(oy * stride_h + ky * dilation_h) * row + (ox * stride_w + kx *
+// dilation_w)] where x is the channel's centred (code - zero point) int16 plane, already padded
+// (padding holds 0), split into stride_w column phases: column c lives in phase c % stride_w at
+// index c / stride_w, phases `phase_stride` int16 apart, rows `row` apart. w are the centred
+// weights (code - weight zero point). Every row of every phase is readable up to
+// ceil(out_w / 32) * 32 + (kernel_w - 1) * dilation_w / stride_w + 1 elements.
+struct QDwParams {
+  int64_t out_h = 0, out_w = 0;
+  int64_t kernel_h = 3, kernel_w = 3;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t dilation_h = 1, dilation_w = 1;
+  int64_t row = 0, phase_stride = 0;
+};
+// The same for mr rows at once (one call per GEMM tile): rows[r] (no residual, 8-bit output,
+// out_zero/qmin/qmax/out_type those of rows[0]) over d + r * ldd, writing y + r * ldy.
+using QRequantRowsFn = void (*)(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
+                                const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
+
+// The GEMM over several taps whose B operands are offsets of one another (stride-1
+// convolutions read in place): D = sum over t < taps of the QGemmUkernelFn product of the
+// panel's t-th block of c4 groups (a + t * c4 * 32) with b + tap_off[t] bytes, accumulated in
+// registers across taps; stored like QGemmUkernelFn with accumulate = false.
+using QGemmTapsFn = void (*)(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
+                             const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr,
+                             int nr);
+
+// The GEMM micro-kernel and the rows epilogue fused (the whole reduction in one call, so the
+// sums never leave registers): D of QGemmUkernelFn, then QRequantRowsFn's epilogue of rows
+// [0, mr) over columns [0, nr) into y + r * ldy, with the residual codes residual + r * ldr
+// (rows[r]'s residual parameters) when residual is not null.
+using QGemmRequantFn = void (*)(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                                const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
+                                const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy);
+
+// One column of the GEMM (a matrix-vector product, batch-1 fully connected layers):
+// d[r] = sum over g < k4, q < 4 of A[g][r][q] * x[4 g + q] for the 8 rows of panel `a`; x holds
+// 4 * k4 unsigned bytes.
+using QGemvFn = void (*)(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
+
+inline constexpr int64_t kQDwMaxTaps = 49;  // SIMD versions: bigger kernels run portably
+using QDwAccumulateFn = void (*)(const QDwParams& p, const int16_t* x, const int32_t* w,
+                                 int32_t* acc);
+
+// Centres n codes (u8, or i8 when is_signed) into int16 (code - zero), for the depthwise
+// planes: with `odd` null every code goes to even[i]; otherwise codes 0, 2, 4, ... go to
+// even[0, 1, 2, ...] and codes 1, 3, ... to odd[0, 1, ...] (stride-2 column phases).
+using QCentreFn = void (*)(const uint8_t* src, int64_t n, bool is_signed, int32_t zero,
+                           int16_t* even, int16_t* odd);
+
+// QAdd of n elements of same-shaped 8-bit tensors (docs/quantization.md):
+//   a' = Requantize((a - za) << 20, ra), b' = Requantize((b - zb) << 20, rb),
+//   y = clamp(zy + Requantize(a' + b', ro), qmin, qmax)
+// y may alias a or b. qmin/qmax inside the output type's range.
+struct QAddParams {
+  QType a_type = QType::kU8, b_type = QType::kU8, out_type = QType::kU8;
+  int32_t a_zero = 0, b_zero = 0, out_zero = 0, qmin = 0, qmax = 255;
+  Requant ra, rb, ro;
+};
+using QAddFn = void (*)(const QAddParams& p, const void* a, const void* b, void* y, int64_t n);
+
+// QuantizeLinear of n floats, per tensor, as the reference does it: x / scale in float,
+// rounded half to even, plus the zero point, NaN to 0, saturated to u8/i8.
+using QuantizeF32Fn = void (*)(const float* x, int64_t n, float scale, int32_t zero, QType out,
+                               void* y);
+
+// --- Per-ISA entry points (int8_<isa>.cc). ---
+void QGemmUkernelScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, int32_t* d,
+                        int64_t ldd, int mr, int nr, bool accumulate);
+void QRequantRowScalar(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
+                       int64_t n);
+void QCentreScalar(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
+                   int16_t* odd);
+void QAddScalar(const QAddParams& p, const void* a, const void* b, void* y, int64_t n);
+void QuantizeF32Scalar(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y);
+void QRequantRowsScalar(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
+                        const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
+void QGemmRequantScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                        const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
+                        const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy);
+void QGemvScalar(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
+void QGemmTapsScalar(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
+                     const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr, int nr);
+void QDwAccumulateScalar(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
+#if defined(__x86_64__) || defined(__i386__)
+void QGemmUkernelAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, int32_t* d,
+                      int64_t ldd, int mr, int nr, bool accumulate);
+void QRequantRowAvx2(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
+                     int64_t n);
+void QCentreAvx2(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
+                 int16_t* odd);
+void QAddAvx2(const QAddParams& p, const void* a, const void* b, void* y, int64_t n);
+void QuantizeF32Avx2(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y);
+void QRequantRowsAvx2(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
+                      const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
+void QGemmRequantAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                      const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
+                      const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy);
+void QGemvAvx2(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
+void QGemmTapsAvx2(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
+                   const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr, int nr);
+void QDwAccumulateAvx2(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
+void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                            int32_t* d, int64_t ldd, int mr, int nr, bool accumulate);
+void QRequantRowAvx512Vnni(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
+                           int64_t n);
+void QCentreAvx512Vnni(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
+                       int16_t* odd);
+void QAddAvx512Vnni(const QAddParams& p, const void* a, const void* b, void* y, int64_t n);
+void QuantizeF32Avx512Vnni(const float* x, int64_t n, float scale, int32_t zero, QType out,
+                           void* y);
+void QRequantRowsAvx512Vnni(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
+                            const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
+void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                            const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
+                            const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy);
+void QGemvAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
+void QGemmTapsAvx512Vnni(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
+                         const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr,
+                         int nr);
+void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
+#endif
+
+}  // namespace kiln::cpu

@@ -1,0 +1,486 @@
+// int8 convolution drivers over the Int8Kernels micro-kernels.
+//
+// GEMM: with activation bytes a (u8 codes, or i8 codes XOR 0x80, zero point za) and signed
+// weight bytes b (i8 codes, or u8 codes XOR 0x80, zero point zb per channel), the reference's
+// sum over the K = C/group * taps reduction is
+//   sum (b - zb)(a - za) = sum b a - za sum b - zb sum a + K za zb,
+// padding taps holding a = za (they then add 0, as the reference skips them). sum b and the
+// constant terms fold into one per-channel offset at prepare; sum a (per output pixel) is only
+// needed when some zb != 0. All of it is int32 arithmetic modulo 2^32, exact because the true
+// accumulator fits int32 (the compiler guarantees it; the reference relies on it too).
+// The input of each image is first rewritten as padded channel quads [C/4][Hp][Wp][4] (one
+// 32-bit column per pixel, the micro-kernel's B operand). Stride-1 convolutions read B in place:
+// on the padded grid of width Wp every tap is a constant offset, so a tile of consecutive grid
+// positions is consecutive memory (the Wp - OW columns past each row are computed and dropped).
+// Other strides gather each tile's columns into a panel first.
+#include "kernels/cpu/qconv.h"
+
+#include <algorithm>
+#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace kiln::cpu {
+namespace {
+
+constexpr int64_t kAlign = 64;
+inline int64_t AlignUp(int64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+inline int64_t Elem(QType t) { return t == QType::kI32 ? 4 : 1; }
+
+// Shares (each with its own scratch slot) per thread: several, so that a worker that wakes late
+// still finds work the caller has not taken (two shares for two threads often ran on one).
+inline int64_t MaxShares(int threads) { return threads <= 1 ? 1 : 4 * int64_t{threads}; }
+
+}  // namespace
+
+bool QConvGemmApplies(const Conv2dGeometry& g) {
+  if (g.is_depthwise()) return false;
+  return g.groups == 1 || g.out_c_per_group() % kQGemmMr == 0;
+}
+
+bool QConvDepthwiseApplies(const Conv2dGeometry& g) { return g.is_depthwise(); }
+
+QConvCpu QConvCpu::Gemm(QConvSpec spec, const int8_t* packed, const Int8Kernels& k, int threads) {
+  QConvCpu c;
+  c.s_ = std::move(spec);
+  c.k_ = &k;
+  c.threads_ = std::max(1, threads);
+  c.nr_ = k.gemm_nr;
+  const Conv2dGeometry& g = c.s_.g;
+  c.cpg_ = g.in_c_per_group();
+  c.ocpg_ = g.out_c_per_group();
+  c.taps_ = g.kernel_size();
+  c.c4_ = (c.cpg_ + kQGemmKGroup - 1) / kQGemmKGroup;
+  c.k4_ = c.taps_ * c.c4_;
+  c.hp_ = g.in_h + g.pad_top + g.pad_bottom;
+  c.wp_ = g.in_w + g.pad_left + g.pad_right;
+  c.plane_ = c.hp_ * c.wp_ + c.nr_ + (g.kernel_w - 1) * g.dilation_w + 16;
+  c.direct_ = g.stride_h == 1 && g.stride_w == 1;
+  c.gemv_ = g.groups == 1 && g.in_h == 1 && g.in_w == 1 && g.out_h == 1 && g.out_w == 1 &&
+            c.taps_ == 1 && !c.s_.residual;
+  c.grid_ = c.direct_ ? g.out_h * c.wp_ : g.out_plane();
+  c.tiles_ = (c.grid_ + c.nr_ - 1) / c.nr_;
+  c.panels_per_group_ = (c.ocpg_ + kQGemmMr - 1) / kQGemmMr;
+  // Few tiles (small planes): split the output channels too, so every thread has work.
+  const int64_t items = g.groups * c.tiles_;
+  if (items < 2 * c.threads_) {
+    c.oc_chunks_ = std::min<int64_t>(c.panels_per_group_, (2 * c.threads_ + items - 1) / items);
+  }
+  for (int64_t ky = 0; ky < g.kernel_h; ++ky) {
+    for (int64_t kx = 0; kx < g.kernel_w; ++kx) {
+      c.tap_offset_.push_back(ky * g.dilation_h * c.wp_ + kx * g.dilation_w);
+      c.tap_bytes_.push_back(c.tap_offset_.back() * 4);
+    }
+  }
+  c.x_stored_zero_ = c.s_.x_type == QType::kI8 ? c.s_.x_zero + 128 : c.s_.x_zero;
+  // Per-channel offset: bias - za sum b + K za zb (int64, then wrapped to int32).
+  const int64_t kreal = c.cpg_ * c.taps_;
+  const int64_t za = c.x_stored_zero_;
+  c.offset_.resize(static_cast<size_t>(g.out_c));
+  c.w_stored_zero_.resize(static_cast<size_t>(g.out_c));
+  for (int64_t oc = 0; oc < g.out_c; ++oc) {
+    const int64_t grp = oc / c.ocpg_;
+    const int64_t panel = grp * c.panels_per_group_ + (oc % c.ocpg_) / kQGemmMr;
+    const int64_t row = (oc % c.ocpg_) % kQGemmMr;
+    const int8_t* p = packed + panel * c.k4_ * kQGemmMr * kQGemmKGroup;
+    int64_t sum = 0;  // padding bytes are 0
+    for (int64_t q = 0; q < c.k4_; ++q) {
+      for (int64_t i = 0; i < kQGemmKGroup; ++i) {
+        sum += p[(q * kQGemmMr + row) * kQGemmKGroup + i];
+      }
+    }
+    const int64_t zb = c.s_.w_zero[static_cast<size_t>(oc)] - (c.s_.w_unsigned ? 128 : 0);
+    c.w_stored_zero_[static_cast<size_t>(oc)] = static_cast<int32_t>(zb);
+    c.any_w_zero_ |= zb != 0;
+    const int64_t off = c.s_.bias[static_cast<size_t>(oc)] - za * sum + kreal * za * zb;
+    c.offset_[static_cast<size_t>(oc)] = static_cast<int32_t>(static_cast<uint32_t>(off));
+  }
+  c.MakeRows();
+  return c;
+}
+
+QConvCpu QConvCpu::Depthwise(QConvSpec spec, const void* plain_w, bool w_signed,
+                             const Int8Kernels& k, int threads) {
+  QConvCpu c;
+  c.s_ = std::move(spec);
+  c.k_ = &k;
+  c.threads_ = std::max(1, threads);
+  c.depthwise_ = true;
+  const Conv2dGeometry& g = c.s_.g;
+  c.taps_ = g.kernel_size();
+  c.dw_w_.resize(static_cast<size_t>(g.out_c * c.taps_));
+  for (int64_t oc = 0; oc < g.out_c; ++oc) {
+    for (int64_t t = 0; t < c.taps_; ++t) {
+      const int64_t i = oc * c.taps_ + t;
+      const int32_t code = w_signed ? static_cast<const int8_t*>(plain_w)[i]
+                                    : static_cast<const uint8_t*>(plain_w)[i];
+      c.dw_w_[static_cast<size_t>(i)] = code - c.s_.w_zero[static_cast<size_t>(oc)];
+    }
+  }
+  QDwParams& p = c.dw_;
+  p.out_h = g.out_h;
+  p.out_w = g.out_w;
+  p.kernel_h = g.kernel_h;
+  p.kernel_w = g.kernel_w;
+  p.stride_h = g.stride_h;
+  p.stride_w = g.stride_w;
+  p.dilation_h = g.dilation_h;
+  p.dilation_w = g.dilation_w;
+  const int64_t wp = g.in_w + g.pad_left + g.pad_right;
+  c.dw_hp_ = g.in_h + g.pad_top + g.pad_bottom;
+  c.dw_phase_w_ =
+      std::max((wp + g.stride_w - 1) / g.stride_w,
+               (g.out_w + 31) / 32 * 32 + (g.kernel_w - 1) * g.dilation_w / g.stride_w + 1);
+  p.row = c.dw_phase_w_;
+  p.phase_stride = c.dw_hp_ * c.dw_phase_w_;
+  c.MakeRows();
+  return c;
+}
+
+size_t QConvCpu::ScratchBytes() const {
+  const Conv2dGeometry& g = s_.g;
+  if (depthwise_) {
+    const int64_t per = AlignUp(dw_.phase_stride * g.stride_w * 2) + AlignUp(g.out_plane() * 4);
+    return static_cast<size_t>(MaxShares(threads_) * per + kAlign);
+  }
+  if (gemv_) return static_cast<size_t>(AlignUp(c4_ * 4) + kAlign);
+  int64_t bytes = AlignUp(g.groups * c4_ * plane_ * 4);
+  if (any_w_zero_) bytes += AlignUp(g.groups * plane_ * 4);
+  if (!direct_) bytes += MaxShares(threads_) * AlignUp(k4_ * nr_ * 4);
+  return static_cast<size_t>(bytes + kAlign);
+}
+
+void QConvCpu::Run(const void* x, const int8_t* w, const void* residual, void* y, void* scratch,
+                   ThreadPool* pool) const {
+  auto* s = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(scratch) + kAlign - 1) &
+                                       ~uintptr_t{kAlign - 1});
+  if (depthwise_) {
+    RunDepthwise(static_cast<const uint8_t*>(x), residual, y, s, pool);
+  } else {
+    RunGemm(static_cast<const uint8_t*>(x), w, residual, y, s, pool);
+  }
+}
+
+// Runs fn(share, begin, end) over `items` split into contiguous shares (one scratch slot each).
+template <typename F>
+static void ForShares(ThreadPool* pool, int threads, int64_t items, const F& fn) {
+  const int64_t shares = std::min<int64_t>(MaxShares(threads), items);
+  if (shares <= 1 || !pool) {
+    if (items > 0) fn(0, 0, items);
+    return;
+  }
+  pool->ParallelFor(shares, [&](int64_t s0, int64_t s1) {
+    for (int64_t sh = s0; sh < s1; ++sh) fn(sh, items * sh / shares, items * (sh + 1) / shares);
+  });
+}
+
+void QConvCpu::Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, uint8_t* x4) const {
+  const Conv2dGeometry& geo = s_.g;
+  uint32_t pad = 0, flip = 0;
+  const uint8_t* rows[4];
+  static const uint8_t kZeros[1] = {0};
+  bool real[4];
+  for (int q = 0; q < 4; ++q) {
+    const int64_t c = c4 * 4 + q;
+    real[q] = c < cpg_;
+    rows[q] = real[q] ? x + ((n * geo.in_c + g * cpg_ + c) * geo.in_h) * geo.in_w : kZeros;
+    if (real[q]) {
+      pad |= static_cast<uint32_t>(x_stored_zero_) << (8 * q);
+      if (s_.x_type == QType::kI8) flip |= 0x80u << (8 * q);
+    }
+  }
+  auto* dst = reinterpret_cast<uint32_t*>(x4) + (g * c4_ + c4) * plane_;
+  for (int64_t yy = 0; yy < hp_; ++yy) {
+    uint32_t* drow = dst + yy * wp_;
+    const int64_t iy = yy - geo.pad_top;
+    if (iy < 0 || iy >= geo.in_h) {
+      std::fill(drow, drow + wp_, pad);
+      continue;
+    }
+    std::fill(drow, drow + geo.pad_left, pad);
+    uint32_t* d = drow + geo.pad_left;
+    const int64_t o = iy * geo.in_w;
+    const uint8_t* r0 = rows[0] + (real[0] ? o : 0);
+    const uint8_t* r1 = rows[1] + (real[1] ? o : 0);
+    const uint8_t* r2 = rows[2] + (real[2] ? o : 0);
+    const uint8_t* r3 = rows[3] + (real[3] ? o : 0);
+    if (real[1] && real[2] && real[3]) {  // the common case
+      int64_t ix = 0;
+#if defined(__SSE2__)
+      // SSE2 is the x86-64 baseline: byte then word unpacks make 16 quads per step.
+      const __m128i fl = _mm_set1_epi32(static_cast<int32_t>(flip));
+      for (; ix + 16 <= geo.in_w; ix += 16) {
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + ix));
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r1 + ix));
+        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r2 + ix));
+        const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r3 + ix));
+        const __m128i ab0 = _mm_unpacklo_epi8(a, b), ab1 = _mm_unpackhi_epi8(a, b);
+        const __m128i ce0 = _mm_unpacklo_epi8(c, e), ce1 = _mm_unpackhi_epi8(c, e);
+        auto* o = reinterpret_cast<__m128i*>(d + ix);
+        _mm_storeu_si128(o, _mm_xor_si128(_mm_unpacklo_epi16(ab0, ce0), fl));
+        _mm_storeu_si128(o + 1, _mm_xor_si128(_mm_unpackhi_epi16(ab0, ce0), fl));
+        _mm_storeu_si128(o + 2, _mm_xor_si128(_mm_unpacklo_epi16(ab1, ce1), fl));
+        _mm_storeu_si128(o + 3, _mm_xor_si128(_mm_unpackhi_epi16(ab1, ce1), fl));
+      }
+#endif
+      for (; ix < geo.in_w; ++ix) {
+        d[ix] = (static_cast<uint32_t>(r0[ix]) | static_cast<uint32_t>(r1[ix]) << 8 |
+                 static_cast<uint32_t>(r2[ix]) << 16 | static_cast<uint32_t>(r3[ix]) << 24) ^
+                flip;
+      }
+    } else {  // the last quad of a channel count that is not a multiple of 4
+      const int64_t s1 = real[1], s2 = real[2], s3 = real[3];  // 0: the zero byte, not advanced
+      for (int64_t ix = 0; ix < geo.in_w; ++ix) {
+        d[ix] =
+            (static_cast<uint32_t>(r0[ix]) | static_cast<uint32_t>(r1[ix * s1]) << 8 |
+             static_cast<uint32_t>(r2[ix * s2]) << 16 | static_cast<uint32_t>(r3[ix * s3]) << 24) ^
+            flip;
+      }
+    }
+    std::fill(d + geo.in_w, drow + wp_, pad);
+  }
+  std::fill(dst + hp_ * wp_, dst + plane_, 0u);
+}
+
+QRowParams QConvCpu::RowFor(int64_t oc, const void* residual) const {
+  if (!rows_.empty()) {  // made once at prepare
+    QRowParams p = rows_[static_cast<size_t>(oc)];
+    p.residual = residual;
+    return p;
+  }
+  QRowParams p;
+  p.offset = offset_.empty() ? s_.bias[static_cast<size_t>(oc)] : offset_[static_cast<size_t>(oc)];
+  p.zero = w_stored_zero_.empty() ? 0 : w_stored_zero_[static_cast<size_t>(oc)];
+  if (!s_.requant.empty()) p.requant = s_.requant[static_cast<size_t>(oc)];
+  p.residual = residual;
+  p.residual_type = s_.residual_type;
+  p.residual_zero = s_.residual_zero;
+  if (s_.residual) p.residual_requant = s_.residual_requant[static_cast<size_t>(oc)];
+  p.out_type = s_.out_type;
+  p.out_zero = s_.out_zero;
+  p.qmin = s_.qmin;
+  p.qmax = s_.qmax;
+  return p;
+}
+
+void QConvCpu::MakeRows() {
+  rows_.clear();
+  std::vector<QRowParams> rows;
+  for (int64_t oc = 0; oc < s_.g.out_c; ++oc) rows.push_back(RowFor(oc, nullptr));
+  rows_ = std::move(rows);
+}
+
+void QConvCpu::GemmItem(int64_t item, const uint8_t* x4, const int32_t* plane_sum, const int8_t* w,
+                        const void* residual, void* y, int64_t n, uint8_t* panel) const {
+  const Conv2dGeometry& g = s_.g;
+  const int64_t chunk = item % oc_chunks_;
+  const int64_t tile = (item / oc_chunks_) % tiles_;
+  const int64_t grp = item / oc_chunks_ / tiles_;
+  const int64_t q0 = tile * nr_;
+  const int tn = static_cast<int>(std::min<int64_t>(nr_, grid_ - q0));
+  const auto* xg = reinterpret_cast<const uint32_t*>(x4) + grp * c4_ * plane_;
+  const int32_t* gsum = plane_sum ? plane_sum + grp * plane_ : nullptr;
+
+  // Per-column plane positions (tap 0) and, with weight zero points, the columns' sums.
+  int64_t base[64];
+  int32_t col_sum[64] = {};
+  for (int j = 0; j < nr_; ++j) {
+    const int64_t q = q0 + std::min(j, tn - 1);
+    base[j] = direct_ ? q : (q / g.out_w) * g.stride_h * wp_ + (q % g.out_w) * g.stride_w;
+  }
+  if (gsum) {
+    for (int j = 0; j < tn; ++j) {
+      int64_t sum = 0;
+      for (int64_t t = 0; t < taps_; ++t)
+        sum += gsum[base[j] + tap_offset_[static_cast<size_t>(t)]];
+      col_sum[j] = static_cast<int32_t>(sum);
+    }
+  }
+  if (!direct_) {  // gather the tile's columns: panel [taps][c4][nr][4]
+    auto* pd = reinterpret_cast<uint32_t*>(panel);
+    for (int64_t t = 0; t < taps_; ++t) {
+      const int64_t off = tap_offset_[static_cast<size_t>(t)];
+      for (int64_t c = 0; c < c4_; ++c) {
+        const uint32_t* src = xg + c * plane_ + off;
+        uint32_t* d = pd + (t * c4_ + c) * nr_;
+        for (int j = 0; j < nr_; ++j) d[j] = src[base[j]];
+      }
+    }
+  }
+  const int64_t p0 = grp * panels_per_group_ + panels_per_group_ * chunk / oc_chunks_;
+  const int64_t p1 = grp * panels_per_group_ + panels_per_group_ * (chunk + 1) / oc_chunks_;
+  int32_t d[kQGemmMr * 64];
+  const int64_t esize = Elem(s_.out_type);
+  for (int64_t pi = p0; pi < p1; ++pi) {
+    const int8_t* a = w + pi * k4_ * kQGemmMr * kQGemmKGroup;
+    const int64_t oc0 = grp * ocpg_ + (pi - grp * panels_per_group_) * kQGemmMr;
+    const int mr = static_cast<int>(std::min<int64_t>(kQGemmMr, (grp + 1) * ocpg_ - oc0));
+    const bool rows_at_once = !s_.residual && s_.out_type != QType::kI32;
+    if (s_.out_type != QType::kI32 && direct_ && taps_ == 1 && wp_ == g.out_w) {
+      // Pointwise: the tile is one run of outputs; requantize straight from the registers.
+      const int64_t plane0 = (n * g.out_c + oc0) * g.out_plane();
+      const uint8_t* res = residual ? static_cast<const uint8_t*>(residual) + plane0 + q0 : nullptr;
+      k_->gemm_requant(c4_, a, reinterpret_cast<const uint8_t*>(xg + q0), plane_ * 4,
+                       rows_.data() + oc0, mr, tn, col_sum, res, g.out_plane(),
+                       static_cast<uint8_t*>(y) + plane0 + q0, g.out_plane());
+      continue;
+    }
+    if (direct_) {
+      k_->gemm_taps(c4_, taps_, tap_bytes_.data(), a, reinterpret_cast<const uint8_t*>(xg + q0),
+                    plane_ * 4, d, nr_, mr, tn);
+    } else {
+      k_->gemm(k4_, a, panel, nr_ * 4, d, nr_, mr, tn, false);
+    }
+    // Runs of valid output columns: the whole tile, or each grid row's first out_w columns.
+    int64_t j = 0;
+    while (j < tn) {
+      const int64_t q = q0 + j;
+      int64_t pix = q, len = tn - j;
+      if (direct_) {
+        const int64_t oy = q / wp_, ox = q % wp_;
+        if (ox >= g.out_w) {
+          j += wp_ - ox;
+          continue;
+        }
+        pix = oy * g.out_w + ox;
+        len = std::min<int64_t>(g.out_w - ox, tn - j);
+      }
+      const int64_t plane0 = (n * g.out_c + oc0) * g.out_plane();
+      if (rows_at_once) {
+        k_->requant_rows(rows_.data() + oc0, mr, d + j, nr_, col_sum + j,
+                         static_cast<uint8_t*>(y) + plane0 + pix, g.out_plane(), len);
+      } else {
+        for (int r = 0; r < mr; ++r) {
+          const int64_t pr = plane0 + r * g.out_plane() + pix;
+          const QRowParams rp =
+              RowFor(oc0 + r, residual ? static_cast<const uint8_t*>(residual) + pr : nullptr);
+          k_->requant_row(rp, d + r * nr_ + j, col_sum + j, static_cast<uint8_t*>(y) + pr * esize,
+                          len);
+        }
+      }
+      j += len;
+    }
+  }
+}
+
+void QConvCpu::RunGemm(const uint8_t* x, const int8_t* w, const void* residual, void* y,
+                       uint8_t* scratch, ThreadPool* pool) const {
+  const Conv2dGeometry& g = s_.g;
+  uint8_t* x4 = scratch;
+  int32_t* plane_sum = nullptr;
+  uint8_t* panels = scratch + AlignUp(g.groups * c4_ * plane_ * 4);
+  if (any_w_zero_) {
+    plane_sum = reinterpret_cast<int32_t*>(panels);
+    panels += AlignUp(g.groups * plane_ * 4);
+  }
+  const int64_t panel_bytes = AlignUp(k4_ * nr_ * 4);
+  if (gemv_) {  // one pixel per image: matrix-vector products, x read as one quad column
+    for (int64_t n = 0; n < g.batch; ++n) {
+      uint8_t* xq = scratch;
+      const uint8_t flip = s_.x_type == QType::kI8 ? 0x80 : 0;
+      const uint8_t* xn = x + n * g.in_c;
+      for (int64_t c = 0; c < c4_ * kQGemmKGroup; ++c) xq[c] = c < g.in_c ? xn[c] ^ flip : 0;
+      const int64_t panels = panels_per_group_;
+      ForShares(pool, threads_, panels, [&](int64_t, int64_t b, int64_t e) {
+        int32_t d[kQGemmMr];
+        int32_t col_sum[1] = {0};
+        if (any_w_zero_) {
+          for (int64_t c = 0; c < g.in_c; ++c) col_sum[0] += xq[c];
+        }
+        for (int64_t pi = b; pi < e; ++pi) {
+          k_->gemv(c4_, w + pi * k4_ * kQGemmMr * kQGemmKGroup, xq, d);
+          const int64_t oc0 = pi * kQGemmMr;
+          const int mr = static_cast<int>(std::min<int64_t>(kQGemmMr, g.out_c - oc0));
+          for (int r = 0; r < mr; ++r) {
+            const QRowParams rp = RowFor(oc0 + r, nullptr);
+            k_->requant_row(rp, d + r, col_sum,
+                            static_cast<uint8_t*>(y) + (n * g.out_c + oc0 + r) * Elem(s_.out_type),
+                            1);
+          }
+        }
+      });
+    }
+    return;
+  }
+  for (int64_t n = 0; n < g.batch; ++n) {
+    // Shared only for large layers: the pool's workers sleep, and waking one for the copy of a
+    // small layer costs more than it saves (measured on mobilenetv2 and resnet18_rw, 2 threads).
+    const bool share = g.groups * c4_ * plane_ * 4 > (int64_t{64} << 10) && g.macs() > (32 << 20);
+    ForShares(share ? pool : nullptr, threads_, g.groups * c4_, [&](int64_t, int64_t b, int64_t e) {
+      for (int64_t u = b; u < e; ++u) Interleave(x, n, u / c4_, u % c4_, x4);
+    });
+    if (plane_sum) {  // sum over the real channels of each padded position (pads hold za)
+      for (int64_t grp = 0; grp < g.groups; ++grp) {
+        const auto* xg = x4 + grp * c4_ * plane_ * 4;
+        int32_t* ps = plane_sum + grp * plane_;
+        for (int64_t pos = 0; pos < plane_; ++pos) {
+          int32_t sum = 0;
+          for (int64_t c = 0; c < c4_; ++c) {
+            const uint8_t* px = xg + (c * plane_ + pos) * 4;
+            sum += px[0] + px[1] + px[2] + px[3];  // padded channels hold 0
+          }
+          ps[pos] = sum;
+        }
+      }
+    }
+    const int64_t items = g.groups * tiles_ * oc_chunks_;
+    ForShares(pool, threads_, items, [&](int64_t share, int64_t b, int64_t e) {
+      uint8_t* panel = direct_ ? nullptr : panels + share * panel_bytes;
+      for (int64_t it = b; it < e; ++it) GemmItem(it, x4, plane_sum, w, residual, y, n, panel);
+    });
+  }
+}
+
+void QConvCpu::RunDepthwise(const uint8_t* x, const void* residual, void* y, uint8_t* scratch,
+                            ThreadPool* pool) const {
+  const Conv2dGeometry& g = s_.g;
+  const int64_t plane_bytes = AlignUp(dw_.phase_stride * g.stride_w * 2);
+  const int64_t per = plane_bytes + AlignUp(g.out_plane() * 4);
+  const int64_t esize = Elem(s_.out_type);
+  const int32_t zx = s_.x_zero;
+  const bool x_signed = s_.x_type == QType::kI8;
+  const int64_t sw = g.stride_w;
+  ForShares(pool, threads_, g.batch * g.out_c, [&](int64_t share, int64_t b, int64_t e) {
+    auto* xp = reinterpret_cast<int16_t*>(scratch + share * per);
+    auto* acc = reinterpret_cast<int32_t*>(scratch + share * per + plane_bytes);
+    std::fill(xp, xp + dw_.phase_stride * sw, int16_t{0});
+    for (int64_t p = b; p < e; ++p) {
+      const int64_t c = p % g.out_c;
+      const uint8_t* xc = x + p * g.in_plane();
+      // Centred codes into the padded phase planes (padding stays 0 = real 0).
+      for (int64_t iy = 0; iy < g.in_h; ++iy) {
+        int16_t* row = xp + (iy + g.pad_top) * dw_.row;
+        const uint8_t* src = xc + iy * g.in_w;
+        if (sw == 1) {
+          k_->centre(src, g.in_w, x_signed, zx, row + g.pad_left, nullptr);
+        } else if (sw == 2) {
+          // Code ix sits at column ix + pad_left: phase (ix + pad_left) % 2, index / 2.
+          const int64_t pl = g.pad_left;
+          int16_t* p0 = row + pl / 2;                     // column pl + 2j, pl even
+          int16_t* p1 = row + dw_.phase_stride + pl / 2;  // column pl + 1 + 2j, pl even
+          if (pl % 2 == 0) {
+            k_->centre(src, g.in_w, x_signed, zx, p0, p1);
+          } else {
+            k_->centre(src, g.in_w, x_signed, zx, row + dw_.phase_stride + pl / 2,
+                       row + (pl + 1) / 2);
+          }
+        } else {
+          // Column col = ix + pad_left goes to phase col % sw, index col / sw.
+          for (int64_t ix = 0; ix < g.in_w; ++ix) {
+            const int64_t col = ix + g.pad_left;
+            const int32_t code = x_signed ? static_cast<int8_t>(src[ix]) : src[ix];
+            row[(col % sw) * dw_.phase_stride + col / sw] = static_cast<int16_t>(code - zx);
+          }
+        }
+      }
+      k_->dw_accumulate(dw_, xp, dw_w_.data() + c * taps_, acc);
+      QRowParams rp = RowFor(c, nullptr);
+      const int64_t plane0 = p * g.out_plane();
+      rp.residual = residual ? static_cast<const uint8_t*>(residual) + plane0 : nullptr;
+      k_->requant_row(rp, acc, nullptr, static_cast<uint8_t*>(y) + plane0 * esize, g.out_plane());
+    }
+  });
+}
+
+}  // namespace kiln::cpu

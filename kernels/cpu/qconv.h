@@ -1,0 +1,89 @@
+// The int8 convolution drivers (ISA-independent; the micro-kernels come from an Int8Kernels
+// table): a GEMM over the compiler's kI8O8K4 weights for ordinary and grouped convolutions,
+// and a direct depthwise one over plain weights. Both are bit-exact with the reference QConv
+// (kernels/reference/qconv.cc, docs/quantization.md). No IR types: QConvSpec is filled by the
+// Kernel adapter (qconv_kernel.cc) or by hand.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/cpu/conv_geometry.h"
+#include "kernels/cpu/int8_table.h"
+#include "kernels/thread_pool.h"
+
+namespace kiln::cpu {
+
+// Everything a QConv needs besides its tensors, in the codes' own domains.
+struct QConvSpec {
+  Conv2dGeometry g;
+  QType x_type = QType::kU8;
+  int32_t x_zero = 0;
+  bool w_unsigned = false;       // u8 weight codes (stored XOR 0x80 in kI8O8K4)
+  std::vector<int32_t> w_zero;   // per output channel, in the codes' domain
+  std::vector<int32_t> bias;     // per output channel (zeros when absent)
+  std::vector<Requant> requant;  // per output channel (8-bit outputs)
+  QType out_type = QType::kU8;
+  int32_t out_zero = 0, qmin = 0, qmax = 255;
+  bool residual = false;
+  QType residual_type = QType::kU8;
+  int32_t residual_zero = 0;
+  std::vector<Requant> residual_requant;  // per output channel, with a residual
+};
+
+// Whether the GEMM driver takes this geometry (output-channel panels of 8 must not straddle
+// groups) and whether the depthwise one does.
+bool QConvGemmApplies(const Conv2dGeometry& g);
+bool QConvDepthwiseApplies(const Conv2dGeometry& g);
+
+class QConvCpu {
+ public:
+  QConvCpu() = default;
+  // GEMM over kI8O8K4 weights `packed` (read now for the per-channel weight sums, and again at
+  // every Run: the caller passes the same bytes). Depthwise reads plain weight codes.
+  static QConvCpu Gemm(QConvSpec spec, const int8_t* packed, const Int8Kernels& k, int threads);
+  static QConvCpu Depthwise(QConvSpec spec, const void* plain_w, bool w_signed,
+                            const Int8Kernels& k, int threads);
+
+  size_t ScratchBytes() const;
+  // x: [N, C, H, W] codes; w: the packed weights (GEMM; ignored by depthwise); residual like
+  // y or null; y: [N, M, OH, OW]. scratch: ScratchBytes() bytes.
+  void Run(const void* x, const int8_t* w, const void* residual, void* y, void* scratch,
+           ThreadPool* pool) const;
+
+ private:
+  void RunGemm(const uint8_t* x, const int8_t* w, const void* residual, void* y, uint8_t* scratch,
+               ThreadPool* pool) const;
+  void RunDepthwise(const uint8_t* x, const void* residual, void* y, uint8_t* scratch,
+                    ThreadPool* pool) const;
+  // Bytes x4 of batch image n, group g: [c4][Hp][Wp][4] with padding; col sums when needed.
+  void Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, uint8_t* x4) const;
+  void GemmItem(int64_t item, const uint8_t* x4, const int32_t* plane_sum, const int8_t* w,
+                const void* residual, void* y, int64_t n, uint8_t* panel) const;
+  QRowParams RowFor(int64_t oc, const void* residual) const;
+  void MakeRows();
+
+  QConvSpec s_;
+  const Int8Kernels* k_ = nullptr;
+  bool depthwise_ = false;
+  int threads_ = 1;
+  // GEMM geometry.
+  int nr_ = 8;
+  int64_t cpg_ = 0, ocpg_ = 0, taps_ = 1, c4_ = 0, k4_ = 0;
+  int64_t hp_ = 0, wp_ = 0, plane_ = 0;  // padded input plane (4-byte units per channel quad)
+  bool gemv_ = false;                    // one-pixel images, 1x1, one group: matrix-vector products
+  bool direct_ = false;  // stride 1: B read in place from the padded plane (grid width wp_)
+  int64_t grid_ = 0, tiles_ = 0, oc_chunks_ = 1, panels_per_group_ = 0;
+  int32_t x_stored_zero_ = 0;
+  bool any_w_zero_ = false;
+  std::vector<int32_t> offset_, w_stored_zero_;
+  std::vector<QRowParams> rows_;     // per output channel, residual unset
+  std::vector<int64_t> tap_offset_;  // per tap, in 4-byte units of the padded plane
+  std::vector<int64_t> tap_bytes_;   // the same in bytes
+  // Depthwise geometry.
+  std::vector<int32_t> dw_w_;  // centred weights [C][taps]
+  QDwParams dw_;
+  int64_t dw_phase_w_ = 0, dw_hp_ = 0;
+};
+
+}  // namespace kiln::cpu

@@ -1,0 +1,338 @@
+// The int8 QConv kernels (GEMM over kI8O8K4 weights, depthwise over plain ones) against the
+// integer reference kernel, bit for bit, at every int8 flavour this CPU runs (portable, AVX2,
+// AVX-512 VNNI) with 1 and 2 threads: random geometries (1x1, 3x3 stride 1 and 2, 5x5/7x7,
+// odd sizes, pads, dilations, groups, depthwise, batch 2, 1-D), u8 and i8 activations and
+// weights, random activation and per-channel weight zero points, per-channel requantization,
+// residual inputs, u8/i8/i32 outputs and narrowed clamps. Also the layout's round trip.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "ir/layout.h"
+#include "ir/op_schema.h"
+#include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/int8_table.h"
+#include "runtime/session.h"
+
+namespace kiln {
+namespace {
+
+struct QCase {
+  int64_t n = 1, c = 8, h = 9, w = 9, m = 16, kh = 3, kw = 3;
+  int64_t stride = 1, pad = 1, dilation = 1, group = 1;
+  DType x = DType::kU8, w_type = DType::kI8, out = DType::kU8;
+  bool w_zero = false;  // nonzero weight zero points
+  bool residual = false;
+  bool narrow = false;  // a folded Relu/Clip: qmin/qmax inside the type's range
+  bool one_d = false;
+};
+
+std::string Describe(const QCase& q) {
+  return "n" + std::to_string(q.n) + " c" + std::to_string(q.c) + " " + std::to_string(q.h) + "x" +
+         std::to_string(q.w) + " m" + std::to_string(q.m) + " k" + std::to_string(q.kh) + "x" +
+         std::to_string(q.kw) + " s" + std::to_string(q.stride) + " p" + std::to_string(q.pad) +
+         " d" + std::to_string(q.dilation) + " g" + std::to_string(q.group) + " x " +
+         std::string(DTypeName(q.x)) + " w " + std::string(DTypeName(q.w_type)) + " out " +
+         std::string(DTypeName(q.out)) + (q.w_zero ? " wzero" : "") +
+         (q.residual ? " residual" : "") + (q.narrow ? " narrow" : "") + (q.one_d ? " 1d" : "");
+}
+
+int32_t RandomCode(std::mt19937& rng, DType t) {
+  return t == DType::kU8 ? static_cast<int32_t>(rng() % 256)
+                         : static_cast<int32_t>(rng() % 256) - 128;
+}
+
+std::vector<uint8_t> RandomCodes(std::mt19937& rng, DType t, int64_t n) {
+  std::vector<uint8_t> v(static_cast<size_t>(n));
+  for (auto& b : v) b = static_cast<uint8_t>(RandomCode(rng, t));
+  return v;
+}
+
+// A plain-weight graph of one QConv, its feeds, and the same graph with weights in kI8O8K4.
+struct QGraphs {
+  Graph plain, packed;
+  std::vector<HostTensor> feeds;
+};
+
+QGraphs Build(const QCase& q, uint32_t seed) {
+  std::mt19937 rng(seed);
+  Graph g;
+  EXPECT_FALSE(q.residual && q.out == DType::kI32) << "an i32 output takes no residual";
+  const Shape xs = q.one_d ? Shape{q.n, q.c, q.w} : Shape{q.n, q.c, q.h, q.w};
+  const Shape ws =
+      q.one_d ? Shape{q.m, q.c / q.group, q.kw} : Shape{q.m, q.c / q.group, q.kh, q.kw};
+  std::vector<HostTensor> feeds;
+  auto add_input = [&](const std::string& name, DType t, const Shape& s, int32_t zero) {
+    Value v;
+    v.name = name;
+    v.dtype = t;
+    v.shape = s;
+    v.shape_known = true;
+    v.quant.scales = {0.05f};
+    v.quant.zero_points = {zero};
+    const ValueId id = g.AddValue(v);
+    g.inputs().push_back(id);
+    HostTensor h(name, t, s);
+    const auto codes = RandomCodes(rng, t, NumElements(s));
+    std::memcpy(h.bytes.data(), codes.data(), codes.size());
+    feeds.push_back(std::move(h));
+    return id;
+  };
+  const ValueId x = add_input("x", q.x, xs, RandomCode(rng, q.x));
+  const auto wcodes = RandomCodes(rng, q.w_type, NumElements(ws));
+  const ValueId w =
+      g.AddConstant("w", q.w_type, ws, ConstantBytes::Copy(wcodes.data(), wcodes.size()));
+  g.value(w).quant.axis = 0;
+  for (int64_t o = 0; o < q.m; ++o) {
+    g.value(w).quant.scales.push_back(0.01f);
+    g.value(w).quant.zero_points.push_back(q.w_zero ? RandomCode(rng, q.w_type) : 0);
+  }
+  std::vector<int32_t> bias(static_cast<size_t>(q.m));
+  for (auto& b : bias) b = static_cast<int32_t>(rng() % 200001) - 100000;
+  const ValueId b =
+      g.AddConstant("b", DType::kI32, {q.m}, ConstantBytes::Copy(bias.data(), bias.size() * 4));
+  // Multipliers that spread the accumulators over the output range: about 1 / (128 sqrt(K)).
+  const int64_t k = q.c / q.group * q.kh * q.kw;
+  int shift = 31 + 7;
+  for (int64_t s = 1; s * s < k; s *= 2) ++shift;
+  std::vector<int32_t> rq, rrq;
+  for (int64_t o = 0; o < q.m; ++o) {
+    rq.push_back(static_cast<int32_t>((1u << 30) + rng() % (1u << 30)));
+    rq.push_back(shift - 1 + static_cast<int32_t>(rng() % 3));
+    rrq.push_back(static_cast<int32_t>((1u << 30) + rng() % (1u << 30)));
+    rrq.push_back(static_cast<int32_t>(20 + rng() % 12));  // residual up to 2^11 x its codes
+  }
+  Node node;
+  node.name = "qconv";
+  node.op = OpType::kQConv;
+  node.attrs.Set("group", q.group);
+  const auto two = [&](int64_t v) {
+    return q.one_d ? std::vector<int64_t>{v} : std::vector<int64_t>{v, v};
+  };
+  node.attrs.Set("strides", two(q.stride));
+  node.attrs.Set("dilations", two(q.dilation));
+  node.attrs.Set("pads", q.one_d
+                             ? std::vector<int64_t>{q.pad, q.pad}
+                             : std::vector<int64_t>{q.pad, q.pad + (q.stride > 1), q.pad, q.pad});
+  node.attrs.Set("out_dtype", std::string(DTypeName(q.out)));
+  if (q.narrow) {
+    node.attrs.Set("qmin", int64_t{q.out == DType::kU8 ? 20 : q.out == DType::kI8 ? -100 : -5000});
+    node.attrs.Set("qmax", int64_t{q.out == DType::kU8 ? 230 : q.out == DType::kI8 ? 90 : 5000});
+  }
+  // The output shape (ONNX Conv arithmetic), to size the residual.
+  const auto out_dim = [&](int64_t in, int64_t k, int64_t pads) {
+    return (in + pads - ((k - 1) * q.dilation + 1)) / q.stride + 1;
+  };
+  const Shape ys = q.one_d ? Shape{q.n, q.m, out_dim(q.w, q.kw, 2 * q.pad)}
+                           : Shape{q.n, q.m, out_dim(q.h, q.kh, 2 * q.pad),
+                                   out_dim(q.w, q.kw, 2 * q.pad + (q.stride > 1))};
+  Value out;
+  out.name = "y";
+  out.quant.scales = {0.1f};
+  out.quant.zero_points = {q.out == DType::kI32 ? 0 : RandomCode(rng, q.out)};
+  const ValueId y = g.AddValue(out);
+  node.outputs = {y};
+  const DType rt = q.x == DType::kU8 ? DType::kI8 : DType::kU8;  // the other 8-bit type
+  const ValueId r = q.residual ? add_input("r", rt, ys, RandomCode(rng, rt)) : kNoValue;
+  const ValueId rqv = q.out == DType::kI32
+                          ? kNoValue
+                          : g.AddConstant("rq", DType::kI32, {q.m, 2},
+                                          ConstantBytes::Copy(rq.data(), rq.size() * 4));
+  node.inputs = {x, w, b, r, rqv};
+  if (q.residual) {
+    node.inputs.push_back(g.AddConstant("rrq", DType::kI32, {q.m, 2},
+                                        ConstantBytes::Copy(rrq.data(), rrq.size() * 4)));
+  }
+  while (node.inputs.back() == kNoValue) node.inputs.pop_back();
+  g.outputs().push_back(y);
+  g.AddNode(std::move(node));
+  EXPECT_TRUE(InferNode(g, 0).ok());
+  QGraphs out_graphs;
+  out_graphs.plain = g;
+  out_graphs.packed = g;
+  Value& wv = out_graphs.packed.value(w);
+  auto packed =
+      PackLayout(Layout::kI8O8K4, wv.dtype, wv.shape, wv.constant->data(), wv.constant->size());
+  EXPECT_TRUE(packed.ok()) << packed.status().ToString();
+  wv.constant = ConstantBytes::FromVector(std::move(packed).value());
+  wv.layout = Layout::kI8O8K4;
+  out_graphs.feeds = std::move(feeds);
+  return out_graphs;
+}
+
+Expected<std::vector<HostTensor>> RunAt(const Graph& g, const std::vector<HostTensor>& feeds,
+                                        Isa isa, int threads) {
+  SessionOptions so;
+  so.cpu_max_isa = isa;
+  so.num_threads = threads;
+  KILN_ASSIGN_OR_RETURN(auto session, Session::Create(std::make_shared<const Graph>(g), so));
+  return session->Run(feeds);
+}
+
+void Check(const QCase& q, uint32_t seed) {
+  SCOPED_TRACE(Describe(q) + " seed " + std::to_string(seed));
+  const QGraphs gs = Build(q, seed);
+  if (::testing::Test::HasFailure()) return;
+  auto want = RunAt(gs.plain, gs.feeds, Isa::kReference, 1);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  // The oracle also reads the packed file (unpacking it): the same bytes.
+  auto want_packed = RunAt(gs.packed, gs.feeds, Isa::kReference, 1);
+  ASSERT_TRUE(want_packed.ok()) << want_packed.status().ToString();
+  EXPECT_EQ((*want_packed)[0].bytes, (*want)[0].bytes);
+  const bool depthwise = q.group == q.c && q.group == q.m && q.group > 1;
+  const bool split = !depthwise && q.group > 1 && (q.m / q.group) % 8 != 0;
+  const Graph& g = depthwise ? gs.plain : gs.packed;
+  for (const cpu::Int8Kernels* k : cpu::AvailableInt8Kernels()) {
+    const auto* entry =
+        KernelRegistry::Global().FindEntry(g, g.node(0), ExecutorKind::kCpu, k->isa);
+    ASSERT_NE(entry, nullptr);
+    EXPECT_EQ(entry->key.isa, split ? Isa::kReference : k->isa) << cpu::IsaName(k->isa);
+    for (int threads : {1, 2}) {
+      auto got = RunAt(g, gs.feeds, k->isa, threads);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      const auto& a = (*got)[0].bytes;
+      const auto& b = (*want)[0].bytes;
+      ASSERT_EQ(a.size(), b.size());
+      size_t bad = 0, first = 0;
+      for (size_t i = 0; i < a.size(); ++i) {
+        if (a[i] != b[i] && bad++ == 0) first = i;
+      }
+      EXPECT_EQ(bad, 0u) << cpu::IsaName(k->isa) << " threads " << threads << ": " << bad << " of "
+                         << a.size() << " bytes differ, first at byte " << first << " (got "
+                         << int(a[first]) << " want " << int(b[first]) << ")";
+    }
+  }
+}
+
+TEST(QConvInt8, HandPickedShapes) {
+  uint32_t seed = 1;
+  QCase q;
+  Check(q, seed++);  // 3x3 s1 p1, u8 x, i8 w
+  q.kh = q.kw = 1;
+  q.pad = 0;
+  Check(q, seed++);  // pointwise
+  q.c = 13;
+  q.m = 21;
+  q.h = 7;
+  q.w = 11;
+  Check(q, seed++);  // odd channels (K padding, a partial panel)
+  q = QCase{};
+  q.stride = 2;
+  q.h = q.w = 15;
+  Check(q, seed++);  // gather path
+  q = QCase{};
+  q.c = q.m = q.group = 24;
+  Check(q, seed++);  // depthwise 3x3
+  q.stride = 2;
+  Check(q, seed++);
+  q.kh = q.kw = 5;
+  q.pad = 2;
+  q.dilation = 2;
+  Check(q, seed++);
+  q = QCase{};
+  q.c = 16;
+  q.m = 32;
+  q.group = 2;
+  Check(q, seed++);  // grouped, 16 channels per group
+  q.m = 12;
+  Check(q, seed++);  // groups split a panel: the reference keeps it
+  q = QCase{};
+  q.x = DType::kI8;
+  q.w_type = DType::kU8;
+  q.w_zero = true;
+  q.residual = true;
+  q.out = DType::kI8;
+  Check(q, seed++);
+  q.out = DType::kI32;
+  q.residual = false;
+  Check(q, seed++);
+  q.narrow = true;
+  Check(q, seed++);
+  q = QCase{};
+  q.one_d = true;
+  q.w = 40;
+  q.kw = 5;
+  q.pad = 2;
+  Check(q, seed++);
+  q = QCase{};
+  q.n = 2;
+  q.c = 64;
+  q.m = 40;
+  q.h = q.w = 14;
+  q.residual = true;
+  Check(q, seed++);  // batch 2, several tiles and panels
+  q.kh = q.kw = 1;
+  q.pad = 0;
+  Check(q, seed++);  // pointwise with a residual (epilogue fused into the GEMM)
+  q.x = DType::kI8;
+  q.w_type = DType::kU8;
+  q.w_zero = true;
+  q.out = DType::kI8;
+  Check(q, seed++);
+  q.h = q.w = 1;
+  q.residual = false;
+  Check(q, seed++);  // one pixel: the matrix-vector path
+}
+
+TEST(QConvInt8, RandomShapes) {
+  std::mt19937 rng(2026);
+  const DType types[] = {DType::kU8, DType::kI8};
+  for (int i = 0; i < 40; ++i) {
+    QCase q;
+    const int kind = static_cast<int>(rng() % 4);  // 0 pointwise, 1 kxk, 2 depthwise, 3 grouped
+    q.n = 1 + static_cast<int64_t>(rng() % 4 == 0);
+    q.h = 1 + static_cast<int64_t>(rng() % 17);
+    q.w = 1 + static_cast<int64_t>(rng() % 23);
+    q.stride = 1 + static_cast<int64_t>(rng() % 3 == 0);
+    q.dilation = 1 + static_cast<int64_t>(rng() % 5 == 0);
+    q.kh = q.kw = kind == 0 ? 1 : 1 + 2 * static_cast<int64_t>(rng() % 3);
+    if (rng() % 4 == 0 && kind != 0) q.kw = 1 + static_cast<int64_t>(rng() % 4);
+    q.pad = kind == 0 ? 0 : static_cast<int64_t>(rng() % (q.kh / 2 + 2));
+    if (kind == 2) {
+      q.c = q.m = q.group = 2 + static_cast<int64_t>(rng() % 30);
+    } else if (kind == 3) {
+      q.group = 2 + static_cast<int64_t>(rng() % 3);
+      q.c = q.group * (1 + static_cast<int64_t>(rng() % 9));
+      q.m = q.group * 8 * (1 + static_cast<int64_t>(rng() % 2));
+    } else {
+      q.c = 1 + static_cast<int64_t>(rng() % 40);
+      q.m = 1 + static_cast<int64_t>(rng() % 40);
+    }
+    // The input must cover at least one (dilated) window.
+    q.h = std::max(q.h, (q.kh - 1) * q.dilation + 1);
+    q.w = std::max(q.w, (q.kw - 1) * q.dilation + 1);
+    q.x = types[rng() % 2];
+    q.w_type = types[rng() % 2];
+    q.w_zero = rng() % 3 == 0;
+    q.residual = rng() % 3 == 0;
+    const int out = static_cast<int>(rng() % 5);
+    q.out = out < 2 ? DType::kU8 : out < 4 ? DType::kI8 : DType::kI32;
+    q.narrow = rng() % 4 == 0;
+    if (q.out == DType::kI32) q.residual = false;
+    Check(q, 100 + static_cast<uint32_t>(i));
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+TEST(QConvInt8, LayoutRoundTripAndSizes) {
+  std::mt19937 rng(7);
+  for (DType t : {DType::kI8, DType::kU8}) {
+    const Shape shape = {19, 5, 3, 3};
+    const auto codes = RandomCodes(rng, t, NumElements(shape));
+    auto packed = PackLayout(Layout::kI8O8K4, t, shape, codes.data(), codes.size());
+    ASSERT_TRUE(packed.ok()) << packed.status().ToString();
+    EXPECT_EQ(packed->size(), size_t{24 * 9 * 8});  // O 19 -> 24, 9 taps, C 5 -> 8
+    EXPECT_EQ(LayoutByteSize(Layout::kI8O8K4, t, shape), packed->size());
+    auto back = UnpackLayout(Layout::kI8O8K4, t, shape, packed->data(), packed->size());
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(*back, codes);
+  }
+  const size_t none = std::numeric_limits<size_t>::max();
+  EXPECT_EQ(LayoutByteSize(Layout::kI8O8K4, DType::kF32, {8, 4}), none);
+  EXPECT_FALSE(PackLayout(Layout::kI8O8K4, DType::kF32, {8, 4}, nullptr, 128).ok());
+}
+
+}  // namespace
+}  // namespace kiln

@@ -1,0 +1,172 @@
+// Elementwise int8 ops on the CPU int8 kernels: QAdd of same-shaped operands (the residual
+// adds of quantized CNNs; broadcasting ones stay with the reference kernel) and per-tensor
+// QuantizeLinear from f32 (a quantized model's input). Bit-exact with the reference kernels;
+// the work is split over the session's pool in 64-element-aligned shares.
+#include <algorithm>
+
+#include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/int8_table.h"
+#include "kernels/reference/quantized_util.h"
+
+namespace kiln::cpu {
+namespace {
+
+bool Is8Bit(DType t) { return t == DType::kU8 || t == DType::kI8; }
+QType ToQType(DType t) { return t == DType::kU8 ? QType::kU8 : QType::kI8; }
+
+// Calls fn(begin, end) over [0, n) in shares of whole 64-element blocks.
+template <typename F>
+void SplitElements(ThreadPool* pool, int64_t n, const F& fn) {
+  constexpr int64_t kMinShare = 16384;  // below this, one thread is faster than a hand-off
+  const int threads = pool ? pool->num_threads() : 1;
+  const int64_t shares = std::min<int64_t>(threads, (n + kMinShare - 1) / kMinShare);
+  if (shares <= 1) {
+    fn(0, n);
+    return;
+  }
+  const int64_t blocks = (n + 63) / 64;
+  pool->ParallelFor(shares, [&](int64_t s0, int64_t s1) {
+    for (int64_t s = s0; s < s1; ++s) {
+      const int64_t b = std::min(n, blocks * s / shares * 64);
+      const int64_t e = std::min(n, blocks * (s + 1) / shares * 64);
+      if (e > b) fn(b, e);
+    }
+  });
+}
+
+bool ClampInRange(const Node& node, DType out) {
+  const QuantClamp c = ReadClamp(node.attrs, out);
+  return c.lo >= QuantTypeMin(out) && c.hi <= QuantTypeMax(out);
+}
+
+bool AcceptsQAdd(const Graph& graph, const Node& node) {
+  if (node.inputs.size() != 3 || node.outputs.size() != 1) return false;
+  for (ValueId v : node.inputs) {
+    if (v == kNoValue) return false;
+  }
+  const Value& a = graph.value(node.inputs[0]);
+  const Value& b = graph.value(node.inputs[1]);
+  const Value& y = graph.value(node.outputs[0]);
+  return Is8Bit(a.dtype) && Is8Bit(b.dtype) && Is8Bit(y.dtype) && a.shape == y.shape &&
+         b.shape == y.shape && graph.value(node.inputs[2]).is_constant() &&
+         ClampInRange(node, y.dtype);
+}
+
+class QAddCpu : public Kernel {
+ public:
+  explicit QAddCpu(Isa isa) : isa_(isa) {}
+  Status Prepare(const KernelContext& ctx) override {
+    k_ = GetInt8Kernels(isa_);
+    if (!k_)
+      return Unsupported("this CPU cannot run the " + std::string(IsaName(isa_)) + " int8 kernels");
+    KILN_ASSIGN_OR_RETURN(std::vector<Requant> rq, ReadRequant(ctx.input(2), 3));
+    p_.ra = rq[0];
+    p_.rb = rq[1];
+    p_.ro = rq[2];
+    p_.a_type = ToQType(ctx.input(0).dtype);
+    p_.b_type = ToQType(ctx.input(1).dtype);
+    p_.out_type = ToQType(ctx.output(0).dtype);
+    p_.a_zero = ZeroPointOf(ctx.input(0));
+    p_.b_zero = ZeroPointOf(ctx.input(1));
+    p_.out_zero = ZeroPointOf(ctx.output(0));
+    const QuantClamp c = ReadClamp(ctx.attrs(), ctx.output(0).dtype);
+    p_.qmin = c.lo;
+    p_.qmax = c.hi;
+    n_ = NumElements(ctx.output(0).shape);
+    pool_ = ctx.thread_pool();
+    return Status::Ok();
+  }
+  Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
+             void*) override {
+    const auto* a = static_cast<const uint8_t*>(inputs[0].data);
+    const auto* b = static_cast<const uint8_t*>(inputs[1].data);
+    auto* y = static_cast<uint8_t*>(outputs[0].data);
+    SplitElements(pool_, n_,
+                  [&](int64_t s, int64_t e) { k_->add(p_, a + s, b + s, y + s, e - s); });
+    return Status::Ok();
+  }
+
+ private:
+  Isa isa_;
+  const Int8Kernels* k_ = nullptr;
+  QAddParams p_;
+  int64_t n_ = 0;
+  ThreadPool* pool_ = nullptr;
+};
+
+bool AcceptsQuantize(const Graph& graph, const Node& node) {
+  if (node.inputs.size() < 2 || node.inputs[0] == kNoValue || node.inputs[1] == kNoValue) {
+    return false;
+  }
+  const Value& x = graph.value(node.inputs[0]);
+  const Value& y = graph.value(node.outputs[0]);
+  if (x.dtype != DType::kF32 || !Is8Bit(y.dtype) ||
+      NumElements(graph.value(node.inputs[1]).shape) != 1) {
+    return false;
+  }
+  if (node.inputs.size() > 2 && node.inputs[2] != kNoValue) {
+    const Value& z = graph.value(node.inputs[2]);
+    if (z.dtype != y.dtype || NumElements(z.shape) != 1) return false;
+  }
+  return graph.value(node.inputs[1]).dtype == DType::kF32;
+}
+
+class QuantizeCpu : public Kernel {
+ public:
+  explicit QuantizeCpu(Isa isa) : isa_(isa) {}
+  Status Prepare(const KernelContext& ctx) override {
+    k_ = GetInt8Kernels(isa_);
+    if (!k_)
+      return Unsupported("this CPU cannot run the " + std::string(IsaName(isa_)) + " int8 kernels");
+    out_ = ToQType(ctx.output(0).dtype);
+    has_zero_ = ctx.has_input(2);
+    n_ = NumElements(ctx.input(0).shape);
+    pool_ = ctx.thread_pool();
+    return Status::Ok();
+  }
+  Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
+             void*) override {
+    const float scale = inputs[1].as<const float>()[0];
+    int32_t zero = 0;
+    if (has_zero_) {
+      zero = out_ == QType::kU8 ? static_cast<const uint8_t*>(inputs[2].data)[0]
+                                : static_cast<const int8_t*>(inputs[2].data)[0];
+    }
+    const float* x = inputs[0].as<const float>();
+    auto* y = static_cast<uint8_t*>(outputs[0].data);
+    SplitElements(pool_, n_, [&](int64_t s, int64_t e) {
+      k_->quantize(x + s, e - s, scale, zero, out_, y + s);
+    });
+    return Status::Ok();
+  }
+
+ private:
+  Isa isa_;
+  const Int8Kernels* k_ = nullptr;
+  QType out_ = QType::kU8;
+  bool has_zero_ = false;
+  int64_t n_ = 0;
+  ThreadPool* pool_ = nullptr;
+};
+
+}  // namespace
+
+void RegisterQEltwiseInt8(KernelRegistry& r) {
+  KernelTraits add;
+  add.accepts = AcceptsQAdd;
+  KernelTraits quantize;
+  quantize.accepts = AcceptsQuantize;
+  for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512Vnni}) {
+    for (DType t : {DType::kU8, DType::kI8}) {
+      r.Register(
+          KernelKey{OpType::kQAdd, ExecutorKind::kCpu, t, Layout::kPlain, isa},
+          [isa] { return std::make_unique<QAddCpu>(isa); }, add);
+    }
+    r.Register(
+        KernelKey{OpType::kQuantizeLinear, ExecutorKind::kCpu, DType::kF32, Layout::kPlain, isa},
+        [isa] { return std::make_unique<QuantizeCpu>(isa); }, quantize);
+  }
+}
+
+}  // namespace kiln::cpu

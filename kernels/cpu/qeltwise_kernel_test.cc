@@ -1,0 +1,213 @@
+// The int8 QAdd and QuantizeLinear kernels against the reference kernels, bit for bit, at every
+// int8 flavour this CPU runs with 1 and 2 threads: random sizes (vector tails, multi-share
+// splits), u8/i8 operands and outputs, random zero points and multipliers, narrowed clamps;
+// QuantizeLinear with ties, NaN, infinities and values far outside the 8-bit range.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "ir/op_schema.h"
+#include "kernels/cpu/int8_table.h"
+#include "runtime/session.h"
+
+namespace kiln {
+namespace {
+
+ValueId AddInput(Graph& g, std::vector<HostTensor>& feeds, const std::string& name, DType t,
+                 const Shape& s, int32_t zero, std::mt19937& rng) {
+  Value v;
+  v.name = name;
+  v.dtype = t;
+  v.shape = s;
+  v.shape_known = true;
+  v.quant.scales = {0.05f};
+  v.quant.zero_points = {zero};
+  const ValueId id = g.AddValue(v);
+  g.inputs().push_back(id);
+  HostTensor h(name, t, s);
+  for (auto& b : h.bytes) b = static_cast<uint8_t>(rng());
+  feeds.push_back(std::move(h));
+  return id;
+}
+
+// Runs g at the reference and at every int8 flavour; expects the same output bytes and that
+// the flavour's own kernel ran (`fast`: whether the int8 kernels take this node).
+void ExpectBitExact(const Graph& g, const std::vector<HostTensor>& feeds, bool fast,
+                    const std::string& what) {
+  auto run = [&](Isa isa, int threads) -> Expected<std::vector<HostTensor>> {
+    SessionOptions so;
+    so.cpu_max_isa = isa;
+    so.num_threads = threads;
+    KILN_ASSIGN_OR_RETURN(auto s, Session::Create(std::make_shared<const Graph>(g), so));
+    return s->Run(feeds);
+  };
+  auto want = run(Isa::kReference, 1);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  for (const cpu::Int8Kernels* k : cpu::AvailableInt8Kernels()) {
+    const auto* e = KernelRegistry::Global().FindEntry(g, g.node(0), ExecutorKind::kCpu, k->isa);
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->key.isa, fast ? k->isa : Isa::kReference) << what;
+    for (int threads : {1, 2}) {
+      auto got = run(k->isa, threads);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      EXPECT_EQ((*got)[0].bytes, (*want)[0].bytes)
+          << what << " isa " << static_cast<int>(k->isa) << " threads " << threads;
+    }
+  }
+}
+
+TEST(QEltwiseInt8, QAddRandom) {
+  std::mt19937 rng(11);
+  const DType types[] = {DType::kU8, DType::kI8};
+  for (int i = 0; i < 24; ++i) {
+    const int64_t n = 1 + static_cast<int64_t>(rng() % (i < 20 ? 200 : 40000));
+    const Shape s = {1, n};
+    const DType ta = types[rng() % 2], tb = types[rng() % 2], ty = types[rng() % 2];
+    Graph g;
+    std::vector<HostTensor> feeds;
+    auto zero = [&](DType t) {
+      return static_cast<int32_t>(rng() % 256) - (t == DType::kI8 ? 128 : 0);
+    };
+    const ValueId a = AddInput(g, feeds, "a", ta, s, zero(ta), rng);
+    const ValueId b = AddInput(g, feeds, "b", tb, s, zero(tb), rng);
+    // Multipliers as the compiler makes them (M0, M1 <= 1/2, M2 ~ 2^-20 x scale ratio). Not
+    // saturating ones: the reference's int32 sum a' + b' would overflow (undefined) there.
+    std::vector<int32_t> rq;
+    for (int r = 0; r < 3; ++r) {
+      rq.push_back(static_cast<int32_t>((1u << 30) + rng() % (1u << 30)));
+      rq.push_back(r < 2 ? static_cast<int32_t>(32 + rng() % 3)
+                         : static_cast<int32_t>(50 + rng() % 4));
+    }
+    const ValueId c = g.AddConstant("rq", DType::kI32, {3, 2}, ConstantBytes::Copy(rq.data(), 24));
+    Value out;
+    out.name = "y";
+    out.quant.scales = {0.1f};
+    out.quant.zero_points = {zero(ty)};
+    const ValueId y = g.AddValue(out);
+    Node node;
+    node.name = "add";
+    node.op = OpType::kQAdd;
+    node.inputs = {a, b, c};
+    node.outputs = {y};
+    node.attrs.Set("out_dtype", std::string(DTypeName(ty)));
+    if (i % 3 == 1) {
+      node.attrs.Set("qmin", int64_t{ty == DType::kU8 ? 10 : -90});
+      node.attrs.Set("qmax", int64_t{ty == DType::kU8 ? 200 : 100});
+    }
+    g.outputs().push_back(y);
+    g.AddNode(std::move(node));
+    ASSERT_TRUE(InferNode(g, 0).ok());
+    ExpectBitExact(g, feeds, true, "QAdd n " + std::to_string(n));
+  }
+}
+
+TEST(QEltwiseInt8, QAddBroadcastStaysReference) {
+  std::mt19937 rng(3);
+  Graph g;
+  std::vector<HostTensor> feeds;
+  const ValueId a = AddInput(g, feeds, "a", DType::kU8, {2, 3, 4}, 7, rng);
+  const ValueId b = AddInput(g, feeds, "b", DType::kU8, {3, 1}, 9, rng);
+  std::vector<int32_t> rq = {1 << 30, 33, 1 << 30, 33, 1 << 30, 52};
+  const ValueId c = g.AddConstant("rq", DType::kI32, {3, 2}, ConstantBytes::Copy(rq.data(), 24));
+  Value out;
+  out.name = "y";
+  out.quant.scales = {0.1f};
+  out.quant.zero_points = {3};
+  const ValueId y = g.AddValue(out);
+  Node node;
+  node.op = OpType::kQAdd;
+  node.inputs = {a, b, c};
+  node.outputs = {y};
+  node.attrs.Set("out_dtype", std::string("u8"));
+  g.outputs().push_back(y);
+  g.AddNode(std::move(node));
+  auto inferred = InferNode(g, 0);
+  ASSERT_TRUE(inferred.ok()) << inferred.ToString();
+  ExpectBitExact(g, feeds, false, "broadcast QAdd");
+}
+
+TEST(QEltwiseInt8, QuantizeLinearEdgeValues) {
+  std::mt19937 rng(5);
+  for (DType ty : {DType::kU8, DType::kI8}) {
+    for (int64_t n : {int64_t{1}, int64_t{17}, int64_t{100}, int64_t{40001}}) {
+      Graph g;
+      Value xv;
+      xv.name = "x";
+      xv.dtype = DType::kF32;
+      xv.shape = {n};
+      xv.shape_known = true;
+      const ValueId x = g.AddValue(xv);
+      g.inputs().push_back(x);
+      HostTensor h("x", DType::kF32, {n});
+      float* f = reinterpret_cast<float*>(h.bytes.data());
+      const float scale = 0.25f;
+      std::uniform_real_distribution<float> d(-60.f, 60.f);
+      const float specials[] = {0.5f * scale,
+                                1.5f * scale,
+                                2.5f * scale,
+                                -0.5f * scale,
+                                -2.5f * scale,
+                                1e30f,
+                                -1e30f,
+                                std::numeric_limits<float>::infinity(),
+                                -std::numeric_limits<float>::infinity(),
+                                std::numeric_limits<float>::quiet_NaN()};
+      for (int64_t i = 0; i < n; ++i) {
+        f[i] = i % 5 == 0   ? specials[(i / 5) % 10]
+               : i % 3 == 0 ? std::round(d(rng)) * 0.125f
+                            : d(rng);
+      }
+      const float sv = scale;
+      const ValueId s = g.AddConstant("s", DType::kF32, {}, ConstantBytes::Copy(&sv, 4));
+      const uint8_t zb = ty == DType::kU8 ? 100 : static_cast<uint8_t>(int8_t{-7});
+      const ValueId z = g.AddConstant("z", ty, {}, ConstantBytes::Copy(&zb, 1));
+      Value out;
+      out.name = "y";
+      const ValueId y = g.AddValue(out);
+      Node node;
+      node.op = OpType::kQuantizeLinear;
+      node.inputs = {x, s, z};
+      node.outputs = {y};
+      g.outputs().push_back(y);
+      g.AddNode(std::move(node));
+      ASSERT_TRUE(InferNode(g, 0).ok());
+      ExpectBitExact(g, {h}, true, "QuantizeLinear n " + std::to_string(n));
+    }
+  }
+}
+
+TEST(QEltwiseInt8, MaxPoolOnCodes) {
+  std::mt19937 rng(23);
+  for (int i = 0; i < 16; ++i) {
+    const DType t = i % 2 ? DType::kI8 : DType::kU8;
+    const int64_t k = 1 + static_cast<int64_t>(rng() % 3), s = 1 + static_cast<int64_t>(rng() % 2);
+    const int64_t pad = static_cast<int64_t>(rng() % static_cast<uint32_t>(k));
+    const int64_t h = k + static_cast<int64_t>(rng() % 20),
+                  w = k + static_cast<int64_t>(rng() % 40);
+    Graph g;
+    std::vector<HostTensor> feeds;
+    const ValueId x = AddInput(g, feeds, "x", t, {1 + i % 2, 3, h, w}, 0, rng);
+    Value out;
+    out.name = "y";
+    const ValueId y = g.AddValue(out);
+    Node node;
+    node.op = OpType::kMaxPool;
+    node.inputs = {x};
+    node.outputs = {y};
+    node.attrs.Set("kernel_shape", std::vector<int64_t>{k, k + (i % 3 == 0)});
+    node.attrs.Set("strides", std::vector<int64_t>{s, s});
+    node.attrs.Set("pads", std::vector<int64_t>{pad, pad, pad, pad});
+    if (i % 4 == 1) node.attrs.Set("ceil_mode", int64_t{1});  // SqueezeNet's pools
+    g.outputs().push_back(y);
+    g.AddNode(std::move(node));
+    auto inferred = InferNode(g, 0);
+    ASSERT_TRUE(inferred.ok()) << inferred.ToString();
+    ExpectBitExact(g, feeds, true, "MaxPool k" + std::to_string(k) + " s" + std::to_string(s));
+  }
+}
+
+}  // namespace
+}  // namespace kiln

@@ -1,0 +1,168 @@
+// MaxPool on 8-bit codes (a quantized model's pools move codes, which are ordered like the real
+// values): a vertical max of the window's rows, then a horizontal max over each output's
+// columns, per plane; 2-D and 1-D, any stride, no dilation, ceil_mode, windows that always hold
+// an input element (pads smaller than the window). Other shapes go to the reference.
+#include <algorithm>
+#include <cstring>
+
+#include "ir/ops/window_geometry.h"
+#include "kernels/cpu/cpu_kernel_util.h"
+#include "kernels/cpu/cpu_kernels.h"
+
+namespace kiln::cpu {
+namespace {
+
+struct MaxPoolGeometry {
+  int64_t in_h = 1, in_w = 0, out_h = 1, out_w = 0, kernel_h = 1, kernel_w = 1;
+  int64_t stride_h = 1, stride_w = 1, pad_top = 0, pad_left = 0;
+  int64_t row = 0;  // the padded row's length (even); 2 * row + 8 bytes of scratch per share
+};
+
+// dst[i] = max(dst[i], src[i]): restrict-qualified so the compiler vectorises it (byte pointers
+// may alias anything otherwise).
+template <typename T>
+void MaxInto(T* __restrict dst, const T* __restrict src, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] < src[i] ? src[i] : dst[i];
+}
+
+template <typename T>
+void Deinterleave(const T* __restrict v, T* __restrict even, T* __restrict odd, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    even[i] = v[2 * i];
+    odd[i] = v[2 * i + 1];
+  }
+}
+
+// One plane: y = max over each window (every window holds at least one input element).
+template <typename T>
+void MaxPoolPlane(const MaxPoolGeometry& p, const T* x, T* y, T* v) {
+  for (int64_t oy = 0; oy < p.out_h; ++oy) {
+    const int64_t y0 = std::max<int64_t>(0, oy * p.stride_h - p.pad_top);
+    const int64_t y1 = std::min(p.in_h, oy * p.stride_h - p.pad_top + p.kernel_h);
+    // v: the window rows' column maxima, the horizontal padding holding the type's lowest
+    // value (never the answer: a window always reaches the input).
+    T* vi = v + p.pad_left;
+    std::memcpy(vi, x + y0 * p.in_w, static_cast<size_t>(p.in_w) * sizeof(T));
+    for (int64_t iy = y0 + 1; iy < y1; ++iy) MaxInto(vi, x + iy * p.in_w, p.in_w);
+    T* yr = y + oy * p.out_w;
+    if (p.stride_w == 1) {
+      std::memcpy(yr, v, static_cast<size_t>(p.out_w) * sizeof(T));
+      for (int64_t kx = 1; kx < p.kernel_w; ++kx) MaxInto(yr, v + kx, p.out_w);
+    } else if (p.stride_w == 2) {
+      // Even and odd columns apart, so every tap is a contiguous (vectorisable) run.
+      T* even = v + p.row;
+      T* odd = even + p.row / 2 + 1;
+      Deinterleave(v, even, odd, p.row / 2);
+      std::memcpy(yr, even, static_cast<size_t>(p.out_w) * sizeof(T));
+      for (int64_t kx = 1; kx < p.kernel_w; ++kx) {
+        MaxInto(yr, (kx % 2 ? odd : even) + kx / 2, p.out_w);
+      }
+    } else {
+      for (int64_t ox = 0; ox < p.out_w; ++ox) {
+        const T* w = v + ox * p.stride_w;
+        T m = w[0];
+        for (int64_t kx = 1; kx < p.kernel_w; ++kx) m = std::max(m, w[kx]);
+        yr[ox] = m;
+      }
+    }
+  }
+}
+
+class QMaxPoolCpu : public CpuKernelBase {
+ public:
+  explicit QMaxPoolCpu(Isa isa) : CpuKernelBase(isa) {}
+
+  Status Prepare(const KernelContext& ctx) override {
+    const Shape& x = ctx.input(0).shape;
+    signed_ = ctx.input(0).dtype == DType::kI8;
+    if ((x.size() != 3 && x.size() != 4) || ctx.num_outputs() > 1) return UseReference(ctx);
+    KILN_ASSIGN_OR_RETURN(auto kernel, PoolKernelShape(ctx.attrs(), x.size() - 2));
+    const bool ceil_mode = ctx.attrs().GetInt("ceil_mode", 0) != 0;
+    KILN_ASSIGN_OR_RETURN(WindowGeometry g,
+                          ResolveWindow(ctx.attrs(), {x.begin() + 2, x.end()}, kernel, ceil_mode));
+    for (int64_t d : g.dilations) {
+      if (d != 1) return UseReference(ctx);
+    }
+    const bool two_d = x.size() == 4;
+    p_.in_h = two_d ? g.input[0] : 1;
+    p_.in_w = g.input.back();
+    p_.out_h = two_d ? g.output[0] : 1;
+    p_.out_w = g.output.back();
+    p_.kernel_h = two_d ? g.kernel[0] : 1;
+    p_.kernel_w = g.kernel.back();
+    p_.stride_h = two_d ? g.strides[0] : 1;
+    p_.stride_w = g.strides.back();
+    p_.pad_top = two_d ? g.pads_begin[0] : 0;
+    p_.pad_left = g.pads_begin.back();
+    for (size_t i = 0; i < g.kernel.size(); ++i) {
+      if (g.pads_begin[i] < 0 || g.pads_end[i] < 0 || g.pads_begin[i] >= g.kernel[i] ||
+          g.pads_end[i] >= g.kernel[i]) {
+        return UseReference(ctx);
+      }
+    }
+    // Every window must reach the input (ceil_mode's last windows may hang past it).
+    if ((p_.out_h - 1) * p_.stride_h - p_.pad_top >= p_.in_h ||
+        (p_.out_w - 1) * p_.stride_w - p_.pad_left >= p_.in_w) {
+      return UseReference(ctx);
+    }
+    // The padded row: every window's columns [ox * stride_w, + kernel_w) inside it.
+    row_ = std::max(p_.pad_left + p_.in_w, (p_.out_w - 1) * p_.stride_w + p_.kernel_w);
+    row_ += row_ % 2;
+    p_.row = row_;
+    planes_ = x[0] * x[1];
+    pool_ = ctx.thread_pool();
+    shares_ = std::max<int64_t>(1, std::min<int64_t>(pool_ ? pool_->num_threads() : 1, planes_));
+    return Status::Ok();
+  }
+
+ protected:
+  size_t FastScratchBytes() const override {
+    return static_cast<size_t>(shares_ * (2 * row_ + 64));
+  }
+
+  Status RunFast(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
+                 void* scratch) override {
+    const int64_t in_plane = p_.in_h * p_.in_w, out_plane = p_.out_h * p_.out_w;
+    auto share = [&](int64_t s) {
+      auto* v = static_cast<uint8_t*>(scratch) + s * (2 * row_ + 64);
+      std::memset(v, signed_ ? 0x80 : 0x00, static_cast<size_t>(row_));  // the lowest code
+      for (int64_t pl = planes_ * s / shares_; pl < planes_ * (s + 1) / shares_; ++pl) {
+        if (signed_) {
+          MaxPoolPlane(p_, static_cast<const int8_t*>(inputs[0].data) + pl * in_plane,
+                       static_cast<int8_t*>(outputs[0].data) + pl * out_plane,
+                       reinterpret_cast<int8_t*>(v));
+        } else {
+          MaxPoolPlane(p_, static_cast<const uint8_t*>(inputs[0].data) + pl * in_plane,
+                       static_cast<uint8_t*>(outputs[0].data) + pl * out_plane, v);
+        }
+      }
+    };
+    if (shares_ > 1 && pool_) {
+      pool_->ParallelFor(shares_, [&](int64_t s0, int64_t s1) {
+        for (int64_t s = s0; s < s1; ++s) share(s);
+      });
+    } else {
+      share(0);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  MaxPoolGeometry p_;
+  bool signed_ = false;
+  int64_t row_ = 0, planes_ = 0, shares_ = 1;
+  ThreadPool* pool_ = nullptr;
+};
+
+}  // namespace
+
+void RegisterQPoolInt8(KernelRegistry& r) {
+  for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512Vnni}) {
+    for (DType t : {DType::kU8, DType::kI8}) {
+      r.Register(KernelKey{OpType::kMaxPool, ExecutorKind::kCpu, t, Layout::kPlain, isa},
+                 [isa] { return std::make_unique<QMaxPoolCpu>(isa); });
+    }
+  }
+}
+
+}  // namespace kiln::cpu
