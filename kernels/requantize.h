@@ -45,11 +45,16 @@ inline int32_t SaturatingAdd(int32_t a, int32_t b) {
                                                   std::numeric_limits<int32_t>::max()));
 }
 
+// a + b modulo 2^32: QAdd's sum of its two rescaled inputs. With the multipliers the quantizer
+// emits |a|, |b| < 2^28 and this is the exact sum; a file may hold any valid multiplier, and the
+// SIMD kernels add 32-bit lanes, so the definition wraps (defined, unlike a signed overflow).
+inline int32_t WrappingAdd(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+}
+
 // Whether a (multiplier, shift) pair read from a model file is in the form above; kernels
 // check this once at prepare so run() may rely on it.
-inline bool IsValidRequant(Requant r) {
-  return r.shift >= 1 && r.shift <= 62 && r.multiplier >= 0;
-}
+inline bool IsValidRequant(Requant r) { return r.shift >= 1 && r.shift <= 62 && r.multiplier >= 0; }
 
 // QAdd's input alignment, as TFLite's: inputs are centred and shifted left by this many bits
 // before each is scaled to the common scale, so the sum keeps 20 fractional bits.

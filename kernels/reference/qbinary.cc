@@ -14,8 +14,8 @@ class QBinaryKernel : public Kernel {
  public:
   Status Prepare(const KernelContext& ctx) override {
     add_ = ctx.node().op == OpType::kQAdd;
-    KILN_ASSIGN_OR_RETURN(plan_, MakeBroadcastPlan(ctx.output(0).shape,
-                                                   {ctx.input(0).shape, ctx.input(1).shape}));
+    KILN_ASSIGN_OR_RETURN(
+        plan_, MakeBroadcastPlan(ctx.output(0).shape, {ctx.input(0).shape, ctx.input(1).shape}));
     KILN_ASSIGN_OR_RETURN(requant_, ReadRequant(ctx.input(2), add_ ? 3 : 1));
     a_type_ = ctx.input(0).dtype;
     b_type_ = ctx.input(1).dtype;
@@ -36,12 +36,13 @@ class QBinaryKernel : public Kernel {
     if (add_) {
       const Requant ra = requant_[0], rb = requant_[1], ro = requant_[2];
       ForEachBroadcast<2>(plan_, [&](int64_t i, const std::array<int64_t, 2>& off) {
-        const int32_t av = Requantize((LoadQuantized(a, a_type_, off[0]) - a_zero_) *
-                                          (int32_t{1} << kAddLeftShift), ra);
-        const int32_t bv = Requantize((LoadQuantized(b, b_type_, off[1]) - b_zero_) *
-                                          (int32_t{1} << kAddLeftShift), rb);
-        StoreQuantized(y, out_type_, i,
-                       RequantizeToOutput(av + bv, ro, out_zero_, clamp_.lo, clamp_.hi));
+        const int32_t av = Requantize(
+            (LoadQuantized(a, a_type_, off[0]) - a_zero_) * (int32_t{1} << kAddLeftShift), ra);
+        const int32_t bv = Requantize(
+            (LoadQuantized(b, b_type_, off[1]) - b_zero_) * (int32_t{1} << kAddLeftShift), rb);
+        StoreQuantized(
+            y, out_type_, i,
+            RequantizeToOutput(WrappingAdd(av, bv), ro, out_zero_, clamp_.lo, clamp_.hi));
       });
     } else {
       const Requant r = requant_[0];
