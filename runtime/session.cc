@@ -171,6 +171,7 @@ Session::~Session() = default;
 
 Expected<std::unique_ptr<Session>> Session::Create(const Model& model, SessionOptions options) {
   if (!options.gpu.binaries) options.gpu.binaries = model.kernel_binaries();
+  if (!options.dsp.programs) options.dsp.programs = model.dsp_programs();
   return Create(model.graph(), std::move(options), model.plan());
 }
 

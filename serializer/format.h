@@ -14,7 +14,7 @@ namespace kiln::format {
 inline constexpr std::array<uint8_t, 8> kMagic = {'K', 'I', 'L', 'N', '\r', '\n', 0x1a, '\n'};
 inline constexpr uint16_t kMajorVersion = 1;
 // Bump when the schema or the container gains something old readers may ignore.
-inline constexpr uint16_t kMinorVersion = 3;  // 1.3: see kiln_model.fbs history
+inline constexpr uint16_t kMinorVersion = 4;  // 1.4: see kiln_model.fbs history
 
 inline constexpr size_t kHeaderSize = 64;
 inline constexpr size_t kSectionEntrySize = 64;
@@ -42,8 +42,9 @@ enum class SectionKind : uint32_t {
   kStreams = 5,         // flatbuffers kiln.fb.Schedule (1.1)
   kQuantization = 6,    // reserved
   kKernelBinaries = 7,  // flatbuffers kiln.fb.KernelBinaries: GPU program binaries (1.3)
+  kDspPrograms = 8,     // flatbuffers kiln.fb.DspPrograms: DSP command streams (1.4)
 };
-bool IsKnownSectionKind(uint32_t kind);      // understood by this reader (1..5, 7)
+bool IsKnownSectionKind(uint32_t kind);      // understood by this reader (1..5, 7, 8)
 std::string SectionKindName(uint32_t kind);  // "graph", "weights", ..., "unknown(42)"
 
 enum class Compression : uint32_t {

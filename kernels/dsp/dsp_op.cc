@@ -41,6 +41,19 @@ std::optional<std::string> DspFallbackReason(const Graph& graph, const Node& nod
   return std::nullopt;
 }
 
+DspProgramSet PlanDspPrograms(const Graph& graph, const std::vector<bool>& skip,
+                              uint32_t scratch_bytes) {
+  DspProgramSet set;
+  for (size_t i = 0; i < graph.num_nodes(); ++i) {
+    if (i < skip.size() && skip[i]) continue;
+    auto op = MakeDspOp(graph, graph.node(static_cast<NodeId>(i)));
+    if (!op.ok()) continue;
+    auto program = (*op)->Plan(scratch_bytes);
+    if (program.ok()) set.by_node.emplace(static_cast<int32_t>(i), std::move(program).value());
+  }
+  return set;
+}
+
 uint64_t DspOperandBytes(const Graph& graph, const Node& node, size_t slot) {
   const ValueId v = slot < node.inputs.size() ? node.inputs[slot]
                     : slot - node.inputs.size() < node.outputs.size()

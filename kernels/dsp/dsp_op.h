@@ -44,6 +44,12 @@ Expected<std::unique_ptr<DspOp>> MakeDspOp(const Graph& graph, const Node& node)
 std::optional<std::string> DspFallbackReason(const Graph& graph, const Node& node,
                                              uint32_t scratch_bytes = kDspDefaultScratchBytes);
 
+// The command streams of every node of `graph` the DSP target runs at `scratch_bytes` (nodes
+// marked in `skip`, elided by the memory plan, excepted): what `--target dsp` writes into the
+// model file. Nodes it cannot run are left out (they fall back to the CPU).
+DspProgramSet PlanDspPrograms(const Graph& graph, const std::vector<bool>& skip,
+                              uint32_t scratch_bytes);
+
 // Byte size of node operand `slot` (inputs first, then outputs; 0 for omitted ones).
 uint64_t DspOperandBytes(const Graph& graph, const Node& node, size_t slot);
 

@@ -60,6 +60,34 @@ DspTraffic SummarizeDspTraffic(const Session& session) {
   for (ValueId v : g.outputs()) {
     if (on_dsp(source(v))) add_once(leaving, v);
   }
+  // Readers of every DSP-produced value (through views), for the fusion estimate.
+  std::vector<int> readers(g.num_values(), 0), dsp_readers(g.num_values(), 0);
+  auto physical = [&](ValueId v) {
+    for (int hops = 0; hops < 1000; ++hops) {
+      const Value& val = g.value(v);
+      if (val.producer == kNoNode || placement[static_cast<size_t>(val.producer)] != "-") return v;
+      const Node& n = g.node(val.producer);
+      if (n.inputs.empty() || n.inputs[0] == kNoValue) return v;
+      v = n.inputs[0];
+    }
+    return v;
+  };
+  for (size_t i = 0; i < g.num_nodes(); ++i) {
+    if (placement[i] == "-") continue;
+    for (ValueId v : g.node(static_cast<NodeId>(i)).inputs) {
+      if (v == kNoValue || g.value(v).is_constant()) continue;
+      const ValueId p = physical(v);
+      ++readers[static_cast<size_t>(p)];
+      if (placement[i] == kExecutorDsp) ++dsp_readers[static_cast<size_t>(p)];
+    }
+  }
+  for (ValueId v : g.outputs()) ++readers[static_cast<size_t>(physical(v))];
+  for (size_t v = 0; v < g.num_values(); ++v) {
+    const Value& val = g.value(static_cast<ValueId>(v));
+    if (val.producer != kNoNode && on_dsp(val.producer) && readers[v] == 1 && dsp_readers[v] == 1) {
+      t.fusible_bytes += static_cast<int64_t>(val.byte_size());
+    }
+  }
   for (ValueId v : weights) t.weight_bytes += static_cast<int64_t>(g.value(v).byte_size());
   for (ValueId v : entering) t.boundary_bytes += static_cast<int64_t>(g.value(v).byte_size());
   for (ValueId v : leaving) t.boundary_bytes += static_cast<int64_t>(g.value(v).byte_size());

@@ -16,6 +16,10 @@ struct DspTraffic {
   int64_t minimum_bytes = 0;       // weight_bytes + boundary_bytes: every byte crosses once
   int64_t per_node_floor_bytes = 0;  // each DSP node's operands once (no fusion, perfect tiling)
   int64_t serial_cycles = 0;       // DspSerialCycles of every DSP node, summed
+  // Activations passed from one DSP node to its only reader, also on the DSP: fusing each such
+  // pair (the intermediate tile kept in the scratchpad) would save at least twice these bytes
+  // of DMA. An estimate from the graph, not a fused execution (the executor does not fuse).
+  int64_t fusible_bytes = 0;
 };
 
 // Zeroes when the session has no DSP executor or it ran nothing.

@@ -58,6 +58,12 @@ std::string FormatDspProfileText(const Session& session, const std::vector<NodeP
                 GroupDigits(t.per_node_floor_bytes).c_str(),
                 t.per_node_floor_bytes ? static_cast<double>(dma) / static_cast<double>(t.per_node_floor_bytes) : 0.0);
   os << line;
+  std::snprintf(line, sizeof(line),
+                "fusion estimate (not executed): single-reader DSP->DSP activations %s B; fusing them saves >= %s B -> <= %s B (%.2fx the minimum)\n",
+                GroupDigits(t.fusible_bytes).c_str(), GroupDigits(2 * t.fusible_bytes).c_str(),
+                GroupDigits(dma - 2 * t.fusible_bytes).c_str(),
+                t.minimum_bytes ? static_cast<double>(dma - 2 * t.fusible_bytes) / static_cast<double>(t.minimum_bytes) : 0.0);
+  os << line;
   std::snprintf(line, sizeof(line), "estimated DSP time %.3f ms (%s cycles, serial); host time of the DSP nodes %.3f ms\n",
                 static_cast<double>(t.serial_cycles) / (cost.clock_mhz * 1000.0),
                 GroupDigits(t.serial_cycles).c_str(), host_total);
@@ -73,6 +79,7 @@ std::string FormatDspProfileJson(const Session& session) {
      << ", \"dma_out_bytes\": " << t.per_inference.dma_out_bytes << ", \"weight_bytes\": " << t.weight_bytes
      << ", \"boundary_bytes\": " << t.boundary_bytes << ", \"minimum_bytes\": " << t.minimum_bytes
      << ", \"per_node_floor_bytes\": " << t.per_node_floor_bytes
+     << ", \"fusible_bytes\": " << t.fusible_bytes
      << ", \"estimated_cycles\": " << t.serial_cycles << "}";
   return os.str();
 }

@@ -8,6 +8,7 @@
 
 #include "runtime/model.h"
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/dsp/dsp_op.h"
 #include "serializer/format.h"
 #include "tools/kiln/onnx_inputs.h"
 
@@ -86,6 +87,14 @@ Expected<std::vector<std::string>> DeviceArgs::Executors() const {
     start = comma + 1;
   }
   return out;
+}
+
+Expected<DspProgramSet> PlanDspProgramsFor(const Graph& graph, const ExecutionPlan& plan,
+                                           const DeviceArgs& device) {
+  KILN_ASSIGN_OR_RETURN(uint32_t scratch, device.DspScratchBytes());
+  std::vector<bool> elided(graph.num_nodes(), false);
+  for (NodeId e : plan.memory.elided) elided[static_cast<size_t>(e)] = true;
+  return PlanDspPrograms(graph, elided, scratch);
 }
 
 Expected<bool> DeviceArgs::CostPlacement() const {

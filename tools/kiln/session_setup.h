@@ -57,6 +57,11 @@ Expected<std::unique_ptr<Session>> CreateSession(const LoadedModel& model, Isa i
                                                  const DeviceArgs& device = {},
                                                  bool profile = false);
 
+// `--target dsp`: the command streams of every node the DSP runs, tiled for the
+// --dsp-scratch size, for the model file's DSP section.
+Expected<DspProgramSet> PlanDspProgramsFor(const Graph& graph, const ExecutionPlan& plan,
+                                           const DeviceArgs& device);
+
 // Sets every session input from `inputs` (by name). Unknown names, missing inputs, dtype and
 // shape mismatches are errors. With `names_checked` (ONNX models, whose tensors
 // LoadModelForInputs matched against the declared inputs) a tensor that is no longer a session
