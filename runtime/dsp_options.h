@@ -15,6 +15,9 @@ struct DspOptions {
   DspCostModel cost;
   // Command streams compiled into the model file (section 8); null: planned at session start.
   std::shared_ptr<const DspProgramSet> programs;
+  // Plan every node for `scratch_bytes` even when the file has command streams (a smaller
+  // scratchpad than the file was compiled for).
+  bool replan = false;
 };
 
 }  // namespace kiln

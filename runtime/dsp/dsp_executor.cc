@@ -116,7 +116,7 @@ class DspExecutor : public Executor {
  private:
   // The model file's command stream for this node, if it has one.
   const DspProgram* FileProgram(const Graph& graph, const Node& node) const {
-    if (!options_.programs) return nullptr;
+    if (!options_.programs || options_.replan) return nullptr;
     const auto id = static_cast<int32_t>(&node - &graph.node(0));
     auto it = options_.programs->by_node.find(id);
     return it == options_.programs->by_node.end() ? nullptr : &it->second;

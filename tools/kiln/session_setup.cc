@@ -37,8 +37,8 @@ void AddDeviceFlags(CLI::App& cmd, DeviceArgs* device) {
                  "dsp,gpu,cpu; the CPU runs what the others cannot")
       ->default_val("cpu");
   cmd.add_option("--dsp-scratch", device->dsp_scratch,
-                 "DSP scratchpad size in bytes, or with a K/M suffix (default 256K); used when "
-                 "the model carries no compiled DSP command stream");
+                 "DSP scratchpad size in bytes, or with a K/M suffix (default 256K); given, it "
+                 "also replaces command streams compiled into the model file");
   cmd.add_option("--placement", device->placement,
                  "How a --device list is split: cost (default for lists: an accelerator island "
                  "runs there only when its estimated compute and transfers beat the CPU) or "
@@ -143,6 +143,7 @@ Expected<std::unique_ptr<Session>> CreateSession(const LoadedModel& model, Isa i
   KILN_ASSIGN_OR_RETURN(options.gpu.precision, device.Precision());
   KILN_ASSIGN_OR_RETURN(options.dsp.scratch_bytes, device.DspScratchBytes());
   options.dsp.instrument = device.dsp_instrument;
+  options.dsp.replan = !device.dsp_scratch.empty();  // an explicit size overrides the file's
   KILN_ASSIGN_OR_RETURN(options.cost_placement, device.CostPlacement());
   if (model.kiln) options.gpu.binaries = model.kiln->kernel_binaries();
   KILN_ASSIGN_OR_RETURN(auto session, Session::Create(model.graph, options, model.plan));
