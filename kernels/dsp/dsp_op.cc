@@ -46,7 +46,9 @@ DspProgramSet PlanDspPrograms(const Graph& graph, const std::vector<bool>& skip,
   DspProgramSet set;
   for (size_t i = 0; i < graph.num_nodes(); ++i) {
     if (i < skip.size() && skip[i]) continue;
-    auto op = MakeDspOp(graph, graph.node(static_cast<NodeId>(i)));
+    const Node& node = graph.node(static_cast<NodeId>(i));
+    if (!node.placement.empty() && node.placement != kExecutorDsp) continue;
+    auto op = MakeDspOp(graph, node);
     if (!op.ok()) continue;
     auto program = (*op)->Plan(scratch_bytes);
     if (program.ok()) set.by_node.emplace(static_cast<int32_t>(i), std::move(program).value());

@@ -45,8 +45,9 @@ std::optional<std::string> DspFallbackReason(const Graph& graph, const Node& nod
                                              uint32_t scratch_bytes = kDspDefaultScratchBytes);
 
 // The command streams of every node of `graph` the DSP target runs at `scratch_bytes` (nodes
-// marked in `skip`, elided by the memory plan, excepted): what `--target dsp` writes into the
-// model file. Nodes it cannot run are left out (they fall back to the CPU).
+// marked in `skip`, elided by the memory plan, and nodes the compiler placed on another
+// executor excepted): what `--target dsp` writes into the model file. Nodes it cannot run are
+// left out (they fall back to the CPU).
 DspProgramSet PlanDspPrograms(const Graph& graph, const std::vector<bool>& skip,
                               uint32_t scratch_bytes);
 

@@ -4,7 +4,6 @@
 
 #include <random>
 
-#include "ir/op_schema.h"
 #include "runtime/cost_placement.h"
 #include "runtime/dsp/dsp_test_util.h"
 #include "runtime/session.h"
@@ -14,58 +13,8 @@ namespace {
 
 using namespace dsptest;  // NOLINT
 
-struct Model {
-  std::shared_ptr<Graph> graph = std::make_shared<Graph>();
-  std::vector<HostTensor> feeds;
-};
-
-ValueId AddNode(Graph& g, OpType op, const std::string& name, std::vector<ValueId> inputs,
-                const QuantParams& out_q, Attributes attrs = {}) {
-  Value out;
-  out.name = name;
-  out.quant = out_q;
-  const ValueId id = g.AddValue(out);
-  Node n;
-  n.name = name;
-  n.op = op;
-  n.inputs = std::move(inputs);
-  n.outputs = {id};
-  n.attrs = std::move(attrs);
-  g.AddNode(std::move(n));
-  const Status st = InferNode(g, static_cast<NodeId>(g.num_nodes() - 1));
-  EXPECT_TRUE(st.ok()) << st.ToString();
-  return id;
-}
-
-// x -> QConv 3x3 (32 -> 32 channels, 32x32) -> Transpose -> QLookup -> Transpose -> y
-Model Partition() {
-  Model m;
-  Graph& g = *m.graph;
-  std::mt19937 rng(21);
-  const ValueId x = AddOperand(g, {RandomCodes(rng, DType::kU8, {1, 32, 32, 32}), Zp(10)}, "x", &m.feeds);
-  QuantParams wq;
-  wq.scales = {0.01};
-  wq.zero_points = {0};
-  const ValueId w = AddOperand(g, {RandomCodes(rng, DType::kI8, {32, 32, 3, 3}, -50, 50), wq, true}, "w", &m.feeds);
-  const ValueId rq = AddOperand(g, Requants(rng, 1, 40, 41), "rq", &m.feeds);
-  Attributes ca;
-  ca.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  ca.Set("out_dtype", std::string("u8"));
-  const ValueId conv = AddNode(g, OpType::kQConv, "conv", {x, w, kNoValue, kNoValue, rq}, Zp(5), ca);
-  Attributes perm;
-  perm.Set("perm", std::vector<int64_t>{0, 1, 3, 2});
-  const ValueId t1 = AddNode(g, OpType::kTranspose, "t1", {conv}, Zp(5), perm);
-  const ValueId table = AddOperand(g, {RandomCodes(rng, DType::kU8, {256}), {}, true}, "table", &m.feeds);
-  Attributes la;
-  la.Set("out_dtype", std::string("u8"));
-  const ValueId lut = AddNode(g, OpType::kQLookup, "lut", {t1, table}, Zp(7), la);
-  const ValueId t2 = AddNode(g, OpType::kTranspose, "t2", {lut}, Zp(7), perm);
-  g.outputs().push_back(t2);
-  return m;
-}
-
 TEST(CostPlacement, TinyDspIslandStaysOnCpuAndBeatsSupportOnly) {
-  const Model m = Partition();
+  const PartitionModel m = MakePartitionModel();
   PlacementCosts costs;
   auto placed = PlaceByCost(*m.graph, {kExecutorDsp, kExecutorCpu}, costs);
   ASSERT_TRUE(placed.ok()) << placed.status().ToString();
@@ -108,7 +57,7 @@ TEST(CostPlacement, TinyDspIslandStaysOnCpuAndBeatsSupportOnly) {
 
 // With a cheap hand-off the same lookup island is worth the DSP: the decision follows the costs.
 TEST(CostPlacement, DecisionFollowsTheCostModel) {
-  const Model m = Partition();
+  const PartitionModel m = MakePartitionModel();
   PlacementCosts costs;
   costs.dsp_handoff_us = 0;
   auto placed = PlaceByCost(*m.graph, {kExecutorDsp, kExecutorCpu}, costs);

@@ -58,6 +58,12 @@ Status Compile(CompileArgs& args) {
   KILN_RETURN_IF_ERROR(ParseInputShapes(args.raw_shapes, &source));
   KILN_ASSIGN_OR_RETURN(source.compile.target_isa, ParseTarget(args.target));
   source.compile.target_gpu = args.target == "gpu";
+  source.compile.target_dsp = args.target == "dsp";
+  if (source.compile.target_dsp) {
+    DeviceArgs scratch;
+    scratch.dsp_scratch = args.dsp_scratch;
+    KILN_ASSIGN_OR_RETURN(source.compile.dsp_scratch_bytes, scratch.DspScratchBytes());
+  }
   if (!args.gpu_binaries_for.empty() && !source.compile.target_gpu) {
     return InvalidArgument("--gpu-binaries-for needs --target gpu");
   }

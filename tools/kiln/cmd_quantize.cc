@@ -175,6 +175,12 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   if (!a.dsp_scratch.empty() && a.target != "dsp") {
     return InvalidArgument("--dsp-scratch needs --target dsp");
   }
+  options.target_dsp = a.target == "dsp";
+  if (options.target_dsp) {
+    DeviceArgs scratch;
+    scratch.dsp_scratch = a.dsp_scratch;
+    KILN_ASSIGN_OR_RETURN(options.dsp_scratch_bytes, scratch.DspScratchBytes());
+  }
   KILN_ASSIGN_OR_RETURN(CompiledModel float_model,
                         quant::CompileForCalibration(imported, options, config));
 
