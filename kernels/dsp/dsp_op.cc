@@ -23,6 +23,9 @@ Expected<std::unique_ptr<DspOp>> MakeDspOp(const Graph& graph, const Node& node)
     case OpType::kQMul:
     case OpType::kQLookup:
       return MakeDspElementwise(graph, node);
+    case OpType::kQConcat:
+    case OpType::kConcat:
+      return MakeDspConcat(graph, node);
     case OpType::kQGlobalAveragePool:
     case OpType::kQAveragePool:
     case OpType::kMaxPool:

@@ -33,7 +33,7 @@ Built Build(OpType op, const Attributes& attrs, const std::vector<Operand>& ins,
   node.name = "op";
   node.op = op;
   node.attrs = attrs;
-  if (op != OpType::kMaxPool && !attrs.Has("out_dtype")) {
+  if (op != OpType::kMaxPool && op != OpType::kConcat && !attrs.Has("out_dtype")) {
     node.attrs.Set("out_dtype", std::string(DTypeName(out_type)));
   }
   for (size_t i = 0; i < ins.size(); ++i) {
@@ -207,6 +207,47 @@ TEST(DspExecutor, ElementwiseAndLookupBitExact) {
   ExpectBitExact(Build(OpType::kQLookup, {}, {{RandomCodes(rng, DType::kI8, s), Zp(0)}, {table, {}, true}},
                        Zp(0), DType::kI8),
                  "lookup");
+}
+
+// One operand per channel ([1, C, 1, 1] or [C, 1, 1]) against [N, C, H, W], either side.
+TEST(DspExecutor, BroadcastAddAndMulBitExact) {
+  std::mt19937 rng(8);
+  const Shape full = {2, 24, 30, 30};
+  for (OpType op : {OpType::kQAdd, OpType::kQMul}) {
+    for (const Shape& small : {Shape{1, 24, 1, 1}, Shape{24, 1, 1}, Shape{2, 24, 1, 1}}) {
+      for (int side = 0; side < 2; ++side) {
+        Operand f{RandomCodes(rng, DType::kU8, full), Zp(100)};
+        Operand c{RandomCodes(rng, DType::kU8, small), Zp(20), side == 0};
+        const Operand rq = Requants(rng, op == OpType::kQAdd ? 3 : 1, op == OpType::kQAdd ? 21 : 8,
+                                    op == OpType::kQAdd ? 22 : 10);
+        std::vector<Operand> ins = side == 0 ? std::vector<Operand>{f, c, rq}
+                                             : std::vector<Operand>{c, f, rq};
+        ExpectBitExact(Build(op, {}, ins, Zp(90)),
+                       std::string(OpTypeName(op)) + " broadcast " + ShapeToString(small) +
+                           (side == 0 ? " as b" : " as a"));
+      }
+    }
+  }
+}
+
+TEST(DspExecutor, ConcatBitExact) {
+  std::mt19937 rng(12);
+  Attributes a;
+  a.Set("axis", int64_t{1});
+  // Three inputs of different parameters along channels: several tiles at 4 KiB (a block of
+  // 40 x 40 bytes does not fit half of it: column chunks).
+  std::vector<Operand> ins = {{RandomCodes(rng, DType::kU8, {2, 3, 40, 40}), Zp(10)},
+                              {RandomCodes(rng, DType::kU8, {2, 5, 40, 40}), Zp(200)},
+                              {RandomCodes(rng, DType::kI8, {2, 1, 40, 40}), Zp(-3)},
+                              Requants(rng, 3, 30, 31)};
+  ExpectBitExact(Build(OpType::kQConcat, a, ins, Zp(60)), "qconcat");
+  Attributes last;
+  last.Set("axis", int64_t{-1});
+  ExpectBitExact(Build(OpType::kConcat, last,
+                       {{RandomCodes(rng, DType::kI8, {3, 7, 5}), Zp(0)},
+                        {RandomCodes(rng, DType::kI8, {3, 7, 9}), Zp(0)}},
+                       Zp(0), DType::kI8),
+                 "concat");
 }
 
 TEST(DspExecutor, PoolsBitExact) {
