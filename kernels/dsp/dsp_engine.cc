@@ -13,6 +13,10 @@ using u128 = unsigned __int128;
 constexpr size_t kGuard = 64;
 constexpr uint8_t kGuardByte = 0x5c;
 constexpr uint8_t kPoisonByte = 0xa5;
+// Bounds on the work a program may ask of the DMA engine (a program from a file could
+// otherwise loop for hours on empty rows): rows per command and per program.
+constexpr uint32_t kMaxDmaRows = uint32_t{1} << 24;
+constexpr uint64_t kMaxProgramDmaRows = uint64_t{1} << 26;
 
 // End (exclusive) of a 2-D block's last row: offset + (rows - 1) * stride + row_bytes.
 u128 BlockEnd(uint64_t offset, uint32_t rows, uint64_t stride, uint32_t row_bytes) {
@@ -38,6 +42,7 @@ Status ValidateDspProgram(const DspProgram& program, const DspOp& op,
   std::vector<std::vector<bool>> covered(operand_bytes.size());
   for (size_t s = num_inputs; s < operand_bytes.size(); ++s) covered[s].assign(operand_bytes[s], false);
   std::vector<DspRegion> regions;
+  uint64_t total_rows = 0;
   for (size_t i = 0; i < program.commands.size(); ++i) {
     const DspCommand& c = program.commands[i];
     if (c.dep >= static_cast<int64_t>(i) || c.dep < -1) {
@@ -47,6 +52,10 @@ Status ValidateDspProgram(const DspProgram& program, const DspOp& op,
       regions.clear();
       KILN_RETURN_IF_ERROR(op.Regions(c, &regions).WithContext(CommandName(i, c)));
       for (const DspRegion& r : regions) {
+        if (r.offset % 4 != 0) {  // int32 operands (accumulators, biases) must be aligned
+          return InvalidArgument(CommandName(i, c) + " has a scratchpad operand at offset " +
+                                 std::to_string(r.offset) + ", not 4-byte aligned");
+        }
         if (u128{r.offset} + r.bytes > scratch) {
           return InvalidArgument(CommandName(i, c) + " touches scratchpad bytes [" +
                                  std::to_string(r.offset) + ", +" + std::to_string(r.bytes) +
@@ -63,7 +72,16 @@ Status ValidateDspProgram(const DspProgram& program, const DspOp& op,
       return InvalidArgument(CommandName(i, c) + " names operand " + std::to_string(c.operand) +
                              (in ? ", not an input" : ", not an output"));
     }
-    if (c.rows > 0 && c.row_bytes > 0 && c.scratch_stride < c.row_bytes && c.rows > 1) {
+    if (c.rows == 0 || c.row_bytes == 0 || c.rows > kMaxDmaRows) {
+      return InvalidArgument(CommandName(i, c) + " copies " + std::to_string(c.rows) +
+                             " rows of " + std::to_string(c.row_bytes) + " bytes");
+    }
+    total_rows += c.rows;
+    if (total_rows > kMaxProgramDmaRows) {
+      return InvalidArgument("DSP program copies more than " + std::to_string(kMaxProgramDmaRows) +
+                             " DMA rows");
+    }
+    if (c.scratch_stride < c.row_bytes && c.rows > 1) {
       return InvalidArgument(CommandName(i, c) + " overlaps its scratchpad rows");
     }
     if (BlockEnd(c.scratch_offset, c.rows, c.scratch_stride, c.row_bytes) > scratch) {

@@ -325,6 +325,21 @@ TEST(DspEngine, RefusesAndCatchesBadPrograms) {
   }
   {
     DspProgram bad = *program;
+    DspCommand& in = first_of(bad, DspCmdKind::kDmaIn);
+    in.row_bytes = 0;  // empty rows: work without data
+    EXPECT_FALSE(ValidateDspProgram(bad, **op, bytes, ni).ok());
+    in = first_of(*program, DspCmdKind::kDmaIn);
+    in.main_stride = 0;
+    in.rows = 1u << 25;  // the same bytes re-read 32 million times
+    EXPECT_FALSE(ValidateDspProgram(bad, **op, bytes, ni).ok());
+  }
+  {
+    DspProgram bad = *program;
+    first_of(bad, DspCmdKind::kCompute).buf[6] += 2;  // a misaligned accumulator
+    EXPECT_FALSE(ValidateDspProgram(bad, **op, bytes, ni).ok());
+  }
+  {
+    DspProgram bad = *program;
     first_of(bad, DspCmdKind::kDmaOut).kind = DspCmdKind::kDmaIn;  // output never written
     EXPECT_FALSE(ValidateDspProgram(bad, **op, bytes, ni).ok());
   }
