@@ -134,8 +134,7 @@ Expected<std::vector<NodeProfile>> Profile(const LoadedModel& loaded, Isa isa,
 Status Bench(BenchArgs& args) {
   KILN_RETURN_IF_ERROR(ParseInputShapes(args.raw_shapes, &args.source));
   KILN_ASSIGN_OR_RETURN(Isa isa, ParseIsa(args.isa));
-  args.source.compile.target_isa = isa;
-  args.source.compile.target_gpu = args.device.wants_gpu();
+  KILN_RETURN_IF_ERROR(args.device.ApplyTo(isa, &args.source.compile));
   if (args.runs < 1 || args.warmup < 0) {
     return InvalidArgument("--runs must be at least 1 and --warmup at least 0");
   }

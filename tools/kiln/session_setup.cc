@@ -61,6 +61,22 @@ bool DeviceArgs::wants_gpu() const {
   return false;
 }
 
+bool DeviceArgs::wants_dsp() const {
+  auto names = Executors();
+  return names.ok() && std::find(names->begin(), names->end(), kExecutorDsp) != names->end();
+}
+
+Status DeviceArgs::ApplyTo(Isa isa, CompileOptions* compile) const {
+  compile->target_isa = isa;
+  compile->target_gpu = wants_gpu();
+  compile->target_dsp = wants_dsp();
+  if (compile->target_dsp) {
+    compile->target_isa = Isa::kReference;  // the DSP reads plain weights
+    KILN_ASSIGN_OR_RETURN(compile->dsp_scratch_bytes, DspScratchBytes());
+  }
+  return Status::Ok();
+}
+
 Expected<std::vector<std::string>> DeviceArgs::Executors() const {
   std::vector<std::string> out;
   size_t start = 0;

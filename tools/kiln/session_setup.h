@@ -47,6 +47,10 @@ struct DeviceArgs {
   // Whether sessions place by estimated cost (runtime/cost_placement.h).
   Expected<bool> CostPlacement() const;
   bool wants_gpu() const;
+  bool wants_dsp() const;
+  // What an ONNX source compiled in-process is compiled for: the CPU flavour `isa`, the GPU
+  // (placement and packing) when listed, the DSP (plain weights, the place-dsp pass) when listed.
+  Status ApplyTo(Isa isa, CompileOptions* compile) const;
 };
 void AddDeviceFlags(CLI::App& cmd, DeviceArgs* device);
 
