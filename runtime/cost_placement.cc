@@ -62,14 +62,16 @@ class Estimator {
     const Node& n = g_.node(id);
     if (executor == kExecutorDsp) return DspUs(id);
     const Work w = EstimateWork(g_, n);
-    if (IsGpu(executor)) return c_.gpu_node_us + w.macs / c_.gpu_macs_per_us + w.elems / c_.gpu_elems_per_us;
+    if (IsGpu(executor))
+      return c_.gpu_node_us + w.macs / c_.gpu_macs_per_us + w.elems / c_.gpu_elems_per_us;
     return c_.cpu_node_us + w.macs / c_.cpu_macs_per_us + w.elems / c_.cpu_elems_per_us;
   }
 
   // Cost of moving value v between the host and `executor`.
   double TransferUs(ValueId v, const std::string& executor) const {
     if (executor == kExecutorDsp) return c_.dsp_handoff_us;
-    if (IsGpu(executor)) return c_.gpu_node_us + static_cast<double>(g_.value(v).byte_size()) / c_.gpu_bytes_per_us;
+    if (IsGpu(executor))
+      return c_.gpu_node_us + static_cast<double>(g_.value(v).byte_size()) / c_.gpu_bytes_per_us;
     return 0;
   }
 
@@ -83,7 +85,8 @@ class Estimator {
     auto program = (*op)->Plan(c_.dsp.scratch_bytes);
     if (!program.ok()) return cached;
     const int64_t cycles = DspSerialCycles(CountDspProgram(*program, **op), c_.dsp.cost);
-    cached = static_cast<double>(cycles) / static_cast<double>(std::max<int64_t>(1, c_.dsp.cost.clock_mhz));
+    cached = static_cast<double>(cycles) /
+             static_cast<double>(std::max<int64_t>(1, c_.dsp.cost.clock_mhz));
     return cached;
   }
 
@@ -155,7 +158,8 @@ double EstimatePlacementUs(const Graph& g, const std::vector<std::string>& place
 Expected<CostPlacement> PlaceByCost(const Graph& g, const std::vector<std::string>& preference,
                                     const PlacementCosts& costs, const std::vector<bool>& skip) {
   std::vector<std::string> order = preference;
-  if (std::find(order.begin(), order.end(), kExecutorCpu) == order.end()) order.push_back(kExecutorCpu);
+  if (std::find(order.begin(), order.end(), kExecutorCpu) == order.end())
+    order.push_back(kExecutorCpu);
   CostPlacement out;
   out.placement.assign(g.num_nodes(), "-");
   for (size_t i = 0; i < g.num_nodes(); ++i) {
@@ -207,7 +211,9 @@ Expected<CostPlacement> PlaceByCost(const Graph& g, const std::vector<std::strin
     }
     // Edges: values entering from outside the island, and values leaving it.
     std::vector<ValueId> in_edges, out_edges;
-    auto in_island = [&](NodeId n) { return std::find(island.begin(), island.end(), n) != island.end(); };
+    auto in_island = [&](NodeId n) {
+      return std::find(island.begin(), island.end(), n) != island.end();
+    };
     for (NodeId id : island) {
       for (ValueId v : g.node(id).inputs) {
         if (v == kNoValue || g.value(v).is_constant()) continue;
@@ -251,11 +257,12 @@ Expected<CostPlacement> PlaceByCost(const Graph& g, const std::vector<std::strin
 std::string DescribeDecision(const Graph& g, const PlacementDecision& d) {
   char buf[256];
   const std::string first = g.node(d.nodes.front()).name, last = g.node(d.nodes.back()).name;
-  std::snprintf(buf, sizeof(buf), "%s island of %zu node%s (%s%s%s): %s %.1f us + transfers %.1f us vs cpu %.1f us -> %s",
-                d.executor.c_str(), d.nodes.size(), d.nodes.size() == 1 ? "" : "s", first.c_str(),
-                d.nodes.size() > 1 ? " .. " : "", d.nodes.size() > 1 ? last.c_str() : "",
-                d.executor.c_str(), d.accel_us, d.transfer_us, d.cpu_us,
-                d.kept ? d.executor.c_str() : "cpu");
+  std::snprintf(
+      buf, sizeof(buf),
+      "%s island of %zu node%s (%s%s%s): %s %.1f us + transfers %.1f us vs cpu %.1f us -> %s",
+      d.executor.c_str(), d.nodes.size(), d.nodes.size() == 1 ? "" : "s", first.c_str(),
+      d.nodes.size() > 1 ? " .. " : "", d.nodes.size() > 1 ? last.c_str() : "", d.executor.c_str(),
+      d.accel_us, d.transfer_us, d.cpu_us, d.kept ? d.executor.c_str() : "cpu");
   return buf;
 }
 

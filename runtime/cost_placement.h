@@ -15,14 +15,14 @@ namespace kiln {
 
 // Declared costs of the executors other than the DSP (whose model is DspCostModel).
 struct PlacementCosts {
-  DspOptions dsp;                   // scratchpad size and cost model of the DSP
-  double cpu_macs_per_us = 16000;   // int8/f32 multiply-accumulates per microsecond, one core
-  double cpu_elems_per_us = 4000;   // element operations per microsecond
-  double cpu_node_us = 1;           // fixed cost per CPU kernel
+  DspOptions dsp;                  // scratchpad size and cost model of the DSP
+  double cpu_macs_per_us = 16000;  // int8/f32 multiply-accumulates per microsecond, one core
+  double cpu_elems_per_us = 4000;  // element operations per microsecond
+  double cpu_node_us = 1;          // fixed cost per CPU kernel
   double gpu_macs_per_us = 400000;
   double gpu_elems_per_us = 100000;
-  double gpu_node_us = 10;          // kernel launch
-  double gpu_bytes_per_us = 8000;   // host <-> GPU copies
+  double gpu_node_us = 10;         // kernel launch
+  double gpu_bytes_per_us = 8000;  // host <-> GPU copies
   // A value handed between the CPU and the DSP: cache maintenance and signalling (the bytes
   // themselves move by the DSP's own DMA, which its node costs already count).
   double dsp_handoff_us = 15;

@@ -44,7 +44,8 @@ Expected<DspProgramSet> ReadDspPrograms(const SectionBytes& section, size_t num_
         d.dep = c->dep();
         d.main_offset = c->main_offset();
         d.main_stride = c->main_stride();
-        const int64_t tiles[6] = {c->tile0(), c->tile1(), c->tile2(), c->tile3(), c->tile4(), c->tile5()};
+        const int64_t tiles[6] = {c->tile0(), c->tile1(), c->tile2(),
+                                  c->tile3(), c->tile4(), c->tile5()};
         const uint32_t bufs[8] = {c->buf0(), c->buf1(), c->buf2(), c->buf3(),
                                   c->buf4(), c->buf5(), c->buf6(), c->buf7()};
         for (int i = 0; i < 6; ++i) d.tile[i] = tiles[i];

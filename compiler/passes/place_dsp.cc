@@ -27,8 +27,7 @@ class PlaceDspPass : public Pass {
     for (size_t n = 0; n < graph.num_nodes(); ++n) {
       views[n] = IsViewOp(graph.node(static_cast<NodeId>(n)).op);
     }
-    KILN_ASSIGN_OR_RETURN(CostPlacement placed,
-                          PlaceByCost(graph, {kExecutorDsp}, costs, views));
+    KILN_ASSIGN_OR_RETURN(CostPlacement placed, PlaceByCost(graph, {kExecutorDsp}, costs, views));
     for (size_t n = 0; n < graph.num_nodes(); ++n) {
       Node& node = graph.node(static_cast<NodeId>(n));
       node.placement = views[n] ? kExecutorCpu : placed.placement[n];

@@ -68,7 +68,8 @@ class DspConcat : public DspOp {
     for (size_t i = 0; i < blocks_.size(); ++i) {
       const int64_t block = blocks_[i];
       const int64_t kc = std::min<int64_t>(block, static_cast<int64_t>(budget));
-      const int64_t rows = kc == block ? std::min<int64_t>(outer_, static_cast<int64_t>(budget) / block) : 1;
+      const int64_t rows =
+          kc == block ? std::min<int64_t>(outer_, static_cast<int64_t>(budget) / block) : 1;
       int32_t dep = -1;
       if (quantized_) dep = b.DmaIn(rq_slot_, i * 8, 1, 8, 0, sp);
       for (int64_t o0 = 0; o0 < outer_; o0 += rows) {
@@ -78,7 +79,8 @@ class DspConcat : public DspOp {
           const auto n = static_cast<uint32_t>(o1 - o0), w = static_cast<uint32_t>(k1 - k0);
           dep = b.DmaIn(static_cast<uint8_t>(i), U(o0 * block + k0), n, w, U(block), sin);
           DspCommand& c = b.Compute(dep);
-          c.tile[0] = static_cast<int64_t>(i), c.tile[1] = o0, c.tile[2] = o1, c.tile[3] = k0, c.tile[4] = k1;
+          c.tile[0] = static_cast<int64_t>(i), c.tile[1] = o0, c.tile[2] = o1, c.tile[3] = k0,
+          c.tile[4] = k1;
           c.buf[kIn] = sin, c.buf[kParams] = sp, c.buf[kOut] = sout;
           b.DmaOut(out_slot_, U(o0 * row_ + offsets_[i] + k0), n, w, U(row_), sout, b.last());
         }

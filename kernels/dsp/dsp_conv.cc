@@ -42,8 +42,7 @@ class DspConv : public DspOp {
     }
     icpg_ = c_ / group_;
     ocpg_ = m_ / group_;
-    KILN_ASSIGN_OR_RETURN(WindowGeometry g,
-                          ResolveWindow(node.attrs, {h_, w_}, {kh_, kw_}, false));
+    KILN_ASSIGN_OR_RETURN(WindowGeometry g, ResolveWindow(node.attrs, {h_, w_}, {kh_, kw_}, false));
     oh_ = g.output[0], ow_ = g.output[1];
     sh_ = g.strides[0], sw_ = g.strides[1];
     dh_ = g.dilations[0], dw_ = g.dilations[1];
@@ -107,8 +106,7 @@ class DspConv : public DspOp {
   }
 
   Status Regions(const DspCommand& c, std::vector<DspRegion>* out) const override {
-    const int64_t n = c.tile[0], oc0 = c.tile[1], oc1 = c.tile[2], oh0 = c.tile[3],
-                  oh1 = c.tile[4];
+    const int64_t n = c.tile[0], oc0 = c.tile[1], oc1 = c.tile[2], oh0 = c.tile[3], oh1 = c.tile[4];
     if (n < 0 || n >= n_ || oc0 < 0 || oc0 >= oc1 || oc1 > m_ || oh0 < 0 || oh0 >= oh1 ||
         oh1 > oh_) {
       return InvalidArgument("QConv compute tile outside the output");
@@ -130,8 +128,7 @@ class DspConv : public DspOp {
   }
 
   void Compute(const DspCommand& c, uint8_t* s) const override {
-    const int64_t n = c.tile[0], oc0 = c.tile[1], oc1 = c.tile[2], oh0 = c.tile[3],
-                  oh1 = c.tile[4];
+    const int64_t n = c.tile[0], oc0 = c.tile[1], oc1 = c.tile[2], oh0 = c.tile[3], oh1 = c.tile[4];
     (void)n;
     const int64_t th = oh1 - oh0;
     const auto [ic0, ic1] = InputChannels(oc0, oc1);
@@ -224,7 +221,8 @@ class DspConv : public DspOp {
     Requant rq;
     std::memcpy(&rq, s + c.buf[kRq] + (rq_rows_ == 1 ? 0 : t) * 8, 8);
     for (int64_t i = 0; i < plane; ++i) {
-      StoreQuantized(y, out_type_, i, RequantizeToOutput(acc[i], rq, out_zero_, clamp_.lo, clamp_.hi));
+      StoreQuantized(y, out_type_, i,
+                     RequantizeToOutput(acc[i], rq, out_zero_, clamp_.lo, clamp_.hi));
     }
     (void)oc;
   }
@@ -245,9 +243,10 @@ class DspConv : public DspOp {
   }
   uint64_t WorkingSet(int64_t to, int64_t th) const {
     const int64_t rows = std::min(h_, (th - 1) * sh_ + (kh_ - 1) * dh_ + 1);
-    uint64_t b = DspAlign(U(MaxInputChannels(to) * rows * w_)) + DspAlign(U(to * icpg_ * kh_ * kw_)) +
-                 DspAlign(U(to) * 4) + DspAlign(RqBytes(rq_rows_, to)) +
-                 DspAlign(U(th * ow_) * 4) + DspAlign(U(to * th * ow_) * OutBytes());
+    uint64_t b = DspAlign(U(MaxInputChannels(to) * rows * w_)) +
+                 DspAlign(U(to * icpg_ * kh_ * kw_)) + DspAlign(U(to) * 4) +
+                 DspAlign(RqBytes(rq_rows_, to)) + DspAlign(U(th * ow_) * 4) +
+                 DspAlign(U(to * th * ow_) * OutBytes());
     if (residual_) b += DspAlign(U(to * th * ow_)) + DspAlign(RqBytes(rrq_rows_, to));
     return b;
   }
@@ -324,9 +323,9 @@ class DspConv : public DspOp {
     return b.Take();
   }
 
-  int64_t group_ = 1, n_ = 0, c_ = 0, h_ = 0, w_ = 0, m_ = 0, kh_ = 0, kw_ = 0, oh_ = 0,
-          ow_ = 0, sh_ = 1, sw_ = 1, dh_ = 1, dw_ = 1, ph_ = 0, pw_ = 0, icpg_ = 0, ocpg_ = 0,
-          rq_rows_ = 1, rrq_rows_ = 1;
+  int64_t group_ = 1, n_ = 0, c_ = 0, h_ = 0, w_ = 0, m_ = 0, kh_ = 0, kw_ = 0, oh_ = 0, ow_ = 0,
+          sh_ = 1, sw_ = 1, dh_ = 1, dw_ = 1, ph_ = 0, pw_ = 0, icpg_ = 0, ocpg_ = 0, rq_rows_ = 1,
+          rrq_rows_ = 1;
   DType x_type_ = DType::kU8, w_type_ = DType::kI8, out_type_ = DType::kU8, r_type_ = DType::kU8;
   int32_t x_zero_ = 0, out_zero_ = 0, r_zero_ = 0;
   std::vector<int32_t> w_zero_;

@@ -1,5 +1,6 @@
 // The DSP target's elementwise ops: QAdd and QMul (same-shape operands, or one repeated along
-// trailing dims: a per-channel operand) and QLookup, in tiles of consecutive elements. The reference kernels' arithmetic (qbinary.cc, qlookup.cc).
+// trailing dims: a per-channel operand) and QLookup, in tiles of consecutive elements. The
+// reference kernels' arithmetic (qbinary.cc, qlookup.cc).
 #include <algorithm>
 #include <cstring>
 
@@ -62,7 +63,8 @@ class DspElementwise : public DspOp {
 
   Expected<DspProgram> Plan(uint32_t scratch_bytes) const override {
     const uint64_t bcast = bcast_ < 0 ? 0 : DspAlign(bcast_bytes_);
-    if (bcast > scratch_bytes / 4) return Unsupported("broadcast operand too large for the scratchpad");
+    if (bcast > scratch_bytes / 4)
+      return Unsupported("broadcast operand too large for the scratchpad");
     const uint64_t fixed = DspAlign(params_bytes_) + bcast;
     const uint64_t streams = binary() && bcast_ < 0 ? 3 : 2;
     if (scratch_bytes <= fixed + streams * 64) return Unsupported("scratchpad too small");
@@ -73,13 +75,15 @@ class DspElementwise : public DspOp {
     const auto sbc = static_cast<uint32_t>(DspAlign(params_bytes_));  // the broadcast operand
     const auto s1 = static_cast<uint32_t>(fixed);
     const uint32_t s2 = s1 + static_cast<uint32_t>(DspAlign(static_cast<uint64_t>(te)));
-    const uint32_t sout = streams == 3 ? s2 + static_cast<uint32_t>(DspAlign(static_cast<uint64_t>(te))) : s2;
+    const uint32_t sout =
+        streams == 3 ? s2 + static_cast<uint32_t>(DspAlign(static_cast<uint64_t>(te))) : s2;
     // Streamed operands: a and b (same shape), or the full one; the broadcast one stays whole.
     const uint32_t sa = bcast_ == 0 ? sbc : s1;
     const uint32_t sb = bcast_ == 1 ? sbc : (bcast_ == 0 ? s1 : s2);
     int32_t dep = b.DmaIn(params_slot_, 0, 1, params_bytes_, 0, sp);
     if (bcast_ >= 0) {
-      dep = b.DmaIn(static_cast<uint8_t>(bcast_), 0, 1, static_cast<uint32_t>(bcast_bytes_), 0, sbc);
+      dep =
+          b.DmaIn(static_cast<uint8_t>(bcast_), 0, 1, static_cast<uint32_t>(bcast_bytes_), 0, sbc);
     }
     for (int64_t e0 = 0; e0 < elems_; e0 += te) {
       const int64_t e1 = std::min(elems_, e0 + te);
@@ -125,10 +129,12 @@ class DspElementwise : public DspOp {
     };
     if (op_ == OpType::kQAdd) {
       for (int64_t i = 0; i < n; ++i) {
-        const int32_t av = Requantize((LoadQuantized(a, a_type_, index(0, i)) - a_zero_) *
-                                          (int32_t{1} << kAddLeftShift), r[0]);
-        const int32_t bv = Requantize((LoadQuantized(b, b_type_, index(1, i)) - b_zero_) *
-                                          (int32_t{1} << kAddLeftShift), r[1]);
+        const int32_t av = Requantize(
+            (LoadQuantized(a, a_type_, index(0, i)) - a_zero_) * (int32_t{1} << kAddLeftShift),
+            r[0]);
+        const int32_t bv = Requantize(
+            (LoadQuantized(b, b_type_, index(1, i)) - b_zero_) * (int32_t{1} << kAddLeftShift),
+            r[1]);
         StoreQuantized(y, out_type_, i,
                        RequantizeToOutput(av + bv, r[2], out_zero_, clamp_.lo, clamp_.hi));
       }
@@ -137,7 +143,8 @@ class DspElementwise : public DspOp {
     for (int64_t i = 0; i < n; ++i) {
       const int32_t prod = (LoadQuantized(a, a_type_, index(0, i)) - a_zero_) *
                            (LoadQuantized(b, b_type_, index(1, i)) - b_zero_);
-      StoreQuantized(y, out_type_, i, RequantizeToOutput(prod, r[0], out_zero_, clamp_.lo, clamp_.hi));
+      StoreQuantized(y, out_type_, i,
+                     RequantizeToOutput(prod, r[0], out_zero_, clamp_.lo, clamp_.hi));
     }
   }
 

@@ -40,7 +40,8 @@ Status ValidateDspProgram(const DspProgram& program, const DspOp& op,
   }
   // Every output byte must be written by some DMA-out (else it would hold stale data).
   std::vector<std::vector<bool>> covered(operand_bytes.size());
-  for (size_t s = num_inputs; s < operand_bytes.size(); ++s) covered[s].assign(operand_bytes[s], false);
+  for (size_t s = num_inputs; s < operand_bytes.size(); ++s)
+    covered[s].assign(operand_bytes[s], false);
   std::vector<DspRegion> regions;
   uint64_t total_rows = 0;
   for (size_t i = 0; i < program.commands.size(); ++i) {
@@ -73,8 +74,8 @@ Status ValidateDspProgram(const DspProgram& program, const DspOp& op,
                              (in ? ", not an input" : ", not an output"));
     }
     if (c.rows == 0 || c.row_bytes == 0 || c.rows > kMaxDmaRows) {
-      return InvalidArgument(CommandName(i, c) + " copies " + std::to_string(c.rows) +
-                             " rows of " + std::to_string(c.row_bytes) + " bytes");
+      return InvalidArgument(CommandName(i, c) + " copies " + std::to_string(c.rows) + " rows of " +
+                             std::to_string(c.row_bytes) + " bytes");
     }
     total_rows += c.rows;
     if (total_rows > kMaxProgramDmaRows) {

@@ -33,8 +33,8 @@ DspCounters CountDspProgram(const DspProgram& program, const DspOp& op);
 size_t DspRunBytes(uint32_t scratch_bytes, bool instrumented);
 
 struct DspAccessReport {
-  int64_t dma_rows_checked = 0;      // main-memory rows whose range was checked
-  int64_t scratch_reads_checked = 0; // compute / DMA-out reads checked against the shadow
+  int64_t dma_rows_checked = 0;       // main-memory rows whose range was checked
+  int64_t scratch_reads_checked = 0;  // compute / DMA-out reads checked against the shadow
 };
 
 // Runs a validated program with `memory` (DspRunBytes bytes, any alignment) as the scratchpad.

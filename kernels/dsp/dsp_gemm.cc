@@ -151,9 +151,9 @@ class DspGemm : public DspOp {
     const uint64_t ob = OutBytes();
     for (int64_t n0 = 0; n0 < n_; n0 += tn) {
       const int64_t n1 = std::min(n_, n0 + tn), tc = n1 - n0;
-      int32_t dep = tb_ ? b.DmaIn(1, U(n0 * k_), 1, static_cast<uint32_t>(tc * k_), 0, sb)
-                        : b.DmaIn(1, U(n0), static_cast<uint32_t>(k_), static_cast<uint32_t>(tc),
-                                  U(n_), sb);
+      int32_t dep =
+          tb_ ? b.DmaIn(1, U(n0 * k_), 1, static_cast<uint32_t>(tc * k_), 0, sb)
+              : b.DmaIn(1, U(n0), static_cast<uint32_t>(k_), static_cast<uint32_t>(tc), U(n_), sb);
       if (has_bias_) dep = b.DmaIn(2, U(n0) * 4, 1, static_cast<uint32_t>(tc * 4), 0, sbias);
       if (out_type_ != DType::kI32) {
         dep = b.DmaIn(3, rq_rows_ == 1 ? 0 : U(n0) * 8, 1, static_cast<uint32_t>(RqBytes(tc)), 0,

@@ -27,7 +27,8 @@ class DspPool : public DspOp {
     if (xv.shape.size() < 3) return Unsupported("pool input rank");
     if (!IsDspCode(xv.dtype)) return Unsupported("pool input dtype");
     out_type_ = yv.dtype;
-    if (!IsDspCode(out_type_) && !(op_ == OpType::kQGlobalAveragePool && out_type_ == DType::kI32)) {
+    if (!IsDspCode(out_type_) &&
+        !(op_ == OpType::kQGlobalAveragePool && out_type_ == DType::kI32)) {
       return Unsupported("pool output dtype");
     }
     for (size_t i = 1; i < node.outputs.size(); ++i) {
@@ -85,9 +86,11 @@ class DspPool : public DspOp {
       return Unsupported("one pool plane does not fit a " + std::to_string(scratch_bytes) +
                          "-byte scratchpad");
     }
-    int64_t tp = std::min<int64_t>(planes_, static_cast<int64_t>((scratch_bytes - fixed) / per_plane));
-    while (tp > 1 && fixed + DspAlign(U(tp * in_plane_)) + DspAlign(U(tp * out_plane_) * OutBytes()) >
-                         scratch_bytes) {
+    int64_t tp =
+        std::min<int64_t>(planes_, static_cast<int64_t>((scratch_bytes - fixed) / per_plane));
+    while (tp > 1 &&
+           fixed + DspAlign(U(tp * in_plane_)) + DspAlign(U(tp * out_plane_) * OutBytes()) >
+               scratch_bytes) {
       --tp;
     }
     DspProgramBuilder b(scratch_bytes);
@@ -133,9 +136,9 @@ class DspPool : public DspOp {
         int32_t sum = 0;
         for (int64_t i = 0; i < in_plane_; ++i) sum += LoadQuantized(x, x_type_, p * in_plane_ + i);
         sum -= static_cast<int32_t>(in_plane_) * x_zero_;
-        const int32_t v = out_type_ == DType::kI32
-                              ? std::clamp(sum, clamp_.lo, clamp_.hi)
-                              : RequantizeToOutput(sum, requant(0), out_zero_, clamp_.lo, clamp_.hi);
+        const int32_t v = out_type_ == DType::kI32 ? std::clamp(sum, clamp_.lo, clamp_.hi)
+                                                   : RequantizeToOutput(sum, requant(0), out_zero_,
+                                                                        clamp_.lo, clamp_.hi);
         StoreQuantized(y, out_type_, p, v);
       }
       return;
@@ -155,7 +158,8 @@ class DspPool : public DspOp {
             int32_t best = QuantTypeMin(x_type_);
             for (int64_t kh = kh0; kh < kh1; ++kh) {
               for (int64_t kw = kw0; kw < kw1; ++kw) {
-                best = std::max(best, LoadQuantized(x, x_type_, xp + (wh + kh * dh_) * w_ + ww + kw * dw_));
+                best = std::max(
+                    best, LoadQuantized(x, x_type_, xp + (wh + kh * dh_) * w_ + ww + kw * dw_));
               }
             }
             StoreQuantized(y, out_type_, o, best);
@@ -176,8 +180,9 @@ class DspPool : public DspOp {
             count *= hi - lo;
           }
           count = std::clamp<int64_t>(count, 1, kh_ * kw_);
-          StoreQuantized(y, out_type_, o,
-                         RequantizeToOutput(sum, requant(count - 1), out_zero_, clamp_.lo, clamp_.hi));
+          StoreQuantized(
+              y, out_type_, o,
+              RequantizeToOutput(sum, requant(count - 1), out_zero_, clamp_.lo, clamp_.hi));
         }
       }
     }

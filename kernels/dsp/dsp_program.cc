@@ -1,6 +1,7 @@
 // Counters, the serial cost estimate and the program builder of the DSP target.
-#include "kernels/dsp/dsp_builder.h"
 #include "kernels/dsp/dsp_program.h"
+
+#include "kernels/dsp/dsp_builder.h"
 
 namespace kiln {
 
@@ -53,8 +54,8 @@ int32_t DspProgramBuilder::DmaIn(uint8_t operand, uint64_t main_offset, uint32_t
 }
 
 int32_t DspProgramBuilder::DmaOut(uint8_t operand, uint64_t main_offset, uint32_t rows,
-                                  uint32_t row_bytes, uint64_t main_stride,
-                                  uint32_t scratch_offset, int32_t dep) {
+                                  uint32_t row_bytes, uint64_t main_stride, uint32_t scratch_offset,
+                                  int32_t dep) {
   DmaIn(operand, main_offset, rows, row_bytes, main_stride, scratch_offset);
   program_.commands.back().kind = DspCmdKind::kDmaOut;
   program_.commands.back().dep = dep;

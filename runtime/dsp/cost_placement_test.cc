@@ -1,10 +1,11 @@
 // Cost-aware placement against support-only placement on a partition where they differ: a large
 // QConv island is worth the DSP, a tiny QLookup island between two CPU Transposes is not.
+#include "runtime/cost_placement.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "runtime/cost_placement.h"
 #include "runtime/dsp/dsp_test_util.h"
 #include "runtime/session.h"
 
@@ -25,8 +26,7 @@ TEST(CostPlacement, TinyDspIslandStaysOnCpuAndBeatsSupportOnly) {
   EXPECT_FALSE(placed->decisions[1].kept) << DescribeDecision(*m.graph, placed->decisions[1]);
   EXPECT_NE(DescribeDecision(*m.graph, placed->decisions[1]).find("-> cpu"), std::string::npos);
   // Support-only would put the lookup on the DSP too, and is estimated slower.
-  const double support_only =
-      EstimatePlacementUs(*m.graph, {"dsp", "cpu", "dsp", "cpu"}, costs);
+  const double support_only = EstimatePlacementUs(*m.graph, {"dsp", "cpu", "dsp", "cpu"}, costs);
   EXPECT_DOUBLE_EQ(placed->support_only_us, support_only);
   EXPECT_LT(placed->estimated_us, placed->support_only_us);
   // The Transposes are fallbacks with their reason.

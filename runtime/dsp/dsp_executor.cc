@@ -31,9 +31,7 @@ class DspNodeKernel : public Kernel {
     stats_->scratch_bytes = program_.scratch_bytes;
     return Status::Ok();
   }
-  size_t ScratchBytes() const override {
-    return DspRunBytes(program_.scratch_bytes, instrument_);
-  }
+  size_t ScratchBytes() const override { return DspRunBytes(program_.scratch_bytes, instrument_); }
   Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
              void* scratch) override {
     // Main-memory operands: the only pointers the DMA engine receives.

@@ -2,6 +2,8 @@
 // run bit-identically at the default scratchpad, at 32 KiB and at the smallest size, with the
 // instrumented mode on (every DMA row and scratchpad read checked); programs that break the
 // target's rules are refused before they run or caught while they run.
+#include "runtime/dsp/dsp_executor.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -10,7 +12,6 @@
 #include "ir/op_schema.h"
 #include "kernels/dsp/dsp_engine.h"
 #include "kernels/reference/quantized_util.h"
-#include "runtime/dsp/dsp_executor.h"
 #include "runtime/dsp/dsp_test_util.h"
 #include "runtime/session.h"
 
@@ -96,9 +97,10 @@ void ExpectBitExact(const Built& b, const std::string& what) {
     // The engine counted what the program declares, on both runs; the checks ran.
     EXPECT_EQ(got.stats.runs, 2);
     EXPECT_EQ(got.stats.counted.dma_in_bytes, 2 * got.stats.planned.dma_in_bytes);
-    EXPECT_EQ(got.stats.counted.dma_out_bytes,
-              2 * static_cast<int64_t>(got.outputs[0].bytes.size()) *
-                  (got.stats.planned.dma_out_bytes / static_cast<int64_t>(got.outputs[0].bytes.size())));
+    EXPECT_EQ(
+        got.stats.counted.dma_out_bytes,
+        2 * static_cast<int64_t>(got.outputs[0].bytes.size()) *
+            (got.stats.planned.dma_out_bytes / static_cast<int64_t>(got.outputs[0].bytes.size())));
     EXPECT_GE(got.stats.planned.dma_out_bytes, static_cast<int64_t>(got.outputs[0].bytes.size()));
     EXPECT_GT(got.stats.access.dma_rows_checked, 0);
     EXPECT_GT(got.stats.access.scratch_reads_checked, 0);
@@ -121,13 +123,15 @@ Built MakeConv(const ConvCase& cc, uint32_t seed) {
   a.Set("dilations", std::vector<int64_t>{cc.dilation, cc.dilation});
   a.Set("out_dtype", std::string(DTypeName(cc.out)));
   std::vector<Operand> ins;
-  ins.push_back({RandomCodes(rng, cc.x, {cc.n, cc.c, cc.h, cc.w}), Zp(cc.x == DType::kU8 ? 37 : -5)});
+  ins.push_back(
+      {RandomCodes(rng, cc.x, {cc.n, cc.c, cc.h, cc.w}), Zp(cc.x == DType::kU8 ? 37 : -5)});
   QuantParams wq;
   wq.scales.assign(static_cast<size_t>(cc.m), 0.01);
   wq.zero_points.assign(static_cast<size_t>(cc.m), 0);
   wq.axis = 0;
   wq.zero_points[0] = 3;  // a per-channel weight zero point
-  ins.push_back({RandomCodes(rng, DType::kI8, {cc.m, cc.c / cc.group, cc.k, cc.k}, -127, 127), wq, true});
+  ins.push_back(
+      {RandomCodes(rng, DType::kI8, {cc.m, cc.c / cc.group, cc.k, cc.k}, -127, 127), wq, true});
   std::vector<int32_t> bias(static_cast<size_t>(cc.m));
   std::uniform_int_distribution<int32_t> bd(-5000, 5000);
   for (auto& v : bias) v = bd(rng);
@@ -152,16 +156,17 @@ Built MakeConv(const ConvCase& cc, uint32_t seed) {
 
 TEST(DspExecutor, QConvBitExactAcrossScratchpads) {
   const std::vector<ConvCase> cases = {
-      {1, 3, 23, 19, 8, 3, 2, 1, 1, 1},                                 // stem-like, stride 2
-      {1, 16, 14, 14, 16, 3, 1, 1, 16, 1},                              // depthwise
-      {2, 8, 9, 11, 12, 1, 1, 0, 1, 1, DType::kU8, true},               // 1x1 + residual
-      {1, 8, 12, 12, 6, 3, 1, 2, 2, 2, DType::kI8},                     // grouped, dilated, i8
-      {1, 64, 20, 20, 96, 3, 1, 1, 1, 1},                               // needs channel+row tiles
+      {1, 3, 23, 19, 8, 3, 2, 1, 1, 1},                    // stem-like, stride 2
+      {1, 16, 14, 14, 16, 3, 1, 1, 16, 1},                 // depthwise
+      {2, 8, 9, 11, 12, 1, 1, 0, 1, 1, DType::kU8, true},  // 1x1 + residual
+      {1, 8, 12, 12, 6, 3, 1, 2, 2, 2, DType::kI8},        // grouped, dilated, i8
+      {1, 64, 20, 20, 96, 3, 1, 1, 1, 1},                  // needs channel+row tiles
       {1, 24, 16, 16, 24, 5, 2, 2, 24, 1, DType::kU8, false, DType::kI8},
       {1, 12, 7, 7, 10, 3, 1, 1, 1, 1, DType::kU8, false, DType::kI32},  // raw accumulator
   };
   for (size_t i = 0; i < cases.size(); ++i) {
-    ExpectBitExact(MakeConv(cases[i], static_cast<uint32_t>(i + 1)), "conv case " + std::to_string(i));
+    ExpectBitExact(MakeConv(cases[i], static_cast<uint32_t>(i + 1)),
+                   "conv case " + std::to_string(i));
   }
 }
 
@@ -178,7 +183,8 @@ TEST(DspExecutor, QGemmBitExact) {
       QuantParams bq;
       bq.scales = {0.01};
       bq.zero_points = {0};
-      ins.push_back({RandomCodes(rng, DType::kI8, tb ? Shape{n, k} : Shape{k, n}, -60, 60), bq, true});
+      ins.push_back(
+          {RandomCodes(rng, DType::kI8, tb ? Shape{n, k} : Shape{k, n}, -60, 60), bq, true});
       std::vector<int32_t> bias(static_cast<size_t>(n), 77);
       ins.push_back({I32({n}, bias), {}, true});
       if (out == DType::kU8) {
@@ -197,16 +203,18 @@ TEST(DspExecutor, ElementwiseAndLookupBitExact) {
   for (OpType op : {OpType::kQAdd, OpType::kQMul}) {
     Attributes a;
     a.Set("qmin", int64_t{10});
-    std::vector<Operand> ins = {{RandomCodes(rng, DType::kU8, s), Zp(100)},
-                                {RandomCodes(rng, DType::kU8, s), Zp(20)},
-                                Requants(rng, op == OpType::kQAdd ? 3 : 1, op == OpType::kQAdd ? 21 : 8,
-                                         op == OpType::kQAdd ? 22 : 10)};
+    std::vector<Operand> ins = {
+        {RandomCodes(rng, DType::kU8, s), Zp(100)},
+        {RandomCodes(rng, DType::kU8, s), Zp(20)},
+        Requants(rng, op == OpType::kQAdd ? 3 : 1, op == OpType::kQAdd ? 21 : 8,
+                 op == OpType::kQAdd ? 22 : 10)};
     ExpectBitExact(Build(op, a, ins, Zp(90)), std::string(OpTypeName(op)));
   }
   HostTensor table = RandomCodes(rng, DType::kI8, {256});
-  ExpectBitExact(Build(OpType::kQLookup, {}, {{RandomCodes(rng, DType::kI8, s), Zp(0)}, {table, {}, true}},
-                       Zp(0), DType::kI8),
-                 "lookup");
+  ExpectBitExact(
+      Build(OpType::kQLookup, {}, {{RandomCodes(rng, DType::kI8, s), Zp(0)}, {table, {}, true}},
+            Zp(0), DType::kI8),
+      "lookup");
 }
 
 // One operand per channel ([1, C, 1, 1] or [C, 1, 1]) against [N, C, H, W], either side.
@@ -220,11 +228,11 @@ TEST(DspExecutor, BroadcastAddAndMulBitExact) {
         Operand c{RandomCodes(rng, DType::kU8, small), Zp(20), side == 0};
         const Operand rq = Requants(rng, op == OpType::kQAdd ? 3 : 1, op == OpType::kQAdd ? 21 : 8,
                                     op == OpType::kQAdd ? 22 : 10);
-        std::vector<Operand> ins = side == 0 ? std::vector<Operand>{f, c, rq}
-                                             : std::vector<Operand>{c, f, rq};
-        ExpectBitExact(Build(op, {}, ins, Zp(90)),
-                       std::string(OpTypeName(op)) + " broadcast " + ShapeToString(small) +
-                           (side == 0 ? " as b" : " as a"));
+        std::vector<Operand> ins =
+            side == 0 ? std::vector<Operand>{f, c, rq} : std::vector<Operand>{c, f, rq};
+        ExpectBitExact(Build(op, {}, ins, Zp(90)), std::string(OpTypeName(op)) + " broadcast " +
+                                                       ShapeToString(small) +
+                                                       (side == 0 ? " as b" : " as a"));
       }
     }
   }
@@ -258,17 +266,19 @@ TEST(DspExecutor, PoolsBitExact) {
                  "gap");
   Attributes wide;
   wide.Set("out_dtype", std::string("i32"));
-  ExpectBitExact(Build(OpType::kQGlobalAveragePool, wide, {{RandomCodes(rng, DType::kU8, s), Zp(7)}}, {}),
-                 "gap i32");
+  ExpectBitExact(
+      Build(OpType::kQGlobalAveragePool, wide, {{RandomCodes(rng, DType::kU8, s), Zp(7)}}, {}),
+      "gap i32");
   for (int include_pad = 0; include_pad < 2; ++include_pad) {
     Attributes a;
     a.Set("kernel_shape", std::vector<int64_t>{3, 3});
     a.Set("strides", std::vector<int64_t>{2, 2});
     a.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
     a.Set("count_include_pad", int64_t{include_pad});
-    ExpectBitExact(Build(OpType::kQAveragePool, a,
-                         {{RandomCodes(rng, DType::kU8, s), Zp(7)}, Requants(rng, 9, 30, 33)}, Zp(5)),
-                   "avgpool");
+    ExpectBitExact(
+        Build(OpType::kQAveragePool, a,
+              {{RandomCodes(rng, DType::kU8, s), Zp(7)}, Requants(rng, 9, 30, 33)}, Zp(5)),
+        "avgpool");
   }
   Attributes mp;
   mp.Set("kernel_shape", std::vector<int64_t>{3, 3});
@@ -360,7 +370,8 @@ TEST(DspEngine, RefusesAndCatchesBadPrograms) {
     operands[0] = {x.data(), bytes[0]};
     for (size_t s = 1; s < ni; ++s) {
       if (node.inputs[s] != kNoValue && b.graph->value(node.inputs[s]).is_constant()) {
-        operands[s] = {const_cast<uint8_t*>(b.graph->value(node.inputs[s]).constant->data()), bytes[s]};
+        operands[s] = {const_cast<uint8_t*>(b.graph->value(node.inputs[s]).constant->data()),
+                       bytes[s]};
       }
     }
     operands.back() = {y.data(), bytes.back()};
@@ -372,7 +383,8 @@ TEST(DspEngine, RefusesAndCatchesBadPrograms) {
     EXPECT_NE(st.message().find("no DMA-in or compute wrote"), std::string::npos) << st.ToString();
     // The genuine program passes the same checks.
     counters = {};
-    EXPECT_TRUE(RunDspProgram(*program, **op, operands, memory.data(), true, &counters, &report).ok());
+    EXPECT_TRUE(
+        RunDspProgram(*program, **op, operands, memory.data(), true, &counters, &report).ok());
   }
 }
 

@@ -40,7 +40,8 @@ Conv MakeConvGraph() {
   n.attrs.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
   n.attrs.Set("out_dtype", std::string("u8"));
   n.inputs = {AddOperand(g, {RandomCodes(rng, DType::kU8, {1, 16, 24, 24}), Zp(9)}, "x", &c.feeds),
-              AddOperand(g, {RandomCodes(rng, DType::kI8, {24, 16, 3, 3}, -60, 60), wq, true}, "w", &c.feeds),
+              AddOperand(g, {RandomCodes(rng, DType::kI8, {24, 16, 3, 3}, -60, 60), wq, true}, "w",
+                         &c.feeds),
               kNoValue, kNoValue, AddOperand(g, Requants(rng, 24, 40, 42), "rq", &c.feeds)};
   Value y;
   y.name = "y";

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <memory>
 #include <limits>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -30,7 +30,8 @@ inline QuantParams Zp(int64_t zp) {
   return q;
 }
 
-inline HostTensor RandomCodes(std::mt19937& rng, DType t, Shape shape, int lo = -1000, int hi = 1000) {
+inline HostTensor RandomCodes(std::mt19937& rng, DType t, Shape shape, int lo = -1000,
+                              int hi = 1000) {
   HostTensor h("", t, std::move(shape));
   const int a = std::max(lo, QuantTypeMin(t)), b = std::min(hi, QuantTypeMax(t));
   std::uniform_int_distribution<int> d(a, b);
@@ -88,7 +89,7 @@ struct PartitionModel {
 
 // Adds a node with one output (quantized with `out_q`) and infers it.
 inline ValueId AddNode(Graph& g, OpType op, const std::string& name, std::vector<ValueId> inputs,
-                const QuantParams& out_q, Attributes attrs = {}) {
+                       const QuantParams& out_q, Attributes attrs = {}) {
   Value out;
   out.name = name;
   out.quant = out_q;
@@ -111,20 +112,24 @@ inline PartitionModel MakePartitionModel() {
   PartitionModel m;
   Graph& g = *m.graph;
   std::mt19937 rng(21);
-  const ValueId x = AddOperand(g, {RandomCodes(rng, DType::kU8, {1, 32, 32, 32}), Zp(10)}, "x", &m.feeds);
+  const ValueId x =
+      AddOperand(g, {RandomCodes(rng, DType::kU8, {1, 32, 32, 32}), Zp(10)}, "x", &m.feeds);
   QuantParams wq;
   wq.scales = {0.01};
   wq.zero_points = {0};
-  const ValueId w = AddOperand(g, {RandomCodes(rng, DType::kI8, {32, 32, 3, 3}, -50, 50), wq, true}, "w", &m.feeds);
+  const ValueId w = AddOperand(g, {RandomCodes(rng, DType::kI8, {32, 32, 3, 3}, -50, 50), wq, true},
+                               "w", &m.feeds);
   const ValueId rq = AddOperand(g, Requants(rng, 1, 40, 41), "rq", &m.feeds);
   Attributes ca;
   ca.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
   ca.Set("out_dtype", std::string("u8"));
-  const ValueId conv = AddNode(g, OpType::kQConv, "conv", {x, w, kNoValue, kNoValue, rq}, Zp(5), ca);
+  const ValueId conv =
+      AddNode(g, OpType::kQConv, "conv", {x, w, kNoValue, kNoValue, rq}, Zp(5), ca);
   Attributes perm;
   perm.Set("perm", std::vector<int64_t>{0, 1, 3, 2});
   const ValueId t1 = AddNode(g, OpType::kTranspose, "t1", {conv}, Zp(5), perm);
-  const ValueId table = AddOperand(g, {RandomCodes(rng, DType::kU8, {256}), {}, true}, "table", &m.feeds);
+  const ValueId table =
+      AddOperand(g, {RandomCodes(rng, DType::kU8, {256}), {}, true}, "table", &m.feeds);
   Attributes la;
   la.Set("out_dtype", std::string("u8"));
   const ValueId lut = AddNode(g, OpType::kQLookup, "lut", {t1, table}, Zp(7), la);

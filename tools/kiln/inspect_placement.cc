@@ -54,7 +54,8 @@ Expected<std::string> PlacementText(const LoadedModel& m, const DeviceArgs& devi
   if (!p.placement.fallbacks.empty()) os << "fallbacks (node, op, device: reason):\n";
   for (const auto& f : p.placement.fallbacks) {
     const Node& n = g.node(f.node);
-    os << "  " << n.name << "  " << OpTypeName(n.op) << "  " << f.executor << ": " << f.reason << "\n";
+    os << "  " << n.name << "  " << OpTypeName(n.op) << "  " << f.executor << ": " << f.reason
+       << "\n";
   }
   if (!p.placement.decisions.empty()) os << "island decisions (compute + transfers vs cpu):\n";
   for (const auto& d : p.placement.decisions) os << "  " << DescribeDecision(g, d) << "\n";
@@ -65,22 +66,28 @@ Expected<std::string> PlacementJson(const LoadedModel& m, const DeviceArgs& devi
   KILN_ASSIGN_OR_RETURN(Placed p, Place(m, device));
   const Graph& g = *m.graph;
   std::ostringstream os;
-  os << "{\"devices\": " << JsonString(p.order) << ", \"by\": " << JsonString(p.cost ? "cost" : "support")
+  os << "{\"devices\": " << JsonString(p.order)
+     << ", \"by\": " << JsonString(p.cost ? "cost" : "support")
      << ", \"summary\": " << JsonString(PlacementSummary(p.placement.placement))
      << ", \"estimated_us\": " << JsonNumber(p.placement.estimated_us)
-     << ", \"support_only_us\": " << JsonNumber(p.placement.support_only_us) << ", \"fallbacks\": [";
+     << ", \"support_only_us\": " << JsonNumber(p.placement.support_only_us)
+     << ", \"fallbacks\": [";
   for (size_t i = 0; i < p.placement.fallbacks.size(); ++i) {
     const auto& f = p.placement.fallbacks[i];
     os << (i ? ", " : "") << "{\"node\": " << JsonString(g.node(f.node).name)
-       << ", \"device\": " << JsonString(f.executor) << ", \"reason\": " << JsonString(f.reason) << "}";
+       << ", \"device\": " << JsonString(f.executor) << ", \"reason\": " << JsonString(f.reason)
+       << "}";
   }
   os << "], \"decisions\": [";
   for (size_t i = 0; i < p.placement.decisions.size(); ++i) {
     const auto& d = p.placement.decisions[i];
-    os << (i ? ", " : "") << "{\"device\": " << JsonString(d.executor) << ", \"nodes\": " << d.nodes.size()
+    os << (i ? ", " : "") << "{\"device\": " << JsonString(d.executor)
+       << ", \"nodes\": " << d.nodes.size()
        << ", \"first\": " << JsonString(g.node(d.nodes.front()).name)
-       << ", \"accel_us\": " << JsonNumber(d.accel_us) << ", \"transfer_us\": " << JsonNumber(d.transfer_us)
-       << ", \"cpu_us\": " << JsonNumber(d.cpu_us) << ", \"kept\": " << (d.kept ? "true" : "false") << "}";
+       << ", \"accel_us\": " << JsonNumber(d.accel_us)
+       << ", \"transfer_us\": " << JsonNumber(d.transfer_us)
+       << ", \"cpu_us\": " << JsonNumber(d.cpu_us) << ", \"kept\": " << (d.kept ? "true" : "false")
+       << "}";
   }
   os << "]}";
   return os.str();
