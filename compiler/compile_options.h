@@ -39,6 +39,11 @@ struct CompileOptions {
   // target_isa). The file still runs on a machine without a GPU (the reference kernels read
   // every layout).
   bool target_gpu = false;
+  // --target dsp: nodes the DSP target runs (and whose islands pay for their transfers) are
+  // placed on it ("dsp"), tiled for a scratchpad of dsp_scratch_bytes; the rest on the CPU
+  // (docs/dsp-target.md). Weights stay in the plain layouts the DSP reads.
+  bool target_dsp = false;
+  uint32_t dsp_scratch_bytes = 256 * 1024;
   // Store Conv/Gemm weights as f16 (half the size; kernels widen them while computing).
   bool weights_f16 = false;
   // Streams to split the graph into (1: one sequence).

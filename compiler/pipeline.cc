@@ -34,6 +34,7 @@ std::vector<std::unique_ptr<Pass>> DefaultPasses() {
   p.push_back(MakeQuantizePass());
   p.push_back(MakeLowerQdqPass());
   p.push_back(MakePlaceNodesPass());
+  p.push_back(MakePlaceDspPass());
   p.push_back(MakePackWeightsPass());
   p.push_back(MakeWeightsF16Pass());
   return p;

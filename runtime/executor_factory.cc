@@ -3,6 +3,8 @@
 
 #include <cstdlib>
 
+#include "runtime/dsp/dsp_executor.h"
+
 #ifdef KILN_WITH_OPENCL
 #include "runtime/opencl/opencl_executor.h"
 #endif
@@ -14,6 +16,7 @@ const char* GpuPrecisionName(GpuPrecision p) { return p == GpuPrecision::kFp16 ?
 Expected<std::unique_ptr<Executor>> MakeExecutor(const std::string& name,
                                                  const SessionOptions& options, ThreadPool* pool) {
   if (name == kExecutorCpu) return MakeCpuExecutor(options.cpu_max_isa, pool);
+  if (name == kExecutorDsp) return MakeDspExecutor(options.dsp);
   std::string base = name, index;
   if (const size_t colon = name.find(':'); colon != std::string::npos) {
     base = name.substr(0, colon);
@@ -34,7 +37,7 @@ Expected<std::unique_ptr<Executor>> MakeExecutor(const std::string& name,
     return NotFound("executor '" + name + "': this runtime was built without OpenCL");
 #endif
   }
-  return InvalidArgument("unknown executor '" + name + "' (expected cpu, opencl[:N] or gpu[:N])");
+  return InvalidArgument("unknown executor '" + name + "' (expected cpu, dsp, opencl[:N] or gpu[:N])");
 }
 
 }  // namespace kiln

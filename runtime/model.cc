@@ -4,6 +4,7 @@
 #include "ir/verifier.h"
 #include "runtime/mapped_file.h"
 #include "serializer/container_reader.h"
+#include "serializer/dsp_programs.h"
 #include "serializer/graph_reader.h"
 #include "serializer/plan_reader.h"
 
@@ -13,6 +14,7 @@ struct Model::Impl {
   std::shared_ptr<const Graph> graph;
   std::shared_ptr<const ExecutionPlan> plan;
   std::shared_ptr<const KernelBinaries> kernel_binaries;
+  std::shared_ptr<const DspProgramSet> dsp_programs;
   ModelInfo info;
 };
 
@@ -21,6 +23,8 @@ Model::~Model() = default;
 
 std::shared_ptr<const Graph> Model::graph() const { return impl_->graph; }
 std::shared_ptr<const ExecutionPlan> Model::plan() const { return impl_->plan; }
+std::shared_ptr<const DspProgramSet> Model::dsp_programs() const { return impl_->dsp_programs; }
+
 std::shared_ptr<const KernelBinaries> Model::kernel_binaries() const {
   return impl_->kernel_binaries;
 }
@@ -78,9 +82,10 @@ Expected<std::shared_ptr<const Model>> Model::LoadVerified(
   const format::SectionEntry* streams_entry = view.Find(format::SectionKind::kStreams);
   const format::SectionEntry* memory_entry = view.Find(format::SectionKind::kMemoryPlan);
   const format::SectionEntry* binaries_entry = view.Find(format::SectionKind::kKernelBinaries);
+  const format::SectionEntry* dsp_entry = view.Find(format::SectionKind::kDspPrograms);
   for (const auto& e : view.sections) {
     if (&e != graph_entry && &e != weights_entry && &e != meta_entry && &e != streams_entry &&
-        &e != memory_entry && &e != binaries_entry) {
+        &e != memory_entry && &e != binaries_entry && &e != dsp_entry) {
       KILN_RETURN_IF_ERROR(format::VerifySectionHash(view, e));  // skipped, but verified
     }
   }
@@ -132,6 +137,17 @@ Expected<std::shared_ptr<const Model>> Model::LoadVerified(
     KILN_ASSIGN_OR_RETURN(KernelBinaries binaries, format::ReadKernelBinaries(kbytes));
     info.gpu_binaries_device = binaries.device;
     model->impl_->kernel_binaries = std::make_shared<const KernelBinaries>(std::move(binaries));
+  }
+  // 8. DSP command streams: decoded here (node indices checked); the DSP executor validates
+  // each program against its node (every DMA inside its operand and the scratchpad) before it
+  // runs, so nothing in the section is trusted beyond its encoding.
+  if (dsp_entry) {
+    KILN_ASSIGN_OR_RETURN(format::SectionBytes dbytes,
+                          format::CopyVerifiedSection(view, *dsp_entry, release));
+    KILN_ASSIGN_OR_RETURN(DspProgramSet programs,
+                          format::ReadDspPrograms(dbytes, graph.num_nodes()));
+    info.dsp_programs = programs.by_node.size();
+    model->impl_->dsp_programs = std::make_shared<const DspProgramSet>(std::move(programs));
   }
   model->impl_->plan = std::make_shared<const ExecutionPlan>(std::move(plan));
   model->impl_->graph = std::make_shared<const Graph>(std::move(graph));

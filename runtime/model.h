@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/dsp_program.h"
 #include "ir/execution_plan.h"
 #include "ir/graph.h"
 #include "serializer/kernel_binaries.h"
@@ -53,6 +54,7 @@ struct ModelInfo {
   bool weights_mapped = false;  // constants point into the file mapping (map_weights)
   bool has_plan = false;        // the file carries the compiler's schedule and memory plan
   std::string gpu_binaries_device;  // device of the embedded GPU program binaries ("" if none)
+  size_t dsp_programs = 0;          // nodes with a compiled DSP command stream (section 8)
 };
 
 class Model {
@@ -76,6 +78,8 @@ class Model {
   // GPU program binaries and tuner choices embedded for one device (kernel-binaries
   // section, covered by the signature); null when the file has none.
   std::shared_ptr<const KernelBinaries> kernel_binaries() const;
+  // DSP command streams compiled into the file (section 8, --target dsp); null when none.
+  std::shared_ptr<const DspProgramSet> dsp_programs() const;
   const ModelInfo& info() const;
 
  private:

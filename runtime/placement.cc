@@ -7,16 +7,19 @@ namespace kiln {
 
 Expected<std::vector<size_t>> PlaceNodes(const Graph& graph,
                                          const std::vector<Executor*>& executors,
-                                         const std::vector<bool>& skip) {
+                                         const std::vector<bool>& skip,
+                                         const std::vector<std::string>& preferred) {
   std::vector<size_t> placement(graph.num_nodes(), 0);
   std::string unplaced;
   for (size_t n = 0; n < graph.num_nodes(); ++n) {
     if (n < skip.size() && skip[n]) continue;
     const Node& node = graph.node(static_cast<NodeId>(n));
     bool placed = false;
-    if (!node.placement.empty()) {
+    const std::string& want =
+        n < preferred.size() && preferred[n] != "-" ? preferred[n] : node.placement;
+    if (!want.empty()) {
       for (size_t e = 0; e < executors.size() && !placed; ++e) {
-        if (executors[e]->name() == node.placement && executors[e]->CanRun(graph, node)) {
+        if (executors[e]->name() == want && executors[e]->CanRun(graph, node)) {
           placement[n] = e;
           placed = true;
         }

@@ -11,12 +11,14 @@
 
 namespace kiln {
 
-// For each node: keeps a compiler-given placement when that executor is present and claims
+// For each node: keeps a preferred placement (`preferred[n]`, e.g. from the cost-aware
+// placement, else the compiler-given node.placement) when that executor is present and claims
 // the node; otherwise the first executor in priority order that claims it. Fails naming every
 // node that no executor can run. Nodes marked in `skip` (elided by the plan) are not placed.
 Expected<std::vector<size_t>> PlaceNodes(const Graph& graph,
                                          const std::vector<Executor*>& executors_by_priority,
-                                         const std::vector<bool>& skip = {});
+                                         const std::vector<bool>& skip = {},
+                                         const std::vector<std::string>& preferred = {});
 
 // Why the GPU (OpenCL) executor has no kernel for this node, from the kernel registry alone
 // (no device needed); nullopt when it has one. What `kiln inspect` lists as CPU fallbacks and

@@ -75,7 +75,11 @@ struct Session::Impl {
   std::vector<FunctionRef<void()>> stream_tasks;
   std::vector<Status> stream_results;
 
+  // The CPU executor allocates and copies host memory (the DSP shares it but owns none).
   Executor* HostExecutor() {
+    for (size_t e = 0; e < executors.size(); ++e) {
+      if (executors[e]->kind() == ExecutorKind::kCpu) return executors[e].get();
+    }
     for (size_t e = 0; e < executors.size(); ++e) {
       if (executor_domain[e] == kHostDomain) return executors[e].get();
     }
@@ -167,6 +171,7 @@ Session::~Session() = default;
 
 Expected<std::unique_ptr<Session>> Session::Create(const Model& model, SessionOptions options) {
   if (!options.gpu.binaries) options.gpu.binaries = model.kernel_binaries();
+  if (!options.dsp.programs) options.dsp.programs = model.dsp_programs();
   return Create(model.graph(), std::move(options), model.plan());
 }
 
@@ -203,7 +208,7 @@ Expected<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
       return made.status();
     }
     std::unique_ptr<Executor> ex = std::move(made).value();
-    has_cpu |= ex->host_memory();
+    has_cpu |= ex->kind() == ExecutorKind::kCpu;  // the DSP shares host memory, not CPU ops
     im.executor_domain.push_back(ex->host_memory() ? kHostDomain
                                                    : static_cast<int>(im.domain_executor.size()));
     if (!ex->host_memory()) {
@@ -228,7 +233,17 @@ Expected<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
   // Elided nodes run nowhere; the rest are placed by executor claims.
   std::vector<Executor*> by_priority;
   for (auto& e : im.executors) by_priority.push_back(e.get());
-  KILN_ASSIGN_OR_RETURN(std::vector<size_t> placement, PlaceNodes(g, by_priority, elided));
+  std::vector<std::string> preferred;
+  if (options.cost_placement) {
+    std::vector<std::string> names;
+    for (Executor* e : by_priority) names.push_back(e->name());
+    PlacementCosts costs;
+    costs.dsp = options.dsp;
+    KILN_ASSIGN_OR_RETURN(s->cost_placement_, PlaceByCost(g, names, costs, elided));
+    preferred = s->cost_placement_->placement;
+  }
+  KILN_ASSIGN_OR_RETURN(std::vector<size_t> placement,
+                        PlaceNodes(g, by_priority, elided, preferred));
 
   im.buffers.resize(g.num_values());
   im.parts.resize(g.num_values());

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,8 @@
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
 #include "runtime/executor.h"
+#include "runtime/cost_placement.h"
+#include "runtime/dsp_options.h"
 #include "runtime/gpu_options.h"
 
 namespace kiln {
@@ -19,7 +22,8 @@ class Model;
 
 struct SessionOptions {
   // Executors by priority; nodes an accelerator cannot run fall back to later ones. "cpu" is
-  // always available. "opencl" (alias "gpu") is the GPU executor, "opencl:N" its device N.
+  // always available. "opencl" (alias "gpu") is the GPU executor, "opencl:N" its device N;
+  // "dsp" the DSP executor (docs/dsp-target.md).
   // An accelerator that cannot start (no OpenCL platform or device) is left out with a
   // warning (Session::warnings) and the CPU runs its nodes.
   std::vector<std::string> executors = {kExecutorCpu};
@@ -29,6 +33,10 @@ struct SessionOptions {
   int num_threads = 1;
   bool profile = false;  // record per-node time (device timestamps on the GPU)
   GpuOptions gpu;        // the OpenCL executor's options (runtime/gpu_options.h)
+  DspOptions dsp;        // the DSP executor's options (runtime/dsp_options.h)
+  // Place by estimated cost (runtime/cost_placement.h) instead of by support alone: an
+  // accelerator island whose compute plus transfers costs more than the CPU's runs on the CPU.
+  bool cost_placement = false;
 };
 
 struct NodeProfile {
@@ -87,6 +95,8 @@ class Session {
   // Host<->device copies each Run() makes at placement boundaries (graph I/O included).
   int64_t boundary_copies() const;
   const std::vector<NodeProfile>& profile() const { return profile_; }
+  // The cost-aware placement's decisions (SessionOptions::cost_placement), else null.
+  const CostPlacement* cost_placement() const { return cost_placement_ ? &*cost_placement_ : nullptr; }
   const SessionMemory& memory() const;
 
  private:
@@ -97,6 +107,7 @@ class Session {
   std::unique_ptr<Impl> impl_;
   std::vector<NodeProfile> profile_;
   std::vector<std::string> warnings_;
+  std::optional<CostPlacement> cost_placement_;
 };
 
 }  // namespace kiln

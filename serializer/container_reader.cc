@@ -156,7 +156,7 @@ Expected<ContainerView> ParseContainer(const uint8_t* data, size_t size, const R
     }
   }
 
-  bool seen[8] = {};
+  bool seen[16] = {};  // by kind: every known kind is below 16
   for (uint32_t i = 0; i < h.section_count; ++i) {
     const uint8_t* p = v.signed_prefix.data() + kHeaderSize + uint64_t{i} * h.section_entry_size;
     SectionEntry e = DecodeSectionEntry(p);

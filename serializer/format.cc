@@ -8,7 +8,8 @@ namespace kiln::format {
 bool IsKnownSectionKind(uint32_t kind) {
   return (kind >= static_cast<uint32_t>(SectionKind::kGraph) &&
           kind <= static_cast<uint32_t>(SectionKind::kStreams)) ||
-         kind == static_cast<uint32_t>(SectionKind::kKernelBinaries);
+         kind == static_cast<uint32_t>(SectionKind::kKernelBinaries) ||
+         kind == static_cast<uint32_t>(SectionKind::kDspPrograms);
 }
 
 std::string SectionKindName(uint32_t kind) {
@@ -27,6 +28,8 @@ std::string SectionKindName(uint32_t kind) {
       return "quantization";
     case SectionKind::kKernelBinaries:
       return "kernel-binaries";
+    case SectionKind::kDspPrograms:
+      return "dsp-programs";
   }
   return "unknown(" + std::to_string(kind) + ")";
 }

@@ -42,8 +42,9 @@ enum class SectionKind : uint32_t {
   kStreams = 5,         // flatbuffers kiln.fb.Schedule (1.1)
   kQuantization = 6,    // reserved
   kKernelBinaries = 7,  // flatbuffers kiln.fb.KernelBinaries: GPU program binaries (1.3)
+  kDspPrograms = 8,     // flatbuffers kiln.fb.DspPrograms: DSP command streams (1.4)
 };
-bool IsKnownSectionKind(uint32_t kind);      // understood by this reader (1..5, 7)
+bool IsKnownSectionKind(uint32_t kind);      // understood by this reader (1..5, 7, 8)
 std::string SectionKindName(uint32_t kind);  // "graph", "weights", ..., "unknown(42)"
 
 enum class Compression : uint32_t {

@@ -12,6 +12,7 @@
 #include <iterator>
 
 #include "serializer/container_reader.h"
+#include "serializer/dsp_programs.h"
 #include "serializer/graph_writer.h"
 #include "serializer/plan_writer.h"
 
@@ -85,6 +86,10 @@ Expected<std::vector<uint8_t>> SerializeModel(const Graph& graph, const WriteOpt
   if (options.kernel_binaries != nullptr) {
     pending.push_back({SectionKind::kKernelBinaries,
                        format::WriteKernelBinariesSection(*options.kernel_binaries)});
+  }
+  if (options.dsp_programs != nullptr) {
+    pending.push_back(
+        {SectionKind::kDspPrograms, format::WriteDspProgramsSection(*options.dsp_programs)});
   }
   pending.push_back({SectionKind::kWeights, std::move(gs.weights)});
 

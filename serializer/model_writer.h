@@ -8,6 +8,7 @@
 #include "ir/execution_plan.h"
 #include "ir/graph.h"
 #include "serializer/format.h"
+#include "ir/dsp_program.h"
 #include "serializer/kernel_binaries.h"
 #include "serializer/metadata.h"
 #include "serializer/signing.h"
@@ -27,6 +28,8 @@ struct WriteOptions {
   const ExecutionPlan* plan = nullptr;
   // GPU program binaries for one device (not owned): written as the kernel-binaries section.
   const KernelBinaries* kernel_binaries = nullptr;
+  // DSP command streams (section 8, not owned); null: none.
+  const DspProgramSet* dsp_programs = nullptr;
 };
 
 // One section as it will be stored: bytes already compressed when compression != kNone.

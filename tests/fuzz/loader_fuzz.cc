@@ -15,6 +15,7 @@
 #include "ir/layout.h"
 #include "ir/op_schema.h"
 #include "runtime/model.h"
+#include "runtime/session.h"
 #include "serializer/container_reader.h"
 #include "serializer/model_writer.h"
 #include "serializer/signing.h"
@@ -213,6 +214,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       volatile uint8_t sink = sum;
       (void)sink;
+      // A file with DSP command streams: the DSP executor validates every program against its
+      // node before running it; a small model that passes runs once (instrumented) on zeros.
+      if ((*model)->dsp_programs()) {
+        uint64_t bytes = 0;
+        for (const Value& v : (*model)->graph()->values()) bytes += v.byte_size();
+        SessionOptions so;
+        so.executors = {kExecutorDsp};
+        so.dsp.instrument = true;
+        if (bytes < (uint64_t{16} << 20)) {
+          auto session = Session::Create(**model, so);
+          if (session.ok()) {
+            for (size_t i = 0; i < (*session)->num_inputs(); ++i) {
+              const Value& in = (*session)->input_info(i);
+              (void)(*session)->SetInput(i, HostTensor(in.name, in.dtype, in.shape));
+            }
+            (void)(*session)->Run();
+          }
+        }
+      }
     }
   }
   return 0;

@@ -17,6 +17,7 @@
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
 #include "tools/kiln/model_source.h"
+#include "tools/kiln/dsp_report.h"
 #include "tools/kiln/profile_report.h"
 #include "tools/kiln/session_setup.h"
 #ifdef KILN_WITH_OPENCL
@@ -111,8 +112,10 @@ Status SetInputs(Session& session) {
 }
 
 // Per-node profile over `runs` runs of a profiled session, after `warmup` untimed ones.
+// `dsp_text` / `dsp_json`: the DSP counters of the profiled session (empty without the DSP).
 Expected<std::vector<NodeProfile>> Profile(const LoadedModel& loaded, Isa isa,
-                                           const BenchArgs& args) {
+                                           const BenchArgs& args, std::string* dsp_text,
+                                           std::string* dsp_json) {
   KILN_ASSIGN_OR_RETURN(auto prof, CreateSession(loaded, isa, args.threads, args.device, true));
   KILN_RETURN_IF_ERROR(SetInputs(*prof));
   for (int i = 0; i < args.warmup; ++i) KILN_RETURN_IF_ERROR(prof->Run().WithContext("run"));
@@ -123,14 +126,15 @@ Expected<std::vector<NodeProfile>> Profile(const LoadedModel& loaded, Isa isa,
     timed[i].total_ms -= before[i].total_ms;
     timed[i].runs -= before[i].runs;
   }
+  *dsp_text = FormatDspProfileText(*prof, timed);
+  if (!dsp_text->empty()) *dsp_json = FormatDspProfileJson(*prof);
   return timed;
 }
 
 Status Bench(BenchArgs& args) {
   KILN_RETURN_IF_ERROR(ParseInputShapes(args.raw_shapes, &args.source));
   KILN_ASSIGN_OR_RETURN(Isa isa, ParseIsa(args.isa));
-  args.source.compile.target_isa = isa;
-  args.source.compile.target_gpu = args.device.wants_gpu();
+  KILN_RETURN_IF_ERROR(args.device.ApplyTo(isa, &args.source.compile));
   if (args.runs < 1 || args.warmup < 0) {
     return InvalidArgument("--runs must be at least 1 and --warmup at least 0");
   }
@@ -159,8 +163,10 @@ Status Bench(BenchArgs& args) {
   // The latency above is of an unprofiled session: profiling (timestamps on every GPU command)
   // would slow it.
   ProfileReport report;
+  std::string dsp_text, dsp_json;
   if (args.profile) {
-    KILN_ASSIGN_OR_RETURN(std::vector<NodeProfile> timed, Profile(loaded, isa, args));
+    KILN_ASSIGN_OR_RETURN(std::vector<NodeProfile> timed,
+                          Profile(loaded, isa, args, &dsp_text, &dsp_json));
     report = BuildProfileReport(session.graph(), timed);
   }
   if (args.json) {
@@ -179,6 +185,7 @@ Status Bench(BenchArgs& args) {
        << ", \"arena_bytes\": " << session.memory().arena_bytes
        << ", \"placement\": " << JsonString(PlacementLine(session));
     if (args.profile) os << ", \"profile\": " << FormatProfileJson(report);
+    if (!dsp_json.empty()) os << ", \"dsp\": " << dsp_json;
     os << "}\n";
     std::cout << os.str();
     return Status::Ok();
@@ -198,6 +205,7 @@ Status Bench(BenchArgs& args) {
       args.runs, args.warmup, lat.min, lat.median, lat.mean, lat.max);
   std::printf("peak RSS: %s KiB\n", GroupDigits(rss).c_str());
   if (args.profile) std::printf("\n%s", FormatProfileText(report).c_str());
+  if (!dsp_text.empty()) std::printf("\n%s", dsp_text.c_str());
   return Status::Ok();
 }
 

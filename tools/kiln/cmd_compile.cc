@@ -29,6 +29,7 @@ struct CompileArgs {
   std::string compress = "none";
   std::string target = "cpu";
   std::string gpu_binaries_for;
+  std::string dsp_scratch;
   std::vector<std::string> print_ir_after;
   bool verbose = false;
   ModelSourceOptions source;
@@ -41,14 +42,15 @@ struct CompileArgs {
 // rest for the best CPU kernels).
 Expected<Isa> ParseTarget(const std::string& target) {
   if (target == "cpu" || target == "gpu") return kBestCpuIsa;
-  if (target == "reference") return Isa::kReference;
+  // The DSP reads plain weights; its CPU fallback runs the reference kernels' layouts.
+  if (target == "reference" || target == "dsp") return Isa::kReference;
   if (target.rfind("cpu:", 0) == 0) {
     // The named flavour as is: the file may be meant for a CPU other than this one.
     auto isa = cpu::IsaFromName(target.substr(4));
     if (isa.ok()) return isa;
   }
   return InvalidArgument("--target '" + target +
-                         "': expected cpu, cpu:ISA (scalar, avx2, ...), gpu or reference");
+                         "': expected cpu, cpu:ISA (scalar, avx2, ...), gpu, dsp or reference");
 }
 
 Status Compile(CompileArgs& args) {
@@ -56,6 +58,12 @@ Status Compile(CompileArgs& args) {
   KILN_RETURN_IF_ERROR(ParseInputShapes(args.raw_shapes, &source));
   KILN_ASSIGN_OR_RETURN(source.compile.target_isa, ParseTarget(args.target));
   source.compile.target_gpu = args.target == "gpu";
+  source.compile.target_dsp = args.target == "dsp";
+  if (source.compile.target_dsp) {
+    DeviceArgs scratch;
+    scratch.dsp_scratch = args.dsp_scratch;
+    KILN_ASSIGN_OR_RETURN(source.compile.dsp_scratch_bytes, scratch.DspScratchBytes());
+  }
   if (!args.gpu_binaries_for.empty() && !source.compile.target_gpu) {
     return InvalidArgument("--gpu-binaries-for needs --target gpu");
   }
@@ -84,6 +92,15 @@ Status Compile(CompileArgs& args) {
 #endif
   }
 
+  DspProgramSet dsp;
+  if (args.target == "dsp") {
+    DeviceArgs device;
+    device.dsp_scratch = args.dsp_scratch;
+    KILN_ASSIGN_OR_RETURN(dsp, PlanDspProgramsFor(*loaded.graph, *loaded.plan, device));
+  } else if (!args.dsp_scratch.empty()) {
+    return InvalidArgument("--dsp-scratch needs --target dsp");
+  }
+
   ModelMetadata meta;
   KILN_ASSIGN_OR_RETURN(meta.source_sha256, signing::Sha256FileHex(args.model));
   meta.source_name = std::filesystem::path(args.model).filename().string();
@@ -93,6 +110,9 @@ Status Compile(CompileArgs& args) {
   meta.compile_options.emplace_back("streams", std::to_string(source.compile.streams));
   if (!binaries.device.empty())
     meta.compile_options.emplace_back("gpu-binaries-for", binaries.device);
+  if (args.target == "dsp") {
+    meta.compile_options.emplace_back("dsp-scratch", args.dsp_scratch.empty() ? "256K" : args.dsp_scratch);
+  }
   if (source.compile.weights_f16) meta.compile_options.emplace_back("weights-f16", "yes");
   if (source.compile.equalize) meta.compile_options.emplace_back("equalize", "yes");
   for (const auto& p : source.compile.disabled_passes) {
@@ -104,10 +124,12 @@ Status Compile(CompileArgs& args) {
   KILN_ASSIGN_OR_RETURN(WrittenModel written,
                         WriteKilnModel(*loaded.graph, *loaded.plan, std::move(meta),
                                        {args.out, args.compress, args.sign_key,
-                                        binaries.device.empty() ? nullptr : &binaries}));
+                                        binaries.device.empty() ? nullptr : &binaries,
+                                        args.target == "dsp" ? &dsp : nullptr}));
   std::cout << "wrote " << args.out << " (" << written.bytes << " bytes, "
             << loaded.graph->num_nodes() << " nodes";
   if (loaded.source_nodes >= 0) std::cout << " from " << loaded.source_nodes << " ONNX nodes";
+  if (args.target == "dsp") std::cout << ", " << dsp.by_node.size() << " DSP command streams";
   std::cout << ", arena " << loaded.plan->memory.arena_bytes << " bytes, "
             << loaded.plan->schedule.num_streams << " stream(s), compression " << args.compress
             << ", "
@@ -132,8 +154,12 @@ void RegisterCompile(CLI::App& app, int* exit_code) {
                   "Print the IR text after this pass (repeatable; 'all' for every pass)");
   cmd->add_option("--target", args->target,
                   "What to pack weights for: cpu (default: the best CPU kernels, runs on any "
-                  "CPU), cpu:scalar|avx2|..., gpu (OpenCL kernels, CPU fallback), or reference "
-                  "(plain ONNX layouts)");
+                  "CPU), cpu:scalar|avx2|..., gpu (OpenCL kernels, CPU fallback), dsp (the "
+                  "integer DSP target's command streams, CPU fallback; for quantized models), or "
+                  "reference (plain ONNX layouts)");
+  cmd->add_option("--dsp-scratch", args->dsp_scratch,
+                  "With --target dsp: the scratchpad size to tile for (bytes, or K/M; default "
+                  "256K)");
   cmd->add_option("--gpu-binaries-for", args->gpu_binaries_for,
                   "With --target gpu: build and tune the GPU kernels on the OpenCL device whose "
                   "name contains DEVICE and embed the program binaries (fp32 and fp16) in the "

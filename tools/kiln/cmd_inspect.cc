@@ -10,6 +10,7 @@
 #include "ir/text_dump.h"
 #include "runtime/model.h"
 #include "runtime/placement.h"
+#include "tools/kiln/inspect_placement.h"
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
 #include "tools/kiln/inspect_tensors.h"
@@ -25,6 +26,7 @@ struct InspectArgs {
   bool nodes = false;
   bool gpu = false;
   bool tensors = false;
+  DeviceArgs device;
   ModelSourceOptions source;
   std::vector<std::string> raw_shapes;
 };
@@ -43,6 +45,8 @@ struct PlanSummary {
     std::string node, op, reason;
   };
   std::vector<Fallback> fallbacks;
+  // --device LIST (other than cpu): the placement explanation (tools/kiln/inspect_placement.h).
+  std::string placement_text, placement_json;
 };
 
 void SummarizeGpu(const LoadedModel& m, PlanSummary* p) {
@@ -147,6 +151,7 @@ void PrintJson(const std::string& path, const ModelStats& s, const PlanSummary& 
     }
     os << "]}";
   }
+  if (!p.placement_json.empty()) os << ",\n  \"placement\": " << p.placement_json;
   if (nodes) {
     os << ",\n  \"nodes\": [";
     const Graph& g = *m.graph;
@@ -200,6 +205,7 @@ void PrintText(const std::string& path, const ModelStats& s, const PlanSummary& 
     for (const auto& f : p.fallbacks)
       os << "  " << f.node << "  " << f.op << ": " << f.reason << "\n";
   }
+  os << p.placement_text;
   if (nodes) {
     const Graph& g = *m.graph;
     os << "nodes (name, op, stream <- source ONNX nodes):\n";
@@ -231,11 +237,12 @@ void RegisterInspect(CLI::App& app, int* exit_code) {
                 "with the reason (automatic for files compiled with --target gpu)");
   cmd->add_flag("--tensors", args->tensors,
                 "List every tensor: dtype, shape, and scale/offset of quantized ones");
+  AddDeviceFlags(*cmd, &args->device);
   AddModelSourceFlags(*cmd, &args->source, &args->raw_shapes);
   cmd->callback([args, exit_code] {
     RunCommand("inspect", exit_code, [&]() -> Status {
       KILN_RETURN_IF_ERROR(ParseInputShapes(args->raw_shapes, &args->source));
-      args->source.compile.target_gpu = args->gpu;
+      args->source.compile.target_gpu = args->gpu || args->device.wants_gpu();
       KILN_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(args->model, args->source));
       if (args->ir) {
         std::cout << GraphToText(*loaded.graph);
@@ -243,6 +250,10 @@ void RegisterInspect(CLI::App& app, int* exit_code) {
       }
       const ModelStats stats = ComputeModelStats(*loaded.graph);
       KILN_ASSIGN_OR_RETURN(PlanSummary plan, Summarize(loaded, args->gpu));
+      if (args->device.device != "cpu") {
+        KILN_ASSIGN_OR_RETURN(plan.placement_text, PlacementText(loaded, args->device));
+        KILN_ASSIGN_OR_RETURN(plan.placement_json, PlacementJson(loaded, args->device));
+      }
       if (args->json) {
         PrintJson(args->model, stats, plan, loaded, args->nodes, args->tensors);
       } else {

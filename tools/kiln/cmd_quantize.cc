@@ -23,6 +23,7 @@
 #include "tools/kiln/eval_set.h"
 #include "tools/kiln/kiln_output.h"
 #include "tools/kiln/model_source.h"
+#include "tools/kiln/session_setup.h"
 
 namespace kiln::cli {
 namespace {
@@ -31,6 +32,7 @@ struct QuantizeArgs {
   std::string model, out, calib, preprocess, algo = "auto", act = "asym-u8",
                                              weights = "per-channel";
   std::string report, config, sign_key, compress = "none", target = "cpu";
+  std::string dsp_scratch;
   std::string shard, stats_out, stats_in, budget, budget_images;
   std::vector<std::string> merge_stats, keep_float, raw_shapes, disabled_passes;
   int calib_count = 0, holdout = -1, threads = 1;
@@ -165,10 +167,19 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   options.disabled_passes.insert(a.disabled_passes.begin(), a.disabled_passes.end());
   if (a.target == "cpu") {
     options.target_isa = kBestCpuIsa;
-  } else if (a.target == "reference") {
-    options.target_isa = Isa::kReference;
+  } else if (a.target == "reference" || a.target == "dsp") {
+    options.target_isa = Isa::kReference;  // the DSP reads plain weights
   } else {
-    return InvalidArgument("--target '" + a.target + "': expected cpu or reference");
+    return InvalidArgument("--target '" + a.target + "': expected cpu, dsp or reference");
+  }
+  if (!a.dsp_scratch.empty() && a.target != "dsp") {
+    return InvalidArgument("--dsp-scratch needs --target dsp");
+  }
+  options.target_dsp = a.target == "dsp";
+  if (options.target_dsp) {
+    DeviceArgs scratch;
+    scratch.dsp_scratch = a.dsp_scratch;
+    KILN_ASSIGN_OR_RETURN(options.dsp_scratch_bytes, scratch.DspScratchBytes());
   }
   KILN_ASSIGN_OR_RETURN(CompiledModel float_model,
                         quant::CompileForCalibration(imported, options, config));
@@ -332,9 +343,18 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
                                                                 : std::vector<std::string>(config.keep_float.begin(), config.keep_float.end()))) {
     meta.compile_options.emplace_back("keep-float", k);
   }
-  KILN_ASSIGN_OR_RETURN(WrittenModel written, WriteKilnModel(qmodel.graph, qmodel.plan,
-                                                             std::move(meta),
-                                                             {a.out, a.compress, a.sign_key}));
+  DspProgramSet dsp;
+  if (a.target == "dsp") {
+    DeviceArgs device;
+    device.dsp_scratch = a.dsp_scratch;
+    KILN_ASSIGN_OR_RETURN(dsp, PlanDspProgramsFor(qmodel.graph, qmodel.plan, device));
+    meta.compile_options.emplace_back("dsp-scratch", a.dsp_scratch.empty() ? "256K" : a.dsp_scratch);
+    meta.compile_options.emplace_back("dsp-programs", std::to_string(dsp.by_node.size()));
+  }
+  KILN_ASSIGN_OR_RETURN(WrittenModel written,
+                        WriteKilnModel(qmodel.graph, qmodel.plan, std::move(meta),
+                                       {a.out, a.compress, a.sign_key, nullptr,
+                                        a.target == "dsp" ? &dsp : nullptr}));
   std::cout << "wrote " << a.out << " (" << written.bytes << " bytes, " << qmodel.graph.num_nodes()
             << " nodes: " << Composition(qmodel.graph) << "; " << stats->samples
             << " calibration samples, " << quant::RangeSpecName(config.range) << ", " << a.act
@@ -389,7 +409,11 @@ void RegisterQuantize(CLI::App& app, int* exit_code) {
       ->expected(1, -1);
   cmd->add_option("--sign-key", a->sign_key, "Ed25519 private key (PREFIX.key) to sign with");
   cmd->add_option("--compress", a->compress, "Section compression: none | zstd | zstd:LEVEL");
-  cmd->add_option("--target", a->target, "cpu (default) or reference");
+  cmd->add_option("--target", a->target,
+                  "cpu (default), reference, or dsp (plain weights plus the DSP command streams, "
+                  "docs/dsp-target.md)");
+  cmd->add_option("--dsp-scratch", a->dsp_scratch,
+                  "With --target dsp: the scratchpad size to tile for (bytes, or K/M; default 256K)");
   cmd->add_option("--input-shape", a->raw_shapes, "Fix an input's dims: NAME=D0,D1,...");
   cmd->add_option("--threads", a->threads, "Threads for calibration and measuring")->default_val(1);
   cmd->add_flag("-v,--verbose", a->verbose, "Print the compiler's pass table");

@@ -139,8 +139,8 @@ Status Run(RunArgs& args) {
   KILN_RETURN_IF_ERROR(ParseInputShapes(args.raw_shapes, &args.source));
   KILN_ASSIGN_OR_RETURN(PreprocessSpec spec, ParsePreprocessSpec(args.preprocess));
   KILN_ASSIGN_OR_RETURN(Isa isa, ParseIsa(args.isa));
-  args.source.compile.target_isa = isa;  // ONNX sources: pack weights for the kernels used
-  args.source.compile.target_gpu = args.device.wants_gpu();
+  // ONNX sources: pack weights for the kernels used, place for the devices listed.
+  KILN_RETURN_IF_ERROR(args.device.ApplyTo(isa, &args.source.compile));
   if (args.repeat < 1) return InvalidArgument("--repeat must be at least 1");
   std::vector<std::string> labels;
   if (!args.labels.empty()) {

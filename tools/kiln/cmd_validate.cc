@@ -126,8 +126,8 @@ void PrintJson(const std::vector<OutputResult>& results, const ValidateArgs& arg
 Status Validate(ValidateArgs& args, int* exit_code) {
   KILN_RETURN_IF_ERROR(ParseInputShapes(args.raw_shapes, &args.source));
   KILN_ASSIGN_OR_RETURN(Isa isa, ParseIsa(args.isa));
-  args.source.compile.target_isa = isa;  // ONNX sources: pack weights for the kernels used
-  args.source.compile.target_gpu = args.device.wants_gpu();
+  // ONNX sources: pack weights for the kernels used, place for the devices listed.
+  KILN_RETURN_IF_ERROR(args.device.ApplyTo(isa, &args.source.compile));
   if (args.rtol < 0 || args.atol < 0 || args.min_sqnr < 0) {
     return InvalidArgument("--rtol, --atol and --min-sqnr must be >= 0");
   }

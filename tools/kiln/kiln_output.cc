@@ -19,6 +19,7 @@ Expected<WrittenModel> WriteKilnModel(const Graph& graph, const ExecutionPlan& p
   }
   options.plan = &plan;
   options.kernel_binaries = out.kernel_binaries;
+  options.dsp_programs = out.dsp_programs;
   metadata.compile_options.emplace_back("compress", out.compress);
   metadata.compile_options.emplace_back("signed", key ? "yes" : "no");
   options.metadata = std::move(metadata);

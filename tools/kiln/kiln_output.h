@@ -16,6 +16,7 @@ struct KilnOutput {
   std::string compress = "none";
   std::string sign_key;  // PREFIX.key, empty for unsigned
   const KernelBinaries* kernel_binaries = nullptr;  // GPU program binaries to embed, if any
+  const DspProgramSet* dsp_programs = nullptr;       // DSP command streams to embed, if any
 };
 
 struct WrittenModel {

@@ -8,6 +8,7 @@
 
 #include "runtime/model.h"
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/dsp/dsp_op.h"
 #include "serializer/format.h"
 #include "tools/kiln/onnx_inputs.h"
 
@@ -31,9 +32,20 @@ void AddThreadsFlag(CLI::App& cmd, int* threads) {
 
 void AddDeviceFlags(CLI::App& cmd, DeviceArgs* device) {
   cmd.add_option("--device", device->device,
-                 "Where to run: cpu (default), gpu or gpu:N (OpenCL device N), or a list in order "
-                 "of preference such as gpu,cpu; the CPU runs what the GPU cannot")
+                 "Where to run: cpu (default), gpu or gpu:N (OpenCL device N), dsp (the integer "
+                 "DSP target, docs/dsp-target.md), or a list in order of preference such as "
+                 "dsp,gpu,cpu; the CPU runs what the others cannot")
       ->default_val("cpu");
+  cmd.add_option("--dsp-scratch", device->dsp_scratch,
+                 "DSP scratchpad size in bytes, or with a K/M suffix (default 256K); given, it "
+                 "also replaces command streams compiled into the model file");
+  cmd.add_option("--placement", device->placement,
+                 "How a --device list is split: cost (default for lists: an accelerator island "
+                 "runs there only when its estimated compute and transfers beat the CPU) or "
+                 "support (every node on the first device that supports it)")
+      ->default_val("auto");
+  cmd.add_flag("--dsp-instrument", device->dsp_instrument,
+               "Check every DSP DMA and scratchpad access while running (slower)");
   cmd.add_option("--gpu-precision", device->gpu_precision,
                  "GPU storage: fp32 (default) or fp16 (f16 activations and weights, f32 "
                  "accumulation)")
@@ -49,6 +61,22 @@ bool DeviceArgs::wants_gpu() const {
   return false;
 }
 
+bool DeviceArgs::wants_dsp() const {
+  auto names = Executors();
+  return names.ok() && std::find(names->begin(), names->end(), kExecutorDsp) != names->end();
+}
+
+Status DeviceArgs::ApplyTo(Isa isa, CompileOptions* compile) const {
+  compile->target_isa = isa;
+  compile->target_gpu = wants_gpu();
+  compile->target_dsp = wants_dsp();
+  if (compile->target_dsp) {
+    compile->target_isa = Isa::kReference;  // the DSP reads plain weights
+    KILN_ASSIGN_OR_RETURN(compile->dsp_scratch_bytes, DspScratchBytes());
+  }
+  return Status::Ok();
+}
+
 Expected<std::vector<std::string>> DeviceArgs::Executors() const {
   std::vector<std::string> out;
   size_t start = 0;
@@ -58,6 +86,8 @@ Expected<std::vector<std::string>> DeviceArgs::Executors() const {
         device.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (item == "cpu") {
       out.push_back(kExecutorCpu);
+    } else if (item == "dsp") {
+      out.push_back(kExecutorDsp);
     } else if (item == "gpu" || item == "opencl") {
       out.push_back(kExecutorOpenCL);
     } else if ((item.rfind("gpu:", 0) == 0 || item.rfind("opencl:", 0) == 0) &&
@@ -66,13 +96,50 @@ Expected<std::vector<std::string>> DeviceArgs::Executors() const {
       out.push_back(std::string(kExecutorOpenCL) + item.substr(item.find(':')));
     } else {
       return InvalidArgument("--device '" + device +
-                             "': expected cpu, gpu or gpu:N, or a comma "
-                             "list of them (e.g. gpu,cpu)");
+                             "': expected cpu, dsp, gpu or gpu:N, or a comma "
+                             "list of them (e.g. dsp,gpu,cpu)");
     }
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
   return out;
+}
+
+Expected<DspProgramSet> PlanDspProgramsFor(const Graph& graph, const ExecutionPlan& plan,
+                                           const DeviceArgs& device) {
+  KILN_ASSIGN_OR_RETURN(uint32_t scratch, device.DspScratchBytes());
+  std::vector<bool> elided(graph.num_nodes(), false);
+  for (NodeId e : plan.memory.elided) elided[static_cast<size_t>(e)] = true;
+  return PlanDspPrograms(graph, elided, scratch);
+}
+
+Expected<bool> DeviceArgs::CostPlacement() const {
+  KILN_ASSIGN_OR_RETURN(std::vector<std::string> names, Executors());
+  if (placement == "cost") return true;
+  if (placement == "support") return false;
+  if (placement == "auto" || placement.empty()) return names.size() > 1;
+  return InvalidArgument("--placement '" + placement + "': expected cost or support");
+}
+
+Expected<uint32_t> DeviceArgs::DspScratchBytes() const {
+  if (dsp_scratch.empty()) return kDspDefaultScratchBytes;
+  uint64_t mult = 1;
+  std::string digits = dsp_scratch;
+  const char last = digits.back();
+  if (last == 'K' || last == 'k') mult = 1024;
+  if (last == 'M' || last == 'm') mult = 1024 * 1024;
+  if (mult != 1) digits.pop_back();
+  if (digits.empty() || digits.size() > 9 ||
+      digits.find_first_not_of("0123456789") != std::string::npos) {
+    return InvalidArgument("--dsp-scratch '" + dsp_scratch + "': expected bytes, e.g. 32K or 1M");
+  }
+  const uint64_t bytes = std::stoull(digits) * mult;
+  if (bytes < kDspMinScratchBytes || bytes > kDspMaxScratchBytes) {
+    return InvalidArgument("--dsp-scratch '" + dsp_scratch + "': must be between " +
+                           std::to_string(kDspMinScratchBytes) + " and " +
+                           std::to_string(kDspMaxScratchBytes) + " bytes");
+  }
+  return static_cast<uint32_t>(bytes);
 }
 
 Expected<GpuPrecision> DeviceArgs::Precision() const {
@@ -90,6 +157,10 @@ Expected<std::unique_ptr<Session>> CreateSession(const LoadedModel& model, Isa i
   options.profile = profile;
   KILN_ASSIGN_OR_RETURN(options.executors, device.Executors());
   KILN_ASSIGN_OR_RETURN(options.gpu.precision, device.Precision());
+  KILN_ASSIGN_OR_RETURN(options.dsp.scratch_bytes, device.DspScratchBytes());
+  options.dsp.instrument = device.dsp_instrument;
+  options.dsp.replan = !device.dsp_scratch.empty();  // an explicit size overrides the file's
+  KILN_ASSIGN_OR_RETURN(options.cost_placement, device.CostPlacement());
   if (model.kiln) options.gpu.binaries = model.kiln->kernel_binaries();
   KILN_ASSIGN_OR_RETURN(auto session, Session::Create(model.graph, options, model.plan));
   for (const std::string& w : session->warnings()) {

@@ -32,15 +32,25 @@ Expected<LoadedModel> LoadModelForInputs(const std::string& model, ModelSourceOp
 // Adds --threads N.
 void AddThreadsFlag(CLI::App& cmd, int* threads);
 
-// --device cpu|gpu[:N][,...] (an order of preference; the CPU always runs what the others
-// cannot) and --gpu-precision fp32|fp16.
+// --device cpu|dsp|gpu[:N][,...] (an order of preference; the CPU always runs what the others
+// cannot), --gpu-precision fp32|fp16, --dsp-scratch and --dsp-instrument.
 struct DeviceArgs {
   std::string device = "cpu";
   std::string gpu_precision = "fp32";
+  std::string dsp_scratch;      // --dsp-scratch (empty: the default 256 KiB)
+  bool dsp_instrument = false;  // --dsp-instrument
+  std::string placement = "auto";  // --placement cost|support (auto: cost for a list)
   // Executor names for SessionOptions ("gpu" -> "opencl", "gpu:1" -> "opencl:1").
   Expected<std::vector<std::string>> Executors() const;
   Expected<GpuPrecision> Precision() const;
+  Expected<uint32_t> DspScratchBytes() const;
+  // Whether sessions place by estimated cost (runtime/cost_placement.h).
+  Expected<bool> CostPlacement() const;
   bool wants_gpu() const;
+  bool wants_dsp() const;
+  // What an ONNX source compiled in-process is compiled for: the CPU flavour `isa`, the GPU
+  // (placement and packing) when listed, the DSP (plain weights, the place-dsp pass) when listed.
+  Status ApplyTo(Isa isa, CompileOptions* compile) const;
 };
 void AddDeviceFlags(CLI::App& cmd, DeviceArgs* device);
 
@@ -50,6 +60,11 @@ void AddDeviceFlags(CLI::App& cmd, DeviceArgs* device);
 Expected<std::unique_ptr<Session>> CreateSession(const LoadedModel& model, Isa isa, int threads,
                                                  const DeviceArgs& device = {},
                                                  bool profile = false);
+
+// `--target dsp`: the command streams of every node the DSP runs, tiled for the
+// --dsp-scratch size, for the model file's DSP section.
+Expected<DspProgramSet> PlanDspProgramsFor(const Graph& graph, const ExecutionPlan& plan,
+                                           const DeviceArgs& device);
 
 // Sets every session input from `inputs` (by name). Unknown names, missing inputs, dtype and
 // shape mismatches are errors. With `names_checked` (ONNX models, whose tensors

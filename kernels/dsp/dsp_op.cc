@@ -1,0 +1,70 @@
+// Which nodes the DSP target runs, and the factory of their ops.
+#include "kernels/dsp/dsp_op.h"
+
+#include "kernels/dsp/dsp_ops.h"
+
+namespace kiln {
+
+Expected<std::unique_ptr<DspOp>> MakeDspOp(const Graph& graph, const Node& node) {
+  if (node.inputs.empty() || node.inputs[0] == kNoValue || node.outputs.empty() ||
+      node.outputs[0] == kNoValue) {
+    return Unsupported("node without its data input or output");
+  }
+  for (ValueId v : node.inputs) {
+    if (v != kNoValue && !graph.value(v).shape_known) return Unsupported("unknown shapes");
+  }
+  if (node.inputs.size() + node.outputs.size() > 255) return Unsupported("too many operands");
+  switch (node.op) {
+    case OpType::kQConv:
+      return MakeDspConv(graph, node);
+    case OpType::kQGemm:
+      return MakeDspGemm(graph, node);
+    case OpType::kQAdd:
+    case OpType::kQMul:
+    case OpType::kQLookup:
+      return MakeDspElementwise(graph, node);
+    case OpType::kQConcat:
+    case OpType::kConcat:
+      return MakeDspConcat(graph, node);
+    case OpType::kQGlobalAveragePool:
+    case OpType::kQAveragePool:
+    case OpType::kMaxPool:
+      return MakeDspPool(graph, node);
+    default:
+      return Unsupported("the DSP target has no " + std::string(OpTypeName(node.op)));
+  }
+}
+
+std::optional<std::string> DspFallbackReason(const Graph& graph, const Node& node,
+                                             uint32_t scratch_bytes) {
+  auto op = MakeDspOp(graph, node);
+  if (!op.ok()) return op.status().message();
+  auto program = (*op)->Plan(scratch_bytes);
+  if (!program.ok()) return program.status().message();
+  return std::nullopt;
+}
+
+DspProgramSet PlanDspPrograms(const Graph& graph, const std::vector<bool>& skip,
+                              uint32_t scratch_bytes) {
+  DspProgramSet set;
+  for (size_t i = 0; i < graph.num_nodes(); ++i) {
+    if (i < skip.size() && skip[i]) continue;
+    const Node& node = graph.node(static_cast<NodeId>(i));
+    if (!node.placement.empty() && node.placement != kExecutorDsp) continue;
+    auto op = MakeDspOp(graph, node);
+    if (!op.ok()) continue;
+    auto program = (*op)->Plan(scratch_bytes);
+    if (program.ok()) set.by_node.emplace(static_cast<int32_t>(i), std::move(program).value());
+  }
+  return set;
+}
+
+uint64_t DspOperandBytes(const Graph& graph, const Node& node, size_t slot) {
+  const ValueId v = slot < node.inputs.size() ? node.inputs[slot]
+                    : slot - node.inputs.size() < node.outputs.size()
+                        ? node.outputs[slot - node.inputs.size()]
+                        : kNoValue;
+  return v == kNoValue ? 0 : graph.value(v).byte_size();
+}
+
+}  // namespace kiln

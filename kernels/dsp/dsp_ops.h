@@ -1,0 +1,22 @@
+// Factories of the DSP target's ops (one file each), used by MakeDspOp.
+#pragma once
+
+#include <memory>
+
+#include "kernels/dsp/dsp_op.h"
+
+namespace kiln {
+
+// The 8-bit codes the target computes on.
+inline bool IsDspCode(DType t) { return t == DType::kU8 || t == DType::kI8; }
+
+Expected<std::unique_ptr<DspOp>> MakeDspConv(const Graph& graph, const Node& node);
+Expected<std::unique_ptr<DspOp>> MakeDspGemm(const Graph& graph, const Node& node);
+// QAdd, QMul (same-shape operands, or one broadcast along trailing dims) and QLookup.
+Expected<std::unique_ptr<DspOp>> MakeDspElementwise(const Graph& graph, const Node& node);
+// QGlobalAveragePool, QAveragePool and MaxPool on 8-bit codes (whole planes per tile).
+Expected<std::unique_ptr<DspOp>> MakeDspPool(const Graph& graph, const Node& node);
+// QConcat and Concat of 8-bit codes.
+Expected<std::unique_ptr<DspOp>> MakeDspConcat(const Graph& graph, const Node& node);
+
+}  // namespace kiln

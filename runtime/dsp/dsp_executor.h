@@ -1,0 +1,34 @@
+// The DSP executor: runs the quantized ops of the DSP target (kernels/dsp) from a scratchpad fed
+// by DMA, bit-exact with the integer reference kernels; everything else falls back to the CPU.
+// Shares main (host) memory with the CPU, as an on-die DSP shares DRAM: its only access to it is
+// its DMA commands.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/dsp/dsp_engine.h"
+#include "runtime/dsp_options.h"
+#include "runtime/executor.h"
+
+namespace kiln {
+
+// What the executor counted for one node.
+struct DspNodeStats {
+  std::string node;
+  OpType op = OpType::kUnknown;
+  uint32_t scratch_bytes = 0;
+  bool from_file = false;  // the command stream came from the model file
+  DspCounters planned;     // of one run, from the program
+  DspCounters counted;     // summed over runs, by the engine
+  int64_t runs = 0;
+  DspAccessReport access;  // instrumented mode
+};
+
+std::unique_ptr<Executor> MakeDspExecutor(const DspOptions& options);
+
+// The per-node statistics of a DSP executor (null for other executors).
+const std::vector<std::shared_ptr<DspNodeStats>>* DspStatsOf(const Executor& executor);
+
+}  // namespace kiln

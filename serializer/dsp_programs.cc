@@ -1,0 +1,61 @@
+// Flatbuffers decoding of the DSP section, behind the Verifier.
+#include "serializer/dsp_programs.h"
+
+#include <string>
+
+#include "serializer/container_reader.h"
+#include "serializer/kiln_model_generated.h"
+
+namespace kiln::format {
+
+Expected<DspProgramSet> ReadDspPrograms(const SectionBytes& section, size_t num_nodes) {
+  flatbuffers::Verifier verifier(section.data, section.size);
+  if (!verifier.VerifyBuffer<fb::DspPrograms>(nullptr)) {
+    return DataLoss("schema: dsp-programs section fails flatbuffers verification");
+  }
+  const auto* root = flatbuffers::GetRoot<fb::DspPrograms>(section.data);
+  DspProgramSet set;
+  if (!root->programs()) return set;
+  for (const fb::DspProgram* p : *root->programs()) {
+    const int32_t node = p->node();
+    if (node < 0 || static_cast<size_t>(node) >= num_nodes) {
+      return DataLoss("dsp-programs: program for node " + std::to_string(node) + " of " +
+                      std::to_string(num_nodes));
+    }
+    if (set.by_node.count(node)) {
+      return DataLoss("dsp-programs: node " + std::to_string(node) + " has two programs");
+    }
+    DspProgram prog;
+    prog.scratch_bytes = p->scratch_bytes();
+    if (p->commands()) {
+      prog.commands.reserve(p->commands()->size());
+      for (const fb::DspCommand* c : *p->commands()) {
+        if (c->kind() > static_cast<uint8_t>(DspCmdKind::kCompute)) {
+          return DataLoss("dsp-programs: node " + std::to_string(node) +
+                          " has a command of unknown kind " + std::to_string(c->kind()));
+        }
+        DspCommand d;
+        d.kind = static_cast<DspCmdKind>(c->kind());
+        d.operand = c->operand();
+        d.rows = c->rows();
+        d.row_bytes = c->row_bytes();
+        d.scratch_offset = c->scratch_offset();
+        d.scratch_stride = c->scratch_stride();
+        d.dep = c->dep();
+        d.main_offset = c->main_offset();
+        d.main_stride = c->main_stride();
+        const int64_t tiles[6] = {c->tile0(), c->tile1(), c->tile2(),
+                                  c->tile3(), c->tile4(), c->tile5()};
+        const uint32_t bufs[8] = {c->buf0(), c->buf1(), c->buf2(), c->buf3(),
+                                  c->buf4(), c->buf5(), c->buf6(), c->buf7()};
+        for (int i = 0; i < 6; ++i) d.tile[i] = tiles[i];
+        for (int i = 0; i < 8; ++i) d.buf[i] = bufs[i];
+        prog.commands.push_back(d);
+      }
+    }
+    set.by_node.emplace(node, std::move(prog));
+  }
+  return set;
+}
+
+}  // namespace kiln::format
