@@ -6,9 +6,10 @@
 #   scripts/quant-accuracy.sh [BUILD_DIR] [OUT_DIR] STEP...
 #
 # STEP: default (squeezenet + mobilenetv2, default options), budget (accuracy budget top1:1:
-# agreement >= 99 % on the calibration photos), budget0 (top1:0: all of them), table (algo x act x equalize/bias-correct rows), mnist, ppocr (output
-# SQNR on their test data, calibrated on text found in the shared photos; needs python3 with
-# numpy, Pillow and onnxruntime: $KILN_PYTHON, e.g. build/venv-ort/bin/python), size.
+# agreement >= 99 % on the calibration photos), budget0 (top1:0: all of them), table and
+# table2 (algo x act x equalize/bias-correct rows), mnist, ppocr (output SQNR on their test
+# data, calibrated on text found in the shared photos; needs a python3 with numpy, Pillow, onnx
+# and onnxruntime: $KILN_PYTHON, e.g. build/venv-ort/bin/python), size.
 # KILN_ROWS=REGEX runs only the rows whose "MODEL TAG" matches (e.g. 'squeezenet (minmax|kl)').
 # Every result is one JSON file in OUT_DIR (kept: rerunning skips finished rows), and one line
 # is appended to OUT_DIR/results.txt. Calibration statistics are computed once per model (and
@@ -73,7 +74,7 @@ row() {
 # ppocr_row det|cls|rec TAG [quantize flags...]: quantize calibrating on the text data, run
 # the int8 and the float model on test_data_set_0, print the output SQNR against float.
 ppocr_row() {
-  local m=$1 tag=$2 sp sh
+  local m=$1 tag=$2 sh
   shift 2
   case $m in
     det) sh=1,3,320,320 ;;
