@@ -26,6 +26,12 @@ double OutputSqnr(const AccuracyReport& r) {
 
 }  // namespace
 
+std::vector<std::string> NodesKeepingFloat(const TensorAccuracy& t) {
+  std::set<std::string> nodes(t.sources.begin(), t.sources.end());
+  nodes.insert(t.readers.begin(), t.readers.end());
+  return {nodes.begin(), nodes.end()};
+}
+
 Expected<BudgetSpec> ParseBudget(const std::string& text) {
   BudgetSpec s;
   const size_t colon = text.find(':');
@@ -98,11 +104,11 @@ Expected<BudgetResult> RunAccuracyBudget(const BudgetContext& ctx, const BudgetS
     tried.insert(worst->name);
     BudgetStep s;
     s.tensor = worst->name;
-    s.kept = worst->sources;
+    s.kept = NodesKeepingFloat(*worst);
     s.drop_db = worst_drop;
     s.metric = metric;
     result.steps.push_back(s);
-    for (const auto& src : worst->sources) config.keep_float.insert(src);
+    for (const auto& node : s.kept) config.keep_float.insert(node);
     KILN_ASSIGN_OR_RETURN(current, CompileQuantized(*ctx.imported, ctx.options, config, ctx.stats));
   }
   result.kept_float.assign(config.keep_float.begin(), config.keep_float.end());

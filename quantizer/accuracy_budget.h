@@ -1,6 +1,6 @@
-// The accuracy budget of `kiln quantize`: starting from the fully quantized model, the layer
-// that loses most SQNR (its output's SQNR below its inputs') is kept in float, one at a time,
-// until the budget holds:
+// The accuracy budget of `kiln quantize`: starting from the fully quantized model, the tensor
+// that loses most SQNR (its SQNR below its inputs') is kept in float, one at a time, with the
+// layer producing it and the layers reading it, until the budget holds:
 //   --max-sqnr-drop DB  every model output's SQNR (held-back samples) >= 49.9 dB - DB, 49.9 dB
 //                       being the SQNR of an ideal 8-bit quantizer (6.02 * 8 + 1.76);
 //   --budget sqnr:DB    every model output's SQNR >= DB;
@@ -14,6 +14,7 @@
 
 #include "calibration/sample_source.h"
 #include "compiler/pipeline.h"
+#include "quantizer/accuracy_report.h"
 #include "quantizer/quantize_config.h"
 
 namespace kiln::quant {
@@ -55,6 +56,12 @@ struct BudgetResult {
   double final_metric = 0;
   bool met = false;
 };
+
+// The ONNX nodes a budget step keeps in float for tensor `t` of a report: the nodes producing
+// it and those of every integer op reading it. Keeping only the producer in float would save
+// little more than its weight rounding: an integer reader needs `t` quantized, so a
+// QuantizeLinear with the same parameters would round it again.
+std::vector<std::string> NodesKeepingFloat(const TensorAccuracy& t);
 
 Expected<BudgetResult> RunAccuracyBudget(const BudgetContext& ctx, const BudgetSpec& spec,
                                          CompiledModel start);

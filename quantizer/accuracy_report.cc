@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "calibration/observer.h"
@@ -130,6 +131,16 @@ Expected<AccuracyReport> MeasureAccuracy(const Graph& float_graph, const Graph& 
         const std::string& n = quant_graph.value(in).name;
         if (n.size() > 2 && n.compare(n.size() - 2, 2, ".q") == 0) t.inputs.push_back(n.substr(0, n.size() - 2));
       }
+      // The ops reading the quantized tensor (a DequantizeLinear feeds float readers, which do
+      // not need it quantized).
+      std::set<std::string> readers;
+      for (const Node& n : quant_graph.nodes()) {
+        if (n.op == OpType::kDequantizeLinear) continue;
+        if (std::find(n.inputs.begin(), n.inputs.end(), *qid) == n.inputs.end()) continue;
+        readers.insert(n.sources.begin(), n.sources.end());
+        if (n.sources.empty() && !n.name.empty()) readers.insert(n.name);
+      }
+      t.readers.assign(readers.begin(), readers.end());
     }
     t.sqnr_db = a.noise > 0 ? 10 * std::log10(a.signal / a.noise)
                             : std::numeric_limits<double>::infinity();

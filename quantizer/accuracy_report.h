@@ -20,6 +20,7 @@ struct TensorAccuracy {
   double cosine = 1;
   bool model_output = false;
   std::vector<std::string> inputs;   // float names of the quantized tensors it reads
+  std::vector<std::string> readers;  // ONNX nodes of the integer ops reading it
 };
 
 struct AccuracyReport {

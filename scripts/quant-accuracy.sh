@@ -6,8 +6,11 @@
 #   scripts/quant-accuracy.sh [BUILD_DIR] [OUT_DIR] STEP...
 #
 # STEP: default (squeezenet + mobilenetv2, default options), budget (accuracy budget top1:1:
-# agreement >= 99 % on the calibration photos), table (algo x act x equalize/bias-correct rows), mnist, ppocr (output
-# SQNR on their test data; needs python3 with numpy: $KILN_PYTHON), size.
+# agreement >= 99 % on the calibration photos), budget0 (top1:0: all of them), table and
+# table2 (algo x act x equalize/bias-correct rows), mnist, ppocr (output SQNR on their test
+# data, calibrated on text found in the shared photos; needs a python3 with numpy, Pillow, onnx
+# and onnxruntime: $KILN_PYTHON, e.g. build/venv-ort/bin/python), size.
+# KILN_ROWS=REGEX runs only the rows whose "MODEL TAG" matches (e.g. 'squeezenet (minmax|kl)').
 # Every result is one JSON file in OUT_DIR (kept: rerunning skips finished rows), and one line
 # is appended to OUT_DIR/results.txt. Calibration statistics are computed once per model (and
 # once more with --equalize) and reused with --stats by every row.
@@ -20,6 +23,7 @@ kiln=$(realpath "$build/kiln")
 shared=$(realpath "${KILN_SHARED_DIR:-../shared}")
 py=${KILN_PYTHON:-python3}
 threads=${KILN_THREADS:-2}
+only=${KILN_ROWS:-.}  # a regular expression on "MODEL TAG": run only the rows it matches
 mkdir -p "$out"
 img=$shared/images
 
@@ -52,6 +56,7 @@ row() {
   shift 2
   local kf="$out/${name}_$tag.kiln" jf="$out/${name}_$tag.json" eq=
   [[ -s $jf ]] && return 0
+  [[ "$name $tag" =~ $only ]] || return 0
   for f in "$@"; do [[ $f == --equalize ]] && eq=--equalize; done
   local st
   st=$(stats "$name" $eq)
@@ -66,14 +71,59 @@ row() {
   log "$name $tag [$*] $(cat "$jf") size $(stat -c %s "$kf") onnx $(stat -c %s "${model[$name]}") ($((SECONDS - t0)) s)"
 }
 
+# ppocr_row det|cls|rec TAG [quantize flags...]: quantize calibrating on the text data, run
+# the int8 and the float model on test_data_set_0, print the output SQNR against float.
+ppocr_row() {
+  local m=$1 tag=$2 sh
+  shift 2
+  case $m in
+    det) sh=1,3,320,320 ;;
+    cls) sh=1,3,48,192 ;;
+    rec) sh=1,3,48,320 ;;
+  esac
+  local d=$shared/models/ppocr_$m r=$out/ppocr_${m}_$tag
+  [[ -s $r.sqnr ]] && return 0
+  [[ "ppocr_$m $tag" =~ $only ]] || return 0
+  local t0=$SECONDS
+  nice -n 10 "$kiln" quantize "$d/model.onnx" --input-shape "x=$sh" --calib "$out/ppocr-calib/$m" \
+    --threads "$threads" -q "$@" -o "$r.kiln" > "$r.quantize.txt"
+  rm -rf "${r}_f32" "${r}_i8"
+  nice -n 10 "$kiln" run "$d/model.onnx" --input-shape "x=$sh" --input "x=$d/test_data_set_0/input_0.pb" \
+    -o "${r}_f32" > /dev/null
+  nice -n 10 "$kiln" run "$r.kiln" --allow-unsigned --input "x=$d/test_data_set_0/input_0.pb" \
+    -o "${r}_i8" > /dev/null
+  "$py" - "${r}_f32" "${r}_i8" > "$r.sqnr.tmp" <<'PY'
+import os, sys
+import numpy as np
+for f in sorted(os.listdir(sys.argv[1])):
+    a = np.load(os.path.join(sys.argv[1], f)).astype(np.float64)
+    b = np.load(os.path.join(sys.argv[2], f)).astype(np.float64)
+    sqnr = 10 * np.log10((a * a).sum() / ((a - b) ** 2).sum())
+    cos = (a * b).sum() / np.sqrt((a * a).sum() * (b * b).sum())
+    print(f"{f[:-4]}: SQNR {sqnr:.2f} dB, cosine {cos:.6f}, max |diff| {np.abs(a - b).max():.4g}")
+PY
+  mv "$r.sqnr.tmp" "$r.sqnr"
+  local flags="$*"
+  (( ${#flags} <= 80 )) || flags="${flags:0:80}... ($# arguments)"
+  log "ppocr_$m $tag [$flags] $(cat "$r.sqnr") $(grep -o '^algo auto: chose [^ ]*' "$r.quantize.txt") size $(stat -c %s "$r.kiln") onnx $(stat -c %s "$d/model.onnx") ($((SECONDS - t0)) s)"
+}
+
 for step in "$@"; do
   case $step in
     default)
       for m in squeezenet mobilenetv2; do row "$m" default; done ;;
     budget)
       for m in squeezenet mobilenetv2; do
-        # Measured on the calibration photos, so the eval figures stay unbiased.
-        row "$m" budget --budget top1:1 --budget-images "$img/calib"
+        # Measured on the calibration photos, so the eval figures stay unbiased. The budget
+        # starts from the default row's model: the algo `--algo auto` chose there (its
+        # quantize.txt) is passed on, instead of repeating auto's three int8 passes.
+        local_algo=$(sed -n 's/^algo auto: chose \([^ ]*\) .*/\1/p' "$out/${m}_default.quantize.txt" 2>/dev/null)
+        row "$m" budget --algo "${local_algo:-auto}" --budget top1:1 --budget-images "$img/calib"
+      done ;;
+    budget0)  # the strictest top-1 budget: every calibration photo agrees with float
+      for m in squeezenet mobilenetv2; do
+        local_algo=$(sed -n 's/^algo auto: chose \([^ ]*\) .*/\1/p' "$out/${m}_default.quantize.txt" 2>/dev/null)
+        row "$m" budget0 --algo "${local_algo:-auto}" --budget top1:0 --budget-images "$img/calib"
       done ;;
     table)
       for m in squeezenet mobilenetv2; do
@@ -99,35 +149,21 @@ for step in "$@"; do
         log "mnist default $(cat "$jf")"
       fi ;;
     ppocr)
+      # Calibration data: the photos in which the float ppocr_det finds text (det) and the
+      # text lines it finds, cropped (cls, rec), made by scripts/ppocr_calib_data.py (needs
+      # onnxruntime in $KILN_PYTHON); the test photos are not among them.
+      pc=$out/ppocr-calib
+      [[ -d $pc/rec ]] || nice -n 10 "$py" scripts/ppocr_calib_data.py --shared "$shared" --out "$pc"
       for m in det cls rec; do
-        case $m in
-          det) sp="resize=320x320,scale=1/255,mean=0.485:0.456:0.406,std=0.229:0.224:0.225,bgr"; sh=1,3,320,320 ;;
-          cls) sp="resize=192x48,scale=1/255,mean=0.5,std=0.5,bgr"; sh=1,3,48,192 ;;
-          rec) sp="resize=320x48,scale=1/255,mean=0.5,std=0.5,bgr"; sh=1,3,48,320 ;;
-        esac
-        d=$shared/models/ppocr_$m
-        [[ -s $out/ppocr_$m.sqnr ]] && continue
-        # The first 30 photos (reading scenes are not text lines; the time is better spent elsewhere).
-        nice -n 10 "$kiln" quantize "$d/model.onnx" --input-shape "x=$sh" --calib "$img/calib" \
-          --calib-count 30 --preprocess "$sp" --threads "$threads" -q -o "$out/ppocr_$m.kiln" \
-          > "$out/ppocr_$m.quantize.txt"
-        rm -rf "$out/ppocr_${m}_f32" "$out/ppocr_${m}_i8"
-        nice -n 10 "$kiln" run "$d/model.onnx" --input-shape "x=$sh" --input "x=$d/test_data_set_0/input_0.pb" \
-          -o "$out/ppocr_${m}_f32" > /dev/null
-        nice -n 10 "$kiln" run "$out/ppocr_$m.kiln" --allow-unsigned --input "x=$d/test_data_set_0/input_0.pb" \
-          -o "$out/ppocr_${m}_i8" > /dev/null
-        "$py" - "$out/ppocr_${m}_f32" "$out/ppocr_${m}_i8" > "$out/ppocr_$m.sqnr" <<'PY'
-import os, sys
-import numpy as np
-for f in sorted(os.listdir(sys.argv[1])):
-    a = np.load(os.path.join(sys.argv[1], f)).astype(np.float64)
-    b = np.load(os.path.join(sys.argv[2], f)).astype(np.float64)
-    sqnr = 10 * np.log10((a * a).sum() / ((a - b) ** 2).sum())
-    cos = (a * b).sum() / np.sqrt((a * a).sum() * (b * b).sum())
-    print(f"{f[:-4]}: SQNR {sqnr:.2f} dB, cosine {cos:.6f}, max |diff| {np.abs(a - b).max():.4g}")
-PY
-        log "ppocr_$m $(cat "$out/ppocr_$m.sqnr") size $(stat -c %s "$out/ppocr_$m.kiln") onnx $(stat -c %s "$d/model.onnx")"
-      done ;;
+        ppocr_row "$m" default
+        ppocr_row "$m" minmax --algo minmax
+      done
+      # ppocr_det with its backbone (every node before the neck's first Conv, p2o.Conv.33)
+      # kept in float: the backbone is where its 8-bit error builds up (docs/quantization.md).
+      backbone=$("$py" -c 'import onnx, sys
+names = [n.name for n in onnx.load(sys.argv[1]).graph.node if n.op_type != "Constant"]
+print(",".join(names[:names.index("p2o.Conv.33")]))' "$shared/models/ppocr_det/model.onnx")
+      ppocr_row det float-backbone --algo minmax --keep-float "$backbone" ;;
     size)
       for m in mobilenetv2 resnet18_rw; do
         f=$out/${m}_size.kiln

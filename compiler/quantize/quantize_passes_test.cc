@@ -1,6 +1,7 @@
 // The quantization passes end to end on small graphs: calibrate, quantize (Q/DQ), lower to
 // integer ops, and compare with the float graph; lower-qdq on a hand-written QDQ graph (golden
-// IR); lookup-table chains; equalization; keep-float; sharded statistics.
+// IR); lookup-table chains; equalization; keep-float; sharded statistics; what an accuracy-budget
+// step keeps in float.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +9,7 @@
 
 #include "compiler/passes/pass_test_util.h"
 #include "compiler/passes/passes.h"
+#include "quantizer/accuracy_budget.h"
 #include "quantizer/quantize_driver.h"
 #include "tests/graph_builder.h"
 
@@ -286,6 +288,42 @@ TEST(QuantizeDriver, ShardedStatisticsMergeToOnePass) {
   EXPECT_FALSE(ParseShard("4/4").ok());
   EXPECT_FALSE(ParseShard("a/2").ok());
   EXPECT_EQ(ParseShard("1/3")->second, 3);
+}
+
+// A budget step keeps a tensor in float: for every tensor of the report, the nodes it names
+// leave no quantized copy of that tensor in the int8 graph (no "<name>.q" value: neither an
+// integer op's output nor a QuantizeLinear in front of an integer reader).
+TEST(AccuracyBudget, KeptTensorIsNotQuantizedAgain) {
+  const Graph g = SmallCnn();
+  CompileOptions options;
+  QuantizeConfig config;
+  auto f = CompileForCalibration(g, options, config);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  VectorSource calib = RandomSamples(f->graph, 16, 100);
+  CalibrationRun run;
+  run.source = &calib;
+  for (size_t i = 0; i < calib.size(); ++i) run.samples.push_back(i);
+  run.progress = false;
+  auto stats = CollectStatistics(f->graph, run, "k");
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  auto shared = std::make_shared<calib::CalibrationStats>(std::move(stats).value());
+  auto int8 = CompileQuantized(g, options, config, shared);
+  ASSERT_TRUE(int8.ok()) << int8.status().ToString();
+  VectorSource held = RandomSamples(f->graph, 2, 500);
+  auto report = MeasureAccuracy(f->graph, int8->graph, held, {0, 1}, 1, false);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  int checked = 0;
+  for (const TensorAccuracy& t : report->tensors) {
+    if (t.model_output || t.sources.empty()) continue;
+    QuantizeConfig kept = config;
+    for (const std::string& node : NodesKeepingFloat(t)) kept.keep_float.insert(node);
+    auto m = CompileQuantized(g, options, kept, shared);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    EXPECT_FALSE(m->graph.FindValue(t.name + ".q").has_value()) << t.name << " is still quantized";
+    ++checked;
+  }
+  // conv1's Relu output (read by conv2 twice: input and residual), conv2's output, the pool's.
+  EXPECT_GE(checked, 2);
 }
 
 }  // namespace
