@@ -93,6 +93,7 @@ Status ValidateExecutionPlan(const Graph& g, const ExecutionPlan& plan) {
   const HappensBefore hb(g, plan.schedule);
   KILN_RETURN_IF_ERROR(CheckDependencies(g, hb));
   KILN_ASSIGN_OR_RETURN(BufferGroups groups, GroupBuffers(g, plan.memory));
+  KILN_RETURN_IF_ERROR(CheckArenaSize(g, plan.memory));
   KILN_RETURN_IF_ERROR(CheckAliasRules(g, plan.memory, hb, groups));
   return CheckNoOverlap(g, plan.memory, hb, groups);
 }

@@ -332,4 +332,20 @@ Status CheckNoOverlap(const Graph& g, const MemoryPlan&, const HappensBefore& hb
   return Status::Ok();
 }
 
+Status CheckArenaSize(const Graph& g, const MemoryPlan& plan) {
+  uint64_t end = 0;  // the furthest byte a planned value reaches
+  for (size_t v = 0; v < g.num_values() && v < plan.offsets.size(); ++v) {
+    if (plan.offsets[v] < 0) continue;
+    end = std::max(end, static_cast<uint64_t>(plan.offsets[v]) +
+                            g.value(static_cast<ValueId>(v)).byte_size());
+  }
+  const uint64_t a = MemoryPlan::kAlignment;
+  const uint64_t needed = (end + a - 1) / a * a;
+  if (plan.arena_bytes > needed) {
+    return InvalidArgument("memory plan asks for a " + std::to_string(plan.arena_bytes) +
+                           "-byte arena; its values reach only " + std::to_string(end) + " bytes");
+  }
+  return Status::Ok();
+}
+
 }  // namespace kiln

@@ -39,6 +39,10 @@ struct BufferGroups {
 // Checks the plan's vectors, bounds, alignment and the shape of every alias and elided node,
 // then groups the values.
 Expected<BufferGroups> GroupBuffers(const Graph& graph, const MemoryPlan& plan);
+// The arena is no larger than its furthest planned value, rounded up to the slot alignment
+// (after GroupBuffers has checked the offsets): a file cannot make the runtime allocate what no
+// value uses.
+Status CheckArenaSize(const Graph& graph, const MemoryPlan& plan);
 // In-place writers run after every other reader of what they overwrite; views and Concat
 // slices take part in no other alias.
 Status CheckAliasRules(const Graph& graph, const MemoryPlan& plan, const HappensBefore& hb,

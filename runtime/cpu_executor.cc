@@ -1,6 +1,7 @@
 // CPU executor: host memory, kernels from the registry.
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 
 #include "kernels/cpu/cpu_features.h"
@@ -14,6 +15,9 @@ constexpr size_t kAlignment = 64;
 class HostBuffer : public DeviceBuffer {
  public:
   explicit HostBuffer(size_t size) : size_(size) {
+    // A size within kAlignment of SIZE_MAX would wrap when rounded up: no buffer (valid() is
+    // false) rather than a small one that Region() would treat as huge.
+    if (size > std::numeric_limits<size_t>::max() - kAlignment) return;
     const size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
     data_ = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
   }
@@ -32,7 +36,7 @@ class HostBuffer : public DeviceBuffer {
 
  private:
   size_t size_;
-  void* data_;
+  void* data_ = nullptr;
 };
 
 class CpuExecutor : public Executor {
@@ -48,15 +52,16 @@ class CpuExecutor : public Executor {
   }
 
   Expected<std::unique_ptr<Kernel>> CreateKernel(const Graph& graph, const Node& node) override {
-    const KernelFactory* f = KernelRegistry::Global().Find(graph, node, ExecutorKind::kCpu, max_isa_);
+    const KernelFactory* f =
+        KernelRegistry::Global().Find(graph, node, ExecutorKind::kCpu, max_isa_);
     if (!f) {
       return Unsupported("no cpu kernel for " + std::string(OpTypeName(node.op)) + " (" +
                          std::string(DTypeName(KernelRegistry::DispatchDType(graph, node))) +
                          ") at node '" + node.name + "'");
     }
     std::unique_ptr<Kernel> kernel = (*f)();
-    KILN_RETURN_IF_ERROR(kernel->Prepare(KernelContext(graph, node, pool_))
-                             .WithContext(DescribeNode(node)));
+    KILN_RETURN_IF_ERROR(
+        kernel->Prepare(KernelContext(graph, node, pool_)).WithContext(DescribeNode(node)));
     return kernel;
   }
 

@@ -97,6 +97,19 @@ TEST(CompiledModelFileTest, SignedFileWithAnUnsafePlanIsRefused) {
   EXPECT_NE(m.status().message().find("execution plan"), std::string::npos)
       << m.status().message();
 
+  // An arena far larger than its values reach (a signed file must not be able to make the
+  // runtime allocate exabytes, found by the loader fuzzer): refused, one byte of slack past the
+  // last aligned slot is enough.
+  ExecutionPlan huge = c.plan;
+  huge.memory.arena_bytes = uint64_t{0x28} << 56;
+  auto h = Load(Write(c.graph, &huge));
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.status().message().find("-byte arena; its values reach only"), std::string::npos)
+      << h.status().message();
+  ExecutionPlan slack = c.plan;
+  slack.memory.arena_bytes = (slack.memory.arena_bytes + 63) / 64 * 64 + 1;
+  EXPECT_FALSE(ValidateExecutionPlan(c.graph, slack).ok());
+
   // A schedule that lets a node run before its input is written.
   ExecutionPlan racy = c.plan;
   racy.schedule.events.clear();
