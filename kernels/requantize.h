@@ -56,6 +56,14 @@ inline int32_t WrappingAdd(int32_t a, int32_t b) {
 // check this once at prepare so run() may rely on it.
 inline bool IsValidRequant(Requant r) { return r.shift >= 1 && r.shift <= 62 && r.multiplier >= 0; }
 
+// A (multiplier, shift) pair forced into the valid form (shift clamped to 1..62, a negative
+// multiplier to 0); valid pairs are unchanged. For requantization rows a kernel reads from
+// memory a program filled (the DSP's scratchpad): prepare validated the constant, but a
+// program may DMA other bytes into the slot, and that must not reach undefined shifts.
+inline Requant ClampToValidRequant(Requant r) {
+  return {r.multiplier < 0 ? 0 : r.multiplier, std::clamp(r.shift, 1, 62)};
+}
+
 // QAdd's input alignment, as TFLite's: inputs are centred and shifted left by this many bits
 // before each is scaled to the common scale, so the sum keeps 20 fractional bits.
 inline constexpr int kAddLeftShift = 20;

@@ -113,6 +113,7 @@ class DspConcat : public DspOp {
     }
     Requant r;
     std::memcpy(&r, s + c.buf[kParams], 8);
+    r = ClampToValidRequant(r);
     const int32_t lo = QuantTypeMin(out_type_), hi = QuantTypeMax(out_type_);
     for (int64_t k = 0; k < n; ++k) {
       const int32_t v = LoadQuantized(x, types_[i], k) - zeros_[i];

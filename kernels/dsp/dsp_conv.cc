@@ -207,6 +207,7 @@ class DspConv : public DspOp {
     if (residual_) {
       Requant rr;
       std::memcpy(&rr, s + c.buf[kResRq] + (rrq_rows_ == 1 ? 0 : t) * 8, 8);
+      rr = ClampToValidRequant(rr);
       const uint8_t* r = s + c.buf[kRes] + t * plane;
       for (int64_t i = 0; i < plane; ++i) {
         acc[i] = SaturatingAdd(acc[i], Requantize(LoadQuantized(r, r_type_, i) - r_zero_, rr));
@@ -220,6 +221,7 @@ class DspConv : public DspOp {
     }
     Requant rq;
     std::memcpy(&rq, s + c.buf[kRq] + (rq_rows_ == 1 ? 0 : t) * 8, 8);
+    rq = ClampToValidRequant(rq);
     for (int64_t i = 0; i < plane; ++i) {
       StoreQuantized(y, out_type_, i,
                      RequantizeToOutput(acc[i], rq, out_zero_, clamp_.lo, clamp_.hi));

@@ -122,6 +122,7 @@ class DspElementwise : public DspOp {
     }
     Requant r[3];
     std::memcpy(r, p, params_bytes_);
+    for (Requant& q : r) q = ClampToValidRequant(q);
     // Element i of the tile: the broadcast operand is indexed by the element's plane.
     const int64_t e0 = c.tile[0];
     auto index = [&](int side, int64_t i) {

@@ -115,6 +115,7 @@ class DspGemm : public DspOp {
         } else {
           Requant rq;
           std::memcpy(&rq, s + c.buf[kRq] + (rq_rows_ == 1 ? 0 : t) * 8, 8);
+          rq = ClampToValidRequant(rq);
           v = RequantizeToOutput(acc, rq, out_zero_, clamp_.lo, clamp_.hi);
         }
         StoreQuantized(y, out_type_, (m - m0) * tn + t, v);

@@ -129,7 +129,7 @@ class DspPool : public DspOp {
     auto requant = [&](int64_t row) {
       Requant r;
       std::memcpy(&r, params + row * 8, 8);
-      return r;
+      return ClampToValidRequant(r);
     };
     if (op_ == OpType::kQGlobalAveragePool) {
       for (int64_t p = 0; p < np; ++p) {
