@@ -35,8 +35,9 @@ enum class Layout : int32_t {
   // int8 GEMM weights (u8/i8 [O, C, k...], C = input channels per group, taps = prod(k); [O,
   // C] has one tap): stored as [ceil(O/8)][taps][ceil(C/4)][8][4] signed bytes, O and C
   // zero-padded. One 32-byte group holds 4 consecutive input channels of one tap for 8 output
-  // channels: per channel, one vpdpbusd broadcast operand. u8 codes are stored XOR 0x80 (code - 128, so every stored byte is signed; the
-  // kernel shifts the zero point by 128 too). Format 1.4; 7-15 are the CPU int8 layouts.
+  // channels: per channel, one vpdpbusd broadcast operand. u8 codes are stored XOR 0x80
+  // (code - 128, so every stored byte is signed; the kernel shifts the zero point by 128 too).
+  // Format 1.4; 7-15 are the CPU int8 layouts.
   kI8O8K4 = 7,
 };
 inline constexpr Layout kLastLayout = Layout::kI8O8K4;

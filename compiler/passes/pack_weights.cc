@@ -7,32 +7,24 @@
 #include <cstring>
 
 #include "compiler/passes/passes.h"
-#include "compiler/rewrite_utils.h"
+#include "ir/rewriter.h"
 #include "kernels/kernel_registry.h"
 
 namespace kiln {
 namespace {
 
-// B[K, N] -> B'[N, K] (f32 constant).
+// B[K, N] -> B'[N, K] of any element type; per-column quantization (axis 1) becomes per-row.
 ValueId TransposedConstant(GraphRewriter& rw, ValueId b) {
   const Value& v = rw.value(b);
   const int64_t k = v.shape[0], n = v.shape[1];
-  const float* src = v.constant->as<float>();
-  std::vector<float> t(static_cast<size_t>(k * n));
-  for (int64_t i = 0; i < k; ++i) {
-    for (int64_t j = 0; j < n; ++j) t[static_cast<size_t>(j * k + i)] = src[i * n + j];
-  }
-  return AddF32Constant(rw, v.name + ".t", {n, k}, t);
-}
-
-// B[K, N] -> B'[N, K] (8-bit constant); its per-column quantization becomes per-row.
-ValueId Transposed8BitConstant(GraphRewriter& rw, ValueId b) {
-  const Value& v = rw.value(b);
-  const int64_t k = v.shape[0], n = v.shape[1];
+  const size_t elem = DTypeSize(v.dtype);
   const uint8_t* src = v.constant->data();
-  std::vector<uint8_t> t(static_cast<size_t>(k * n));
+  std::vector<uint8_t> t(static_cast<size_t>(k * n) * elem);
   for (int64_t i = 0; i < k; ++i) {
-    for (int64_t j = 0; j < n; ++j) t[static_cast<size_t>(j * k + i)] = src[i * n + j];
+    for (int64_t j = 0; j < n; ++j) {
+      std::memcpy(&t[static_cast<size_t>(j * k + i) * elem],
+                  src + static_cast<size_t>(i * n + j) * elem, elem);
+    }
   }
   QuantParams q = v.quant;
   if (q.axis == 1) q.axis = 0;
@@ -72,13 +64,8 @@ class PackWeightsPass : public Pass {
         continue;
       }
       // A weight shared with a node packed otherwise keeps its plain constant for that one.
-      if (node.op == OpType::kQGemm && spec.input == 1 && node.attrs.GetInt("transB", 0) == 0 &&
-          rw.value(w).shape.size() == 2) {
-        w = Transposed8BitConstant(rw, w);
-        rw.node(id).attrs.Set("transB", int64_t{1});
-        ctx.Count("transposed");
-      }
-      if (node.op == OpType::kFusedGemm && spec.input == 1 && node.attrs.GetInt("transB", 0) == 0) {
+      if ((node.op == OpType::kFusedGemm || node.op == OpType::kQGemm) && spec.input == 1 &&
+          node.attrs.GetInt("transB", 0) == 0 && rw.value(w).shape.size() == 2) {
         w = TransposedConstant(rw, w);
         rw.node(id).attrs.Set("transB", int64_t{1});
         ctx.Count("transposed");
@@ -91,8 +78,8 @@ class PackWeightsPass : public Pass {
       const Shape shape = plain.shape;
       const DType dtype = plain.dtype;
       const QuantParams quant = plain.quant;  // int8 weights keep their zero points
-      const ValueId p = rw.AddConstant(packed_name, dtype, shape,
-                                       ConstantBytes::FromVector(std::move(packed)));
+      const ValueId p =
+          rw.AddConstant(packed_name, dtype, shape, ConstantBytes::FromVector(std::move(packed)));
       rw.value(p).layout = spec.layout;
       rw.value(p).quant = quant;
       rw.SetInput(id, spec.input, p);
