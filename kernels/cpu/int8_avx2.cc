@@ -62,23 +62,12 @@ void QGemmUkernelAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_s
   }
 }
 
-void QRequantRowAvx2(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
-                     int64_t n) {
-  Q8RequantRowPortable(p, d, col_sum, y, 0, n);
-}
-
 void QDwAccumulateAvx2(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc) {
   const int64_t taps = p.kernel_h * p.kernel_w;
-  if (taps > kQDwMaxTaps) {
+  int64_t off[kQDwMaxTaps];
+  if (!Q8DwTapOffsets(p, off)) {
     Q8DwPortable(p, x, w, acc, 0);
     return;
-  }
-  int64_t off[kQDwMaxTaps];  // each tap's offset from an output row's first input
-  for (int64_t ky = 0, t = 0; ky < p.kernel_h; ++ky) {
-    for (int64_t kx = 0; kx < p.kernel_w; ++kx, ++t) {
-      const int64_t c = kx * p.dilation_w;
-      off[t] = ky * p.dilation_h * p.row + (c % p.stride_w) * p.phase_stride + c / p.stride_w;
-    }
   }
   const int64_t full = p.out_w / 8 * 8;
   for (int64_t oy = 0; oy < p.out_h; ++oy) {
@@ -96,48 +85,6 @@ void QDwAccumulateAvx2(const QDwParams& p, const int16_t* x, const int32_t* w, i
     }
   }
   if (full < p.out_w) Q8DwPortable(p, x, w, acc, full);
-}
-
-void QCentreAvx2(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
-                 int16_t* odd) {
-  Q8CentrePortable(src, 0, n, is_signed, zero, even, odd);
-}
-
-void QAddAvx2(const QAddParams& p, const void* a, const void* b, void* y, int64_t n) {
-  Q8AddPortable(p, a, b, y, 0, n);
-}
-
-void QuantizeF32Avx2(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y) {
-  Q8QuantizePortable(x, 0, n, scale, zero, out, y);
-}
-
-void QRequantRowsAvx2(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
-                      const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n) {
-  Q8RequantRowsPortable(rows, mr, d, ldd, col_sum, y, ldy, n);
-}
-
-void QGemmRequantAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
-                      const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
-                      const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy) {
-  int32_t d[kQGemmMr * 8];
-  QGemmUkernelAvx2(k4, a, b, b_stride, d, 8, mr, nr, false);
-  for (int r = 0; r < mr; ++r) {
-    QRowParams p = rows[r];
-    p.residual = residual ? residual + r * ldr : nullptr;
-    Q8RequantRowPortable(p, d + r * 8, col_sum, y + r * ldy, 0, nr);
-  }
-}
-
-void QGemvAvx2(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) {
-  Q8GemvPortable(k4, a, x, d);
-}
-
-void QGemmTapsAvx2(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
-                   const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr, int nr) {
-  for (int64_t t = 0; t < taps; ++t) {
-    QGemmUkernelAvx2(c4, a + t * c4 * kQGemmMr * kQGemmKGroup, b + tap_off[t], b_stride, d, ldd, mr,
-                     nr, t > 0);
-  }
 }
 
 #endif

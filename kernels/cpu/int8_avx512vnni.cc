@@ -42,8 +42,9 @@ inline void Q8StoreBytes(uint8_t* y, __m512i v, __mmask16 m) {
   }
 }
 
-// The 8-bit epilogue of 16 sums (no residual; see QRequantRowAvx512Vnni's common case) into
-// 16 bytes at y under mask m.
+// The epilogue of 16 sums (docs/quantization.md; QRowParams), in pieces shared by the tile
+// epilogues and QRequantRowAvx512Vnni. Even elements are handled in the low halves of the
+// 64-bit lanes of `ev`, odd ones in those of `od`, so Requantize's 64-bit product is exact.
 struct Q8RowConsts {
   __m512i offset, zero, mult, round;
   __m128i shift;
@@ -51,6 +52,11 @@ struct Q8RowConsts {
 };
 struct Q8OutConsts {
   __m512i out_zero, qmin, qmax, lo32;
+};
+struct Q8ResConsts {
+  __m512i zero, mult, round;
+  __m128i shift;
+  QType type;
 };
 inline Q8RowConsts Q8Row(const QRowParams& p) {
   return {_mm512_set1_epi32(p.offset),
@@ -64,102 +70,110 @@ inline Q8OutConsts Q8Out(const QRowParams& p) {
   return {_mm512_set1_epi64(p.out_zero), _mm512_set1_epi64(p.qmin), _mm512_set1_epi64(p.qmax),
           _mm512_set1_epi64(0xffffffffLL)};
 }
-inline void Q8RequantVec(__m512i d, const Q8RowConsts& r, const Q8OutConsts& o,
-                         const int32_t* col_sum, uint8_t* y, __mmask16 m) {
-  __m512i acc = _mm512_add_epi32(d, r.offset);
-  if (r.has_zero) {
-    acc = _mm512_sub_epi32(acc, _mm512_mullo_epi32(r.zero, _mm512_maskz_loadu_epi32(m, col_sum)));
-  }
-  __m512i ev = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(acc, r.mult), r.round), r.shift);
-  __m512i od = _mm512_sra_epi64(
-      _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc, 32), r.mult), r.round), r.shift);
-  ev = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(ev, o.out_zero), o.qmin), o.qmax);
-  od = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(od, o.out_zero), o.qmin), o.qmax);
-  Q8StoreBytes(y, _mm512_or_si512(_mm512_and_si512(ev, o.lo32), _mm512_slli_epi64(od, 32)), m);
-}
-
-// With a residual (8-bit output): acc = SaturatingAdd(acc, Requantize(r - zr, Mr)) in 64-bit
-// lanes, then requantized with Requantize's own saturation (QRequantRowAvx512Vnni's general
-// path, for one vector).
-struct Q8ResConsts {
-  __m512i zero, mult, round;
-  __m128i shift;
-  QType type;
-};
 inline Q8ResConsts Q8Res(const QRowParams& p) {
   return {_mm512_set1_epi32(p.residual_zero), _mm512_set1_epi64(p.residual_requant.multiplier),
           _mm512_set1_epi64(int64_t{1} << (p.residual_requant.shift - 1)),
           _mm_cvtsi32_si128(p.residual_requant.shift), p.residual_type};
 }
+
+// d + offset - zero * col_sum (wrapping int32).
+inline __m512i Q8Centred(__m512i d, const Q8RowConsts& r, const int32_t* col_sum, __mmask16 m) {
+  const __m512i acc = _mm512_add_epi32(d, r.offset);
+  if (!r.has_zero) return acc;
+  return _mm512_sub_epi32(acc, _mm512_mullo_epi32(r.zero, _mm512_maskz_loadu_epi32(m, col_sum)));
+}
+
+// ev/od += Requantize(residual - zr, Mr), saturated to int32 (SaturatingAdd).
+inline void Q8AddResidual(__m512i& ev, __m512i& od, const Q8ResConsts& res, const uint8_t* residual,
+                          __mmask16 m) {
+  const __m512i rv = _mm512_sub_epi32(Q8LoadCodes(residual, res.type, m), res.zero);
+  const __m512i re = Q8Rq64(rv, res.mult, res.round, res.shift);
+  const __m512i ro = Q8Rq64(_mm512_srli_epi64(rv, 32), res.mult, res.round, res.shift);
+  const __m512i lo = _mm512_set1_epi64(INT32_MIN), hi = _mm512_set1_epi64(INT32_MAX);
+  ev = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(ev, re), lo), hi);
+  od = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(od, ro), lo), hi);
+}
+
+// + out_zero, clamped to [qmin, qmax], even and odd halves joined into 16 int32 lanes.
+inline __m512i Q8ClampJoin(__m512i ev, __m512i od, const Q8OutConsts& o, bool add_zero) {
+  if (add_zero) {
+    ev = _mm512_add_epi64(ev, o.out_zero);
+    od = _mm512_add_epi64(od, o.out_zero);
+  }
+  ev = _mm512_min_epi64(_mm512_max_epi64(ev, o.qmin), o.qmax);
+  od = _mm512_min_epi64(_mm512_max_epi64(od, o.qmin), o.qmax);
+  return _mm512_or_si512(_mm512_and_si512(ev, o.lo32), _mm512_slli_epi64(od, 32));
+}
+
+// 8-bit output, no residual, the common case and the shortest: _mm512_mul_epi32 reads each
+// 64-bit lane's low int32 (the even elements; the odd ones shifted down), and Requantize's
+// int32 saturation is left out: with qmin/qmax inside the 8-bit output range (the kernel's
+// traits ensure it) clamp(sat32(r) + zy) == clamp(r + zy).
+inline void Q8RequantVec(__m512i d, const Q8RowConsts& r, const Q8OutConsts& o,
+                         const int32_t* col_sum, uint8_t* y, __mmask16 m) {
+  const __m512i acc = Q8Centred(d, r, col_sum, m);
+  const __m512i ev =
+      _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(acc, r.mult), r.round), r.shift);
+  const __m512i od = _mm512_sra_epi64(
+      _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc, 32), r.mult), r.round), r.shift);
+  Q8StoreBytes(y, Q8ClampJoin(ev, od, o, true), m);
+}
+
+// 8-bit output with a residual: the sum sign-extended to 64 bits, the residual added with
+// saturation, then Requantize with its own saturation.
 inline void Q8RequantVecResidual(__m512i d, const Q8RowConsts& r, const Q8ResConsts& res,
                                  const Q8OutConsts& o, const int32_t* col_sum,
                                  const uint8_t* residual, uint8_t* y, __mmask16 m) {
-  __m512i acc = _mm512_add_epi32(d, r.offset);
-  if (r.has_zero) {
-    acc = _mm512_sub_epi32(acc, _mm512_mullo_epi32(r.zero, _mm512_maskz_loadu_epi32(m, col_sum)));
-  }
+  const __m512i acc = Q8Centred(d, r, col_sum, m);
   __m512i ev = _mm512_srai_epi64(_mm512_slli_epi64(acc, 32), 32);
   __m512i od = _mm512_srai_epi64(acc, 32);
-  const __m512i rv = _mm512_sub_epi32(Q8LoadCodes(residual, res.type, m), res.zero);
-  const __m512i lo = _mm512_set1_epi64(INT32_MIN), hi = _mm512_set1_epi64(INT32_MAX);
-  ev = _mm512_min_epi64(
-      _mm512_max_epi64(_mm512_add_epi64(ev, Q8Rq64(rv, res.mult, res.round, res.shift)), lo), hi);
-  od = _mm512_min_epi64(
-      _mm512_max_epi64(
-          _mm512_add_epi64(od, Q8Rq64(_mm512_srli_epi64(rv, 32), res.mult, res.round, res.shift)),
-          lo),
-      hi);
+  Q8AddResidual(ev, od, res, residual, m);
   ev = Q8Rq64(ev, r.mult, r.round, r.shift);
   od = Q8Rq64(od, r.mult, r.round, r.shift);
-  ev = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(ev, o.out_zero), o.qmin), o.qmax);
-  od = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(od, o.out_zero), o.qmin), o.qmax);
-  Q8StoreBytes(y, _mm512_or_si512(_mm512_and_si512(ev, o.lo32), _mm512_slli_epi64(od, 32)), m);
+  Q8StoreBytes(y, Q8ClampJoin(ev, od, o, true), m);
 }
 
-}  // namespace
+// The 8 x 32 int32 tile of the GEMM micro-kernels: 16 zmm accumulators. Always inlined into
+// each entry point with constant indices, so the array lives in registers.
+struct Q8Tile {
+  __m512i c[kQGemmMr][2];
+};
 
-void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
-                            int32_t* d, int64_t ldd, int mr, int nr, bool accumulate) {
-  __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
-          c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00,
-          c70 = c00, c71 = c00;
-  const int32_t* aw = reinterpret_cast<const int32_t*>(a);
-  for (int64_t g = 0; g < k4; ++g) {
-    const __m512i b0 = _mm512_loadu_si512(b);
-    const __m512i b1 = _mm512_loadu_si512(b + 64);
-    b += b_stride;
-    __m512i w = _mm512_set1_epi32(aw[0]);
-    c00 = _mm512_dpbusd_epi32(c00, b0, w);
-    c01 = _mm512_dpbusd_epi32(c01, b1, w);
-    w = _mm512_set1_epi32(aw[1]);
-    c10 = _mm512_dpbusd_epi32(c10, b0, w);
-    c11 = _mm512_dpbusd_epi32(c11, b1, w);
-    w = _mm512_set1_epi32(aw[2]);
-    c20 = _mm512_dpbusd_epi32(c20, b0, w);
-    c21 = _mm512_dpbusd_epi32(c21, b1, w);
-    w = _mm512_set1_epi32(aw[3]);
-    c30 = _mm512_dpbusd_epi32(c30, b0, w);
-    c31 = _mm512_dpbusd_epi32(c31, b1, w);
-    w = _mm512_set1_epi32(aw[4]);
-    c40 = _mm512_dpbusd_epi32(c40, b0, w);
-    c41 = _mm512_dpbusd_epi32(c41, b1, w);
-    w = _mm512_set1_epi32(aw[5]);
-    c50 = _mm512_dpbusd_epi32(c50, b0, w);
-    c51 = _mm512_dpbusd_epi32(c51, b1, w);
-    w = _mm512_set1_epi32(aw[6]);
-    c60 = _mm512_dpbusd_epi32(c60, b0, w);
-    c61 = _mm512_dpbusd_epi32(c61, b1, w);
-    w = _mm512_set1_epi32(aw[7]);
-    c70 = _mm512_dpbusd_epi32(c70, b0, w);
-    c71 = _mm512_dpbusd_epi32(c71, b1, w);
-    aw += kQGemmMr;
+// One reduction step of 4 over the tile: 8 broadcast int32 quads of A (one per row) times the
+// 32 columns' 4-byte groups at b (two zmm), by vpdpbusd.
+__attribute__((always_inline)) inline void Q8TileStep(Q8Tile& t, const int32_t* aw,
+                                                      const uint8_t* b) {
+  const __m512i b0 = _mm512_loadu_si512(b);
+  const __m512i b1 = _mm512_loadu_si512(b + 64);
+#pragma GCC unroll 8
+  for (int r = 0; r < kQGemmMr; ++r) {
+    const __m512i w = _mm512_set1_epi32(aw[r]);
+    t.c[r][0] = _mm512_dpbusd_epi32(t.c[r][0], b0, w);
+    t.c[r][1] = _mm512_dpbusd_epi32(t.c[r][1], b1, w);
   }
-  const __m512i rows[kQGemmMr][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31},
-                                     {c40, c41}, {c50, c51}, {c60, c61}, {c70, c71}};
+}
+
+__attribute__((always_inline)) inline Q8Tile Q8TileGemm(int64_t k4, const int32_t* aw,
+                                                        const uint8_t* b, int64_t b_stride,
+                                                        Q8Tile t) {
+  for (int64_t g = 0; g < k4; ++g, b += b_stride, aw += kQGemmMr) Q8TileStep(t, aw, b);
+  return t;
+}
+
+__attribute__((always_inline)) inline Q8Tile Q8TileZero() {
+  Q8Tile t;
+#pragma GCC unroll 8
+  for (int r = 0; r < kQGemmMr; ++r) t.c[r][0] = t.c[r][1] = _mm512_setzero_si512();
+  return t;
+}
+
+// Rows [0, mr) and columns [0, nr) of the tile into d (added to what d holds if accumulate).
+__attribute__((always_inline)) inline void Q8TileStore(const Q8Tile& t, int32_t* d, int64_t ldd,
+                                                       int mr, int nr, bool accumulate) {
   const __mmask16 m0 = Q8Mask(nr), m1 = Q8Mask(nr > 16 ? nr - 16 : 0);
   for (int r = 0; r < mr; ++r) {
     int32_t* dr = d + r * ldd;
-    __m512i v0 = rows[r][0], v1 = rows[r][1];
+    __m512i v0 = t.c[r][0], v1 = t.c[r][1];
     if (accumulate) {
       v0 = _mm512_add_epi32(v0, _mm512_maskz_loadu_epi32(m0, dr));
       v1 = _mm512_add_epi32(v1, _mm512_maskz_loadu_epi32(m1, dr + 16));
@@ -169,45 +183,18 @@ void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64
   }
 }
 
+}  // namespace
+
+void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                            int32_t* d, int64_t ldd, int mr, int nr, bool accumulate) {
+  const Q8Tile t = Q8TileGemm(k4, reinterpret_cast<const int32_t*>(a), b, b_stride, Q8TileZero());
+  Q8TileStore(t, d, ldd, mr, nr, accumulate);
+}
+
 void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
                             const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
                             const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy) {
-  __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
-          c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00,
-          c70 = c00, c71 = c00;
-  const int32_t* aw = reinterpret_cast<const int32_t*>(a);
-  for (int64_t g = 0; g < k4; ++g) {
-    const __m512i b0 = _mm512_loadu_si512(b);
-    const __m512i b1 = _mm512_loadu_si512(b + 64);
-    b += b_stride;
-    __m512i w = _mm512_set1_epi32(aw[0]);
-    c00 = _mm512_dpbusd_epi32(c00, b0, w);
-    c01 = _mm512_dpbusd_epi32(c01, b1, w);
-    w = _mm512_set1_epi32(aw[1]);
-    c10 = _mm512_dpbusd_epi32(c10, b0, w);
-    c11 = _mm512_dpbusd_epi32(c11, b1, w);
-    w = _mm512_set1_epi32(aw[2]);
-    c20 = _mm512_dpbusd_epi32(c20, b0, w);
-    c21 = _mm512_dpbusd_epi32(c21, b1, w);
-    w = _mm512_set1_epi32(aw[3]);
-    c30 = _mm512_dpbusd_epi32(c30, b0, w);
-    c31 = _mm512_dpbusd_epi32(c31, b1, w);
-    w = _mm512_set1_epi32(aw[4]);
-    c40 = _mm512_dpbusd_epi32(c40, b0, w);
-    c41 = _mm512_dpbusd_epi32(c41, b1, w);
-    w = _mm512_set1_epi32(aw[5]);
-    c50 = _mm512_dpbusd_epi32(c50, b0, w);
-    c51 = _mm512_dpbusd_epi32(c51, b1, w);
-    w = _mm512_set1_epi32(aw[6]);
-    c60 = _mm512_dpbusd_epi32(c60, b0, w);
-    c61 = _mm512_dpbusd_epi32(c61, b1, w);
-    w = _mm512_set1_epi32(aw[7]);
-    c70 = _mm512_dpbusd_epi32(c70, b0, w);
-    c71 = _mm512_dpbusd_epi32(c71, b1, w);
-    aw += kQGemmMr;
-  }
-  const __m512i tile[kQGemmMr][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31},
-                                     {c40, c41}, {c50, c51}, {c60, c61}, {c70, c71}};
+  const Q8Tile t = Q8TileGemm(k4, reinterpret_cast<const int32_t*>(a), b, b_stride, Q8TileZero());
   const __mmask16 m0 = Q8Mask(nr), m1 = Q8Mask(nr > 16 ? nr - 16 : 0);
   const Q8OutConsts o = Q8Out(rows[0]);
   for (int r = 0; r < mr; ++r) {
@@ -215,128 +202,53 @@ void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64
     if (residual) {
       const Q8ResConsts res = Q8Res(rows[r]);
       const uint8_t* rr = residual + r * ldr;
-      Q8RequantVecResidual(tile[r][0], rc, res, o, col_sum, rr, y + r * ldy, m0);
+      Q8RequantVecResidual(t.c[r][0], rc, res, o, col_sum, rr, y + r * ldy, m0);
       if (nr > 16) {
-        Q8RequantVecResidual(tile[r][1], rc, res, o, col_sum + 16, rr + 16, y + r * ldy + 16, m1);
+        Q8RequantVecResidual(t.c[r][1], rc, res, o, col_sum + 16, rr + 16, y + r * ldy + 16, m1);
       }
       continue;
     }
-    Q8RequantVec(tile[r][0], rc, o, col_sum, y + r * ldy, m0);
-    if (nr > 16) Q8RequantVec(tile[r][1], rc, o, col_sum + 16, y + r * ldy + 16, m1);
+    Q8RequantVec(t.c[r][0], rc, o, col_sum, y + r * ldy, m0);
+    if (nr > 16) Q8RequantVec(t.c[r][1], rc, o, col_sum + 16, y + r * ldy + 16, m1);
   }
 }
 
 void QGemmTapsAvx512Vnni(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
                          const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr,
                          int nr) {
-  __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
-          c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00,
-          c70 = c00, c71 = c00;
+  // The sums stay in registers across all taps (one store at the end, not one per tap).
+  Q8Tile t = Q8TileZero();
   const int32_t* aw = reinterpret_cast<const int32_t*>(a);
-  for (int64_t t = 0; t < taps; ++t) {
-    const uint8_t* bt = b + tap_off[t];
-    for (int64_t g = 0; g < c4; ++g) {
-      const __m512i b0 = _mm512_loadu_si512(bt);
-      const __m512i b1 = _mm512_loadu_si512(bt + 64);
-      bt += b_stride;
-      __m512i w = _mm512_set1_epi32(aw[0]);
-      c00 = _mm512_dpbusd_epi32(c00, b0, w);
-      c01 = _mm512_dpbusd_epi32(c01, b1, w);
-      w = _mm512_set1_epi32(aw[1]);
-      c10 = _mm512_dpbusd_epi32(c10, b0, w);
-      c11 = _mm512_dpbusd_epi32(c11, b1, w);
-      w = _mm512_set1_epi32(aw[2]);
-      c20 = _mm512_dpbusd_epi32(c20, b0, w);
-      c21 = _mm512_dpbusd_epi32(c21, b1, w);
-      w = _mm512_set1_epi32(aw[3]);
-      c30 = _mm512_dpbusd_epi32(c30, b0, w);
-      c31 = _mm512_dpbusd_epi32(c31, b1, w);
-      w = _mm512_set1_epi32(aw[4]);
-      c40 = _mm512_dpbusd_epi32(c40, b0, w);
-      c41 = _mm512_dpbusd_epi32(c41, b1, w);
-      w = _mm512_set1_epi32(aw[5]);
-      c50 = _mm512_dpbusd_epi32(c50, b0, w);
-      c51 = _mm512_dpbusd_epi32(c51, b1, w);
-      w = _mm512_set1_epi32(aw[6]);
-      c60 = _mm512_dpbusd_epi32(c60, b0, w);
-      c61 = _mm512_dpbusd_epi32(c61, b1, w);
-      w = _mm512_set1_epi32(aw[7]);
-      c70 = _mm512_dpbusd_epi32(c70, b0, w);
-      c71 = _mm512_dpbusd_epi32(c71, b1, w);
-      aw += kQGemmMr;
-    }
+  for (int64_t k = 0; k < taps; ++k, aw += c4 * kQGemmMr) {
+    t = Q8TileGemm(c4, aw, b + tap_off[k], b_stride, t);
   }
-  const __m512i rows[kQGemmMr][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31},
-                                     {c40, c41}, {c50, c51}, {c60, c61}, {c70, c71}};
-  const __mmask16 m0 = Q8Mask(nr), m1 = Q8Mask(nr > 16 ? nr - 16 : 0);
-  for (int r = 0; r < mr; ++r) {
-    int32_t* dr = d + r * ldd;
-    __m512i v0 = rows[r][0], v1 = rows[r][1];
-    _mm512_mask_storeu_epi32(dr, m0, v0);
-    _mm512_mask_storeu_epi32(dr + 16, m1, v1);
-  }
+  Q8TileStore(t, d, ldd, mr, nr, false);
 }
 
 void QRequantRowAvx512Vnni(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
                            int64_t n) {
-  const __m512i offset = _mm512_set1_epi32(p.offset);
-  const __m512i zero = _mm512_set1_epi32(p.zero);
-  const __m512i mult = _mm512_set1_epi64(p.requant.multiplier);
-  const __m512i round = _mm512_set1_epi64(int64_t{1} << (p.requant.shift - 1));
-  const __m128i shift = _mm_cvtsi32_si128(p.requant.shift);
-  const __m512i rmult = _mm512_set1_epi64(p.residual_requant.multiplier);
-  const __m512i rround = _mm512_set1_epi64(int64_t{1} << (p.residual_requant.shift - 1));
-  const __m128i rshift = _mm_cvtsi32_si128(p.residual_requant.shift);
-  const __m512i rzero = _mm512_set1_epi32(p.residual_zero);
-  const __m512i out_zero = _mm512_set1_epi64(p.out_zero);
-  const __m512i qmin = _mm512_set1_epi64(p.qmin), qmax = _mm512_set1_epi64(p.qmax);
-  const __m512i lo32 = _mm512_set1_epi64(0xffffffffLL);
+  const Q8RowConsts rc = Q8Row(p);
+  const Q8OutConsts o = Q8Out(p);
+  const auto* residual = static_cast<const uint8_t*>(p.residual);
+  const Q8ResConsts res = residual ? Q8Res(p) : Q8ResConsts{};
   for (int64_t j = 0; j < n; j += 16) {
     const __mmask16 m = Q8Mask(n - j);
-    __m512i acc = _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, d + j), offset);
-    if (p.zero) {
-      acc =
-          _mm512_sub_epi32(acc, _mm512_mullo_epi32(zero, _mm512_maskz_loadu_epi32(m, col_sum + j)));
-    }
-    if (!p.residual && p.out_type != QType::kI32) {
-      // The common case, shortest: _mm512_mul_epi32 reads each 64-bit lane's low int32 (the
-      // even elements; the odd ones shifted down), and the int32 saturation of Requantize is
-      // left out: with qmin/qmax inside the 8-bit output range (the kernel's traits ensure it)
-      // clamp(sat32(r) + zy) == clamp(r + zy).
-      __m512i ev = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(acc, mult), round), shift);
-      __m512i od = _mm512_sra_epi64(
-          _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc, 32), mult), round), shift);
-      ev = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(ev, out_zero), qmin), qmax);
-      od = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(od, out_zero), qmin), qmax);
-      const __m512i v = _mm512_or_si512(_mm512_and_si512(ev, lo32), _mm512_slli_epi64(od, 32));
-      Q8StoreBytes(static_cast<uint8_t*>(y) + j, v, m);
+    const __m512i dv = _mm512_maskz_loadu_epi32(m, d + j);
+    if (p.out_type != QType::kI32) {
+      uint8_t* yj = static_cast<uint8_t*>(y) + j;
+      if (residual) {
+        Q8RequantVecResidual(dv, rc, res, o, col_sum + j, residual + j, yj, m);
+      } else {
+        Q8RequantVec(dv, rc, o, col_sum + j, yj, m);
+      }
       continue;
     }
-    // Even lanes in the low halves of `ev`, odd lanes in those of `od` (sign-extended).
+    // int32 output: the centred sum (plus the residual, saturated), clamped.
+    const __m512i acc = Q8Centred(dv, rc, col_sum + j, m);
     __m512i ev = _mm512_srai_epi64(_mm512_slli_epi64(acc, 32), 32);
     __m512i od = _mm512_srai_epi64(acc, 32);
-    if (p.residual) {
-      const __m512i r = _mm512_sub_epi32(
-          Q8LoadCodes(static_cast<const uint8_t*>(p.residual) + j, p.residual_type, m), rzero);
-      const __m512i re = Q8Rq64(r, rmult, rround, rshift);
-      const __m512i ro = Q8Rq64(_mm512_srli_epi64(r, 32), rmult, rround, rshift);
-      const __m512i lo = _mm512_set1_epi64(INT32_MIN), hi = _mm512_set1_epi64(INT32_MAX);
-      ev = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(ev, re), lo), hi);
-      od = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(od, ro), lo), hi);
-    }
-    if (p.out_type == QType::kI32) {
-      ev = _mm512_min_epi64(_mm512_max_epi64(ev, qmin), qmax);
-      od = _mm512_min_epi64(_mm512_max_epi64(od, qmin), qmax);
-      const __m512i v = _mm512_or_si512(_mm512_and_si512(ev, lo32), _mm512_slli_epi64(od, 32));
-      _mm512_mask_storeu_epi32(static_cast<int32_t*>(y) + j, m, v);
-      continue;
-    }
-    ev = Q8Rq64(ev, mult, round, shift);
-    od = Q8Rq64(od, mult, round, shift);
-    ev = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(ev, out_zero), qmin), qmax);
-    od = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(od, out_zero), qmin), qmax);
-    const __m512i v = _mm512_or_si512(_mm512_and_si512(ev, lo32), _mm512_slli_epi64(od, 32));
-    Q8StoreBytes(static_cast<uint8_t*>(y) + j, v, m);
+    if (residual) Q8AddResidual(ev, od, res, residual + j, m);
+    _mm512_mask_storeu_epi32(static_cast<int32_t*>(y) + j, m, Q8ClampJoin(ev, od, o, false));
   }
 }
 
@@ -386,17 +298,10 @@ void QGemvAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) 
 
 void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc) {
   const int64_t taps = p.kernel_h * p.kernel_w;
-  if (taps > kQDwMaxTaps) {
+  int64_t off[kQDwMaxTaps];
+  if (!Q8DwTapOffsets(p, off)) {
     Q8DwPortable(p, x, w, acc, 0);
     return;
-  }
-  // Each tap's offset from an output row's first input (phase plane and column folded in).
-  int64_t off[kQDwMaxTaps];
-  for (int64_t ky = 0, t = 0; ky < p.kernel_h; ++ky) {
-    for (int64_t kx = 0; kx < p.kernel_w; ++kx, ++t) {
-      const int64_t c = kx * p.dilation_w;
-      off[t] = ky * p.dilation_h * p.row + (c % p.stride_w) * p.phase_stride + c / p.stride_w;
-    }
   }
   const int64_t full = p.out_w / 32 * 32;
   for (int64_t oy = 0; oy < p.out_h; ++oy) {
@@ -468,9 +373,8 @@ void QAddAvx512Vnni(const QAddParams& p, const void* a, const void* b, void* y, 
   const __m512i rdo = _mm512_set1_epi64(int64_t{1} << (p.ro.shift - 1));
   const __m128i sa = _mm_cvtsi32_si128(p.ra.shift), sb = _mm_cvtsi32_si128(p.rb.shift);
   const __m128i so = _mm_cvtsi32_si128(p.ro.shift);
-  const __m512i zo = _mm512_set1_epi64(p.out_zero);
-  const __m512i qmin = _mm512_set1_epi64(p.qmin), qmax = _mm512_set1_epi64(p.qmax);
-  const __m512i lo32 = _mm512_set1_epi64(0xffffffffLL);
+  const Q8OutConsts o = {_mm512_set1_epi64(p.out_zero), _mm512_set1_epi64(p.qmin),
+                         _mm512_set1_epi64(p.qmax), _mm512_set1_epi64(0xffffffffLL)};
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __mmask16 m = 0xffff;
@@ -483,11 +387,9 @@ void QAddAvx512Vnni(const QAddParams& p, const void* a, const void* b, void* y, 
     const __m512i se = _mm512_add_epi64(Q8Rq64(av, ma, rda, sa), Q8Rq64(bv, mb, rdb, sb));
     const __m512i sodd = _mm512_add_epi64(Q8Rq64(_mm512_srli_epi64(av, 32), ma, rda, sa),
                                           Q8Rq64(_mm512_srli_epi64(bv, 32), mb, rdb, sb));
-    __m512i ev = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(se, mo), rdo), so);
-    __m512i od = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(sodd, mo), rdo), so);
-    ev = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(ev, zo), qmin), qmax);
-    od = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(od, zo), qmin), qmax);
-    const __m512i v = _mm512_or_si512(_mm512_and_si512(ev, lo32), _mm512_slli_epi64(od, 32));
+    const __m512i ev = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(se, mo), rdo), so);
+    const __m512i od = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(sodd, mo), rdo), so);
+    const __m512i v = Q8ClampJoin(ev, od, o, true);
     Q8StoreBytes(static_cast<uint8_t*>(y) + i, v, m);
   }
   Q8AddPortable(p, a, b, y, i, n);

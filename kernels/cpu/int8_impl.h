@@ -121,6 +121,19 @@ inline void Q8DwPortable(const QDwParams& p, const int16_t* x, const int32_t* w,
   }
 }
 
+// Each depthwise tap's offset from an output row's first input (phase plane and column folded
+// in), for the SIMD versions' inner loops; false when the window has more than kQDwMaxTaps taps.
+inline bool Q8DwTapOffsets(const QDwParams& p, int64_t (&off)[kQDwMaxTaps]) {
+  if (p.kernel_h * p.kernel_w > kQDwMaxTaps) return false;
+  for (int64_t ky = 0, t = 0; ky < p.kernel_h; ++ky) {
+    for (int64_t kx = 0; kx < p.kernel_w; ++kx, ++t) {
+      const int64_t c = kx * p.dilation_w;
+      off[t] = ky * p.dilation_h * p.row + (c % p.stride_w) * p.phase_stride + c / p.stride_w;
+    }
+  }
+  return true;
+}
+
 // Codes [i0, n) of QCentreFn.
 inline void Q8CentrePortable(const uint8_t* src, int64_t i0, int64_t n, bool is_signed,
                              int32_t zero, int16_t* even, int16_t* odd) {
@@ -178,6 +191,31 @@ inline void Q8QuantizePortable(const float* x, int64_t i0, int64_t n, float scal
     } else {
       static_cast<int8_t*>(y)[i] = static_cast<int8_t>(c);
     }
+  }
+}
+
+// QGemmRequantFn for an ISA without a fused one: its GEMM micro-kernel into a tile on the
+// stack, then the portable epilogue per row.
+template <QGemmUkernelFn kGemm>
+void Q8GemmRequantVia(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                      const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
+                      const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy) {
+  int32_t d[kQGemmMr * 8];
+  kGemm(k4, a, b, b_stride, d, 8, mr, nr, false);
+  for (int r = 0; r < mr; ++r) {
+    QRowParams p = rows[r];
+    p.residual = residual ? residual + r * ldr : nullptr;
+    Q8RequantRowPortable(p, d + r * 8, col_sum, y + r * ldy, 0, nr);
+  }
+}
+
+// QGemmTapsFn for an ISA without a fused one: one accumulating GEMM call per tap.
+template <QGemmUkernelFn kGemm>
+void Q8GemmTapsVia(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
+                   const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr, int nr) {
+  for (int64_t t = 0; t < taps; ++t) {
+    kGemm(c4, a + t * c4 * kQGemmMr * kQGemmKGroup, b + tap_off[t], b_stride, d, ldd, mr, nr,
+          t > 0);
   }
 }
 

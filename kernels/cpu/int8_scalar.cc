@@ -35,28 +35,8 @@ void QRequantRowsScalar(const QRowParams* rows, int mr, const int32_t* d, int64_
   Q8RequantRowsPortable(rows, mr, d, ldd, col_sum, y, ldy, n);
 }
 
-void QGemmRequantScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
-                        const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
-                        const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy) {
-  int32_t d[kQGemmMr * 8];
-  QGemmUkernelScalar(k4, a, b, b_stride, d, 8, mr, nr, false);
-  for (int r = 0; r < mr; ++r) {
-    QRowParams p = rows[r];
-    p.residual = residual ? residual + r * ldr : nullptr;
-    Q8RequantRowPortable(p, d + r * 8, col_sum, y + r * ldy, 0, nr);
-  }
-}
-
 void QGemvScalar(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) {
   Q8GemvPortable(k4, a, x, d);
-}
-
-void QGemmTapsScalar(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
-                     const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr, int nr) {
-  for (int64_t t = 0; t < taps; ++t) {
-    QGemmUkernelScalar(c4, a + t * c4 * kQGemmMr * kQGemmKGroup, b + tap_off[t], b_stride, d, ldd,
-                       mr, nr, t > 0);
-  }
 }
 
 }  // namespace kiln::cpu

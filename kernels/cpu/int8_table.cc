@@ -2,23 +2,26 @@
 #include "kernels/cpu/int8_table.h"
 
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/int8_impl.h"
 
 namespace kiln::cpu {
 namespace {
 
+// ISAs without their own version of an entry use the portable one (or, for the fused GEMM
+// entries, the generic composition over their own GEMM micro-kernel).
 constexpr Int8Kernels kScalarInt8 = {Isa::kScalar,        8,
                                      QGemmUkernelScalar,  QRequantRowScalar,
-                                     QRequantRowsScalar,  QGemmRequantScalar,
-                                     QGemvScalar,         QGemmTapsScalar,
+                                     QRequantRowsScalar,  Q8GemmRequantVia<QGemmUkernelScalar>,
+                                     QGemvScalar,         Q8GemmTapsVia<QGemmUkernelScalar>,
                                      QDwAccumulateScalar, QCentreScalar,
                                      QAddScalar,          QuantizeF32Scalar};
 #if defined(__x86_64__) || defined(__i386__)
-constexpr Int8Kernels kAvx2Int8 = {Isa::kAvx2,        8,
-                                   QGemmUkernelAvx2,  QRequantRowAvx2,
-                                   QRequantRowsAvx2,  QGemmRequantAvx2,
-                                   QGemvAvx2,         QGemmTapsAvx2,
-                                   QDwAccumulateAvx2, QCentreAvx2,
-                                   QAddAvx2,          QuantizeF32Avx2};
+constexpr Int8Kernels kAvx2Int8 = {Isa::kAvx2,         8,
+                                   QGemmUkernelAvx2,   QRequantRowScalar,
+                                   QRequantRowsScalar, Q8GemmRequantVia<QGemmUkernelAvx2>,
+                                   QGemvScalar,        Q8GemmTapsVia<QGemmUkernelAvx2>,
+                                   QDwAccumulateAvx2,  QCentreScalar,
+                                   QAddScalar,         QuantizeF32Scalar};
 constexpr Int8Kernels kVnniInt8 = {Isa::kAvx512Vnni,        32,
                                    QGemmUkernelAvx512Vnni,  QRequantRowAvx512Vnni,
                                    QRequantRowsAvx512Vnni,  QGemmRequantAvx512Vnni,

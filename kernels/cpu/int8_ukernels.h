@@ -126,30 +126,11 @@ void QAddScalar(const QAddParams& p, const void* a, const void* b, void* y, int6
 void QuantizeF32Scalar(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y);
 void QRequantRowsScalar(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
                         const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
-void QGemmRequantScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
-                        const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
-                        const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy);
 void QGemvScalar(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
-void QGemmTapsScalar(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
-                     const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr, int nr);
 void QDwAccumulateScalar(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
 #if defined(__x86_64__) || defined(__i386__)
 void QGemmUkernelAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, int32_t* d,
                       int64_t ldd, int mr, int nr, bool accumulate);
-void QRequantRowAvx2(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
-                     int64_t n);
-void QCentreAvx2(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
-                 int16_t* odd);
-void QAddAvx2(const QAddParams& p, const void* a, const void* b, void* y, int64_t n);
-void QuantizeF32Avx2(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y);
-void QRequantRowsAvx2(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
-                      const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
-void QGemmRequantAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
-                      const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
-                      const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy);
-void QGemvAvx2(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
-void QGemmTapsAvx2(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
-                   const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr, int nr);
 void QDwAccumulateAvx2(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
 void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
                             int32_t* d, int64_t ldd, int mr, int nr, bool accumulate);
