@@ -3,12 +3,14 @@
 #include "kernels/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace kiln {
 
 struct ThreadPool::Job {
   alignas(64) std::atomic<int64_t> next{0};  // first index not yet claimed
-  alignas(64) int active = 0;                // workers inside RunShare (guarded by mu_)
+  // Workers inside RunShare: changed under mu_, read without it by the spinning caller.
+  alignas(64) std::atomic<int> active{0};
   int64_t n = 0;
   int64_t chunk = 1;
   const FunctionRef<void(int64_t, int64_t)>* fn = nullptr;
@@ -52,10 +54,27 @@ void ThreadPool::RunShare(Job& job) {
   }
 }
 
+bool ThreadPool::SpinUntil(FunctionRef<bool()> ready) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
+  for (;;) {
+    // The clock is read every 64 polls: a poll is a few nanoseconds, the clock tens.
+    for (int i = 0; i < 64; ++i) {
+      if (ready()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();  // yields the core's pipeline to its SMT sibling while polling
+#endif
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+  }
+}
+
 void ThreadPool::WorkerLoop() {
   for (;;) {
     Ticket t;
     {
+      SpinUntil([this] {
+        return count_.load(std::memory_order_relaxed) > 0 || stop_.load(std::memory_order_relaxed);
+      });
       std::unique_lock<std::mutex> lock(mu_);
       work_cv_.wait(lock, [this] { return stop_ || count_ > 0; });
       if (stop_ && count_ == 0) return;
@@ -105,6 +124,11 @@ void ThreadPool::ParallelFor(int64_t n, FunctionRef<void(int64_t, int64_t)> fn, 
     Ticket& t = ring_[(head_ + i) % ring_.size()];
     if (t.job == &job) t.job = nullptr;
   }
+  if (job.active == 0) return;
+  // Helpers still run their last chunks: usually for microseconds, so poll before blocking.
+  lock.unlock();
+  if (SpinUntil([&job] { return job.active.load(std::memory_order_acquire) == 0; })) return;
+  lock.lock();
   done_cv_.wait(lock, [&job] { return job.active == 0; });
 }
 

@@ -1,6 +1,9 @@
 // One persistent pool of worker threads per session: kernels split their work with
 // ParallelFor, and the session runs its streams with RunTasks. Nothing allocates and no thread
-// is created after construction.
+// is created after construction. Idle workers, and callers waiting for their helpers, spin for
+// a short while (kSpinMicros) before they block: a run issues one ParallelFor per op, tens of
+// microseconds apart, and waking a blocked thread (on a virtual machine, a halted vCPU) costs
+// about as long as a small op.
 #pragma once
 
 #include <atomic>
@@ -22,8 +25,8 @@ class FunctionRef;
 template <typename R, typename... Args>
 class FunctionRef<R(Args...)> {
  public:
-  template <typename F, typename = std::enable_if_t<
-                            !std::is_same_v<std::remove_cvref_t<F>, FunctionRef>>>
+  template <typename F,
+            typename = std::enable_if_t<!std::is_same_v<std::remove_cvref_t<F>, FunctionRef>>>
   FunctionRef(F&& f)  // NOLINT: implicit by design, like std::function_ref
       : object_(const_cast<void*>(static_cast<const void*>(&f))),
         call_([](void* o, Args... args) -> R {
@@ -45,6 +48,10 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int num_threads() const { return static_cast<int>(workers_.size()) + 1; }
+
+  // How long an idle worker polls for new work, and a ParallelFor caller for its helpers,
+  // before blocking on a condition variable.
+  static constexpr int64_t kSpinMicros = 200;
 
   // Calls fn(begin, end) over disjoint ranges covering [0, n), each at least `grain` long
   // (except the last), on the caller and on idle workers; returns when all are done. Results
@@ -69,22 +76,26 @@ class ThreadPool {
   struct Job;
   // A unit of queued work: a share of a ParallelFor job, or one RunTasks task.
   struct Ticket {
-    Job* job = nullptr;                          // ParallelFor share (nullptr: cancelled)
+    Job* job = nullptr;                         // ParallelFor share (nullptr: cancelled)
     const FunctionRef<void()>* task = nullptr;  // RunTasks task
-    std::atomic<int>* task_pending = nullptr;    // decremented when the task finishes
+    std::atomic<int>* task_pending = nullptr;   // decremented when the task finishes
   };
 
   void WorkerLoop();
   bool PushLocked(const Ticket& t);
   static void RunShare(Job& job);
+  // Polls until `ready()` holds or kSpinMicros pass; returns whether it held.
+  static bool SpinUntil(FunctionRef<bool()> ready);
 
   std::vector<std::thread> workers_;
   std::mutex mu_;
   std::condition_variable work_cv_;  // workers wait for tickets
   std::condition_variable done_cv_;  // callers wait for their helpers
   std::vector<Ticket> ring_;         // fixed-capacity FIFO of tickets
-  size_t head_ = 0, count_ = 0;
-  bool stop_ = false;
+  size_t head_ = 0;
+  // Tickets queued. Changed only under mu_; read without it by spinning workers.
+  std::atomic<size_t> count_{0};
+  std::atomic<bool> stop_{false};
 };
 
 }  // namespace kiln

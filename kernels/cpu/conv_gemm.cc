@@ -42,6 +42,10 @@ ConvGemm::ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threa
   nc_ = std::max<int64_t>(1, kBlockBytes / (kc_ * 4) / nr) * nr;
   nc_ = std::min(nc_, CeilDiv(n_, nr) * nr);
   nblocks_ = CeilDiv(n_, nc_);
+  // Blocks of equal width (to a tile): the shares take whole blocks, and a 2720 + 416 split
+  // of a 3136-column plane would leave one thread most of the work.
+  nc_ = CeilDiv(CeilDiv(n_, nblocks_), nr) * nr;
+  nblocks_ = CeilDiv(n_, nc_);
   panels_ = CeilDiv(g.out_c_per_group(), kGemmMr);
   shares_ = std::max(1, threads);
   const int64_t base = g.batch * g.groups * nblocks_;
@@ -79,15 +83,19 @@ void ConvGemm::RunShare(int share, const float* x, const float* packed, const fl
   const GemmUkernelFn gemm = kernels_->gemm;
   const int64_t ocpg = g_.out_c_per_group();
   const int64_t u0 = units_ * share / shares_, u1 = units_ * (share + 1) / shares_;
-  for (int64_t u = u0; u < u1; ++u) {
-    const int64_t ms = u % msplit_;
+  for (int64_t u = u0; u < u1;) {
+    // This share's consecutive units of one B block (ms is the innermost index) cover one
+    // contiguous range of panels: the block is packed once for all of them.
     const int64_t key = u / msplit_;
+    const int64_t ms0 = u % msplit_;
+    const int64_t ms1 = std::min(msplit_, ms0 + (u1 - u));
+    u += ms1 - ms0;
     const int64_t nb = key % nblocks_;
     const int64_t grp = (key / nblocks_) % g_.groups;
     const int64_t n = key / nblocks_ / g_.groups;
     const int64_t n0 = nb * nc_, count = std::min(nc_, n_ - n0);
     const float* xg = x + (n * g_.in_c + grp * g_.in_c_per_group()) * g_.in_plane();
-    const int64_t p0 = panels_ * ms / msplit_, p1 = panels_ * (ms + 1) / msplit_;
+    const int64_t p0 = panels_ * ms0 / msplit_, p1 = panels_ * ms1 / msplit_;
     const int64_t oc_base = n * g_.out_c + grp * ocpg;
     for (int64_t kb = 0; kb < kblocks_; ++kb) {
       const int64_t k0 = kb * kc_, kl = std::min(kc_, k_ - k0);
