@@ -14,14 +14,15 @@ bool DepthwiseFits(const Conv2dGeometry& g) {
          g.in_w <= kDwConvMaxWidth;
 }
 
-// Measured with bench/kiln_cpu_conv_bench --cpu-time (--algo gemm vs winograd), AVX-512, one
-// thread: Winograd wins 2.1-2.3x on resnet18's 56x56x64 and 28x28x128 layers and 1.1-2x on
-// squeezenet's 3x3 expands down to 13x13 (16 tiles, 64x256 channels), but loses 1.8x on
-// 14x14x256 and 2.9x on 7x7x512, where its 36 transformed weight matrices (4x the plain
-// weights) stream from memory for too few tiles.
+// Measured with bench/kiln_cpu_conv_bench (--algo gemm vs winograd), AVX-512, one thread:
+// Winograd wins 2.1-2.3x on resnet18's 56x56x64 and 28x28x128 layers and 1.2-1.6x on
+// squeezenet's 3x3 expands at 55x55 and 27x27 (49 tiles and more), but loses on 13x13 (16
+// tiles: half of each 32-column GEMM tile is padding; 0.37 vs 0.34 ms on 48x192 channels,
+// and in a whole model its 4x larger transformed weights come from further away), 1.8x on
+// 14x14x256 and 2.9x on 7x7x512, where those weights stream from memory for too few tiles.
 bool WinogradWins(const Conv2dGeometry& g) {
   const int64_t tiles = ((g.out_h + 3) / 4) * ((g.out_w + 3) / 4);
-  return tiles >= 16 && g.in_c >= 8 && g.out_c >= 8 && g.in_c * g.out_c <= 128 * 128;
+  return tiles > 16 && g.in_c >= 8 && g.out_c >= 8 && g.in_c * g.out_c <= 128 * 128;
 }
 
 }  // namespace

@@ -98,6 +98,14 @@ inline void GemmTile(int64_t k, const float* a, int64_t lda, const float* b, int
 template <typename V, int ROWS, int NV>
 inline void GemmSlice(int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
                       int64_t ldc, int mr, int nr, int flags, const Epilogue& ep) {
+  if constexpr (NV > 1) {
+    // A tail tile whose columns fit in fewer vectors (13x13 and 14x14 planes end in 9 and 4
+    // columns of a 32-wide tile) does only the FMAs of those vectors.
+    if (nr <= (NV - 1) * V::N) {
+      GemmSlice<V, ROWS, NV - 1>(k, a, lda, b, ldb, c, ldc, mr, nr, flags, ep);
+      return;
+    }
+  }
   if (nr == NV * V::N || (flags & kGemmPaddedB)) {
     GemmTile<V, ROWS, NV, false>(k, a, lda, b, ldb, c, ldc, mr, nr, flags, ep);
   } else {
