@@ -130,8 +130,11 @@ void CpuConv::Run(const float* x, const float* weights, const float* bias, const
     }
   };
   const int64_t planes = g_.batch * channels;
-  // Enough planes per share that the pool's hand-off stays small next to the work.
-  const int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, out_plane * taps / 4));
+  // One contiguous range of planes per thread: every plane costs the same, and each call sets
+  // up its per-layer tables again (the flat path's lane masks take about as long as a few
+  // 14x14 planes), so finer shares only repeat that set-up.
+  const int64_t threads = pool ? pool->num_threads() : 1;
+  const int64_t grain = (planes + threads - 1) / threads;
   if (pool) {
     pool->ParallelFor(planes, body, grain);
   } else {
