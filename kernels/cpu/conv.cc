@@ -60,7 +60,14 @@ std::string_view ConvWeightLayout(ConvAlgo algo) {
 CpuConv::CpuConv(const Conv2dGeometry& g, ConvAlgo algo, const CpuKernels& kernels, int threads,
                  ConvWeights weights)
     : g_(g), algo_(algo), kernels_(&kernels), weights_(weights) {
-  if (algo == ConvAlgo::kGemm) gemm_ = ConvGemm(g, kernels, threads, weights);
+  if (algo == ConvAlgo::kGemm) {
+    transposed_ = weights == ConvWeights::kBlock16O && ConvGemmT::Wins(g, kernels);
+    if (transposed_) {
+      gemm_t_ = ConvGemmT(g, kernels, threads);
+    } else {
+      gemm_ = ConvGemm(g, kernels, threads, weights);
+    }
+  }
   if (algo == ConvAlgo::kWinograd) {
     winograd_ = ConvWinograd(g, kernels, weights == ConvWeights::kWino43Block16);
   }
@@ -69,7 +76,7 @@ CpuConv::CpuConv(const Conv2dGeometry& g, ConvAlgo algo, const CpuKernels& kerne
 size_t CpuConv::ScratchBytes() const {
   switch (algo_) {
     case ConvAlgo::kGemm:
-      return gemm_.ScratchBytes();
+      return transposed_ ? gemm_t_.ScratchBytes() : gemm_.ScratchBytes();
     case ConvAlgo::kWinograd:
       return winograd_.ScratchBytes();
     case ConvAlgo::kDepthwise:
@@ -81,6 +88,10 @@ size_t CpuConv::ScratchBytes() const {
 void CpuConv::Run(const float* x, const float* weights, const float* bias, const float* residual,
                   const ActivationParams& act, float* y, void* scratch, ThreadPool* pool) const {
   if (algo_ == ConvAlgo::kGemm) {
+    if (transposed_) {
+      gemm_t_.Run(x, weights, bias, residual, act, y, scratch, pool);
+      return;
+    }
     gemm_.Run(x, weights, bias, residual, act, y, scratch, pool);
     return;
   }

@@ -1,7 +1,7 @@
 // The CPU convolution entry point: picks an algorithm from the geometry alone (so the offline
 // weight layout does not depend on the ISA that will run it), and runs it with an ISA's
-// micro-kernels. Algorithms: packed GEMM (im2col or direct 1x1), depthwise planes, Winograd
-// F(4x4, 3x3).
+// micro-kernels. Algorithms: packed GEMM (im2col or direct 1x1; over Block16O weights, small
+// planes take the transposed GEMM where the ISA has it), depthwise planes, Winograd F(4x4, 3x3).
 #pragma once
 
 #include <cstddef>
@@ -9,6 +9,7 @@
 
 #include "kernels/activation.h"
 #include "kernels/cpu/conv_gemm.h"
+#include "kernels/cpu/conv_gemm_t.h"
 #include "kernels/cpu/conv_geometry.h"
 #include "kernels/cpu/conv_winograd.h"
 #include "kernels/cpu/ukernel_table.h"
@@ -46,6 +47,8 @@ class CpuConv {
   const CpuKernels* kernels_ = nullptr;
   ConvWeights weights_ = ConvWeights::kPanels8;
   ConvGemm gemm_;
+  bool transposed_ = false;  // kGemm over Block16O runs as gemm_t_ (ConvGemmT::Wins)
+  ConvGemmT gemm_t_;
   ConvWinograd winograd_;
 };
 

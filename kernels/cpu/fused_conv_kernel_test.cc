@@ -10,7 +10,9 @@
 #include <random>
 
 #include "ir/layout.h"
+#include "kernels/cpu/conv_gemm_t.h"
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/ukernel_table.h"
 #include "runtime/session.h"
 #include "tests/graph_builder.h"
 
@@ -60,11 +62,11 @@ Graph Packed(const Graph& plain, Layout layout) {
 }
 
 std::string Describe(const Geometry& geo, const std::string& act, bool residual) {
-  return " n" + std::to_string(geo.n) + " c" + std::to_string(geo.c) + " " +
-         std::to_string(geo.h) + "x" + std::to_string(geo.w) + " m" + std::to_string(geo.m) +
-         " k" + std::to_string(geo.k) + " s" + std::to_string(geo.stride) + " p" +
-         std::to_string(geo.pad) + " d" + std::to_string(geo.dilation) + " g" +
-         std::to_string(geo.group) + " act " + act + " residual " + std::to_string(residual);
+  return " n" + std::to_string(geo.n) + " c" + std::to_string(geo.c) + " " + std::to_string(geo.h) +
+         "x" + std::to_string(geo.w) + " m" + std::to_string(geo.m) + " k" + std::to_string(geo.k) +
+         " s" + std::to_string(geo.stride) + " p" + std::to_string(geo.pad) + " d" +
+         std::to_string(geo.dilation) + " g" + std::to_string(geo.group) + " act " + act +
+         " residual " + std::to_string(residual);
 }
 
 void Check(const Geometry& geo, const std::string& act, bool residual, uint32_t seed) {
@@ -147,6 +149,35 @@ TEST(FusedConvSimdTest, LayerShapes) {
   }
 }
 
+// Small output planes take the transposed GEMM (ConvGemmT) where the ISA has it: 7x7 and 5x5
+// planes, reductions longer than one weight slice (3 x 3 x 64 = 576), channel counts that end
+// in a half tile, few tiles (split by panels at 2 threads), batch 2, residuals and
+// activations. (Channel counts that are not multiples of 16 pad too much for it to win, and
+// 1x1 layers need 256 channels; RandomGeometries covers what it leaves to ConvGemm.)
+TEST(FusedConvSimdTest, SmallPlanesTransposed) {
+  const char* acts[] = {"relu", "clip", "silu", "none"};
+  const std::vector<Geometry> geos = {
+      {1, 64, 7, 7, 80, 3, 1, 1, 1, 1},     // 5 blocks: 2 full tiles and a half one
+      {2, 24, 14, 14, 272, 1, 2, 0, 1, 1},  // 1x1 stride 2 to 7x7, batch 2, a half tile
+      {1, 32, 6, 6, 16, 3, 1, 1, 1, 1},     // 36 pixels: a last panel of 4
+      {1, 160, 7, 7, 960, 1, 1, 0, 1, 1},   // pointwise, as in mobilenetv2's last stages
+  };
+  int i = 0;
+  for (const Geometry& g : geos) {
+    cpu::Conv2dGeometry cg;
+    cg.batch = g.n, cg.in_c = g.c, cg.in_h = g.h, cg.in_w = g.w, cg.out_c = g.m;
+    cg.kernel_h = cg.kernel_w = g.k, cg.stride_h = cg.stride_w = g.stride;
+    cg.pad_top = cg.pad_left = cg.pad_bottom = cg.pad_right = g.pad;
+    cg.dilation_h = cg.dilation_w = g.dilation, cg.groups = g.group;
+    ASSERT_TRUE(cg.ComputeOutput());
+    if (const cpu::CpuKernels* k = cpu::GetCpuKernels(Isa::kAvx512); k && k->gemm_t) {
+      EXPECT_TRUE(cpu::ConvGemmT::Wins(cg, *k)) << Describe(g, "none", false);
+    }
+    Check(g, acts[i % 4], i % 2 == 0, static_cast<uint32_t>(300 + i));
+    ++i;
+  }
+}
+
 TEST(FusedConvSimdTest, RandomGeometries) {
   std::mt19937 rng(17);
   for (int trial = 0; trial < 25; ++trial) {
@@ -168,8 +199,8 @@ TEST(FusedConvSimdTest, WinogradRandomGeometries) {
   for (int trial = 0; trial < 16; ++trial) {
     const int64_t c = 1 + rng() % 40, m = 1 + rng() % 40;
     const int64_t h = 3 + rng() % 20, w = 3 + rng() % 20, n = 1 + rng() % 2;
-    CheckWinograd({n, c, h, w, m, 3, 1, static_cast<int64_t>(rng() % 2), 1, 1},
-                  acts[trial % 4], trial % 3 == 0, static_cast<uint32_t>(200 + trial));
+    CheckWinograd({n, c, h, w, m, 3, 1, static_cast<int64_t>(rng() % 2), 1, 1}, acts[trial % 4],
+                  trial % 3 == 0, static_cast<uint32_t>(200 + trial));
   }
 }
 

@@ -9,6 +9,15 @@ void GemmUkernel8x32Avx512(int64_t k, const float* a, int64_t lda, const float* 
   GemmUkernel<Vec512, 8, 2>(k, a, lda, b, ldb, c, ldc, mr, nr, flags, ep);
 }
 
+void GemmTUkernel8x32Avx512(int64_t k, const float* a, const float* w, int64_t block_stride, int nb,
+                            bool accumulate, float* t) {
+  if (nb == 2) {
+    GemmTTile<Vec512, 2>(k, a, w, block_stride, accumulate, t);
+  } else {
+    GemmTTile<Vec512, 1>(k, a, w, block_stride, accumulate, t);
+  }
+}
+
 void GemvAvx512(int64_t k, const float* a, const float* b, int64_t ldb, const float* c, float* y,
                 int64_t n, const ActivationParams& act) {
   Gemv<Vec512>(k, a, b, ldb, c, y, n, act);

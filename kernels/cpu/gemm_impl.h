@@ -126,6 +126,40 @@ void GemmUkernel(int64_t k, const float* a, int64_t lda, const float* b, int64_t
   }
 }
 
+// GemmTUkernelFn's tile over NB Block16O blocks: 8 pixel rows x NB * 16 channels, the
+// accumulators in registers for the whole reduction (fully unrolled tile loops, as above).
+template <typename V, int NB>
+inline void GemmTTile(int64_t k, const float* a, const float* w, int64_t block_stride,
+                      bool accumulate, float* t) {
+  using T = typename V::T;
+  constexpr int L = 16 / V::N, J = NB * L;
+  T acc[kGemmTRows][J];
+#pragma GCC unroll 8
+  for (int r = 0; r < kGemmTRows; ++r) {
+#pragma GCC unroll 4
+    for (int j = 0; j < J; ++j) {
+      acc[r][j] = accumulate ? V::Load(t + r * kGemmTCols + j * V::N) : V::Zero();
+    }
+  }
+  for (int64_t p = 0; p < k; ++p) {
+    T bv[J];
+#pragma GCC unroll 4
+    for (int j = 0; j < J; ++j)
+      bv[j] = V::Load(w + (j / L) * block_stride + p * 16 + (j % L) * V::N);
+#pragma GCC unroll 8
+    for (int r = 0; r < kGemmTRows; ++r) {
+      const T av = V::Set1(a[p * kGemmTRows + r]);
+#pragma GCC unroll 4
+      for (int j = 0; j < J; ++j) acc[r][j] = V::Fma(av, bv[j], acc[r][j]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < kGemmTRows; ++r) {
+#pragma GCC unroll 4
+    for (int j = 0; j < J; ++j) V::Store(t + r * kGemmTCols + j * V::N, acc[r][j]);
+  }
+}
+
 // Four vectors of columns at a time (four independent FMA chains), B rows streamed.
 template <typename V>
 void Gemv(int64_t k, const float* a, const float* b, int64_t ldb, const float* c, float* y,

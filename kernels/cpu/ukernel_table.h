@@ -27,6 +27,9 @@ struct CpuKernels {
   GlobalPoolFn global_pool = nullptr;
   WinoInputFn wino_input = nullptr;
   WinoOutputFn wino_output = nullptr;
+  // Only where 16 accumulators of 16 floats fit the registers (AVX-512); null elsewhere, where
+  // ConvGemm's orientation is used for every plane.
+  GemmTUkernelFn gemm_t = nullptr;
 };
 
 // The table for `isa`, or null when this build or this CPU cannot run it. kReference maps to

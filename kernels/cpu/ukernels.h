@@ -44,6 +44,16 @@ using GemmUkernelFn = void (*)(int64_t k, const float* a, int64_t lda, const flo
                                float* c, int64_t ldc, int mr, int nr, int flags,
                                const Epilogue& ep);
 
+// The GEMM the other way round, for convolutions with small output planes (7x7: 49 pixels
+// would fill two 32-column tiles 77 %): rows are output pixels, columns output channels.
+// T[r][j] (+)= sum_p A[p][r] * W[j / 16][p][j % 16] for 8 rows r and 16 * nb columns j
+// (nb = 1 or 2): `a` is an im2col panel of 8 pixels (k groups of 8 floats), `w` the first of nb
+// Block16O blocks `block_stride` floats apart (k rows of 16 channels each). T is 8 x 32 floats,
+// row-major, overwritten (accumulate = false) or added to; no epilogue.
+using GemmTUkernelFn = void (*)(int64_t k, const float* a, const float* w, int64_t block_stride,
+                                int nb, bool accumulate, float* t);
+inline constexpr int kGemmTRows = 8, kGemmTCols = 32;
+
 // Depthwise convolution of `channels` consecutive channel planes: y = act(sum w * x + bias +
 // residual) with a kernel_h x kernel_w window, horizontal stride 1 or 2, any vertical stride,
 // dilation 1.
@@ -186,6 +196,8 @@ void DwConvAvx2(const DwConvParams& p, const float* x, const float* w, const flo
                 const float* residual, float* y, int64_t channels);
 void GemmUkernel8x32Avx512(int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
                            float* c, int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
+void GemmTUkernel8x32Avx512(int64_t k, const float* a, const float* w, int64_t block_stride, int nb,
+                            bool accumulate, float* t);
 void ActivateAvx512(const float* x, float* y, int64_t n, const ActivationParams& act);
 void GemvBlock16Avx512(int64_t k, const float* a, const float* w, int64_t n, float alpha,
                        const float* c, bool c_scalar, float beta, float* y,

@@ -1,0 +1,146 @@
+// ConvGemmT: im2col panels of 8 pixels, then 32-channel tiles over the pool (ISA-independent).
+#include "kernels/cpu/conv_gemm_t.h"
+
+#include <algorithm>
+
+#include "kernels/cpu/ukernels.h"
+
+namespace kiln::cpu {
+namespace {
+
+// A 32-channel slice of kc reduction steps (kc x 32 floats) of about this size stays in L1.
+constexpr int64_t kWeightSliceBytes = 32 * 1024;
+constexpr int64_t kMaxPixels = 256;  // larger planes fill ConvGemm's tiles well enough
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+ConvGemmT::ConvGemmT(const Conv2dGeometry& g, const CpuKernels& kernels, int threads)
+    : g_(g), kernels_(&kernels) {
+  im2col_.in_h = g.in_h;
+  im2col_.in_w = g.in_w;
+  im2col_.out_w = g.out_w;
+  im2col_.kernel_h = g.kernel_h;
+  im2col_.kernel_w = g.kernel_w;
+  im2col_.stride_h = g.stride_h;
+  im2col_.stride_w = g.stride_w;
+  im2col_.dilation_h = g.dilation_h;
+  im2col_.dilation_w = g.dilation_w;
+  im2col_.pad_top = g.pad_top;
+  im2col_.pad_left = g.pad_left;
+  k_ = g.gemm_k();
+  n_ = g.out_plane();
+  m_ = g.out_c;
+  kc_ = std::min(k_, std::max<int64_t>(16, kWeightSliceBytes / (kGemmTCols * 4)));
+  panels_ = CeilDiv(n_, kGemmTRows);
+  tiles_ = CeilDiv(m_, kGemmTCols);
+  // Too few channel tiles to share evenly (160 channels: 5 tiles, 3 + 2 on two threads): split
+  // each tile's panels too.
+  if (threads > 1 && tiles_ < 4 * threads) {
+    psplit_ = std::min<int64_t>(panels_, CeilDiv(4 * threads, tiles_));
+  }
+}
+
+bool ConvGemmT::Wins(const Conv2dGeometry& g, const CpuKernels& kernels) {
+  if (kernels.gemm_t == nullptr || g.groups != 1 || g.out_plane() > kMaxPixels) return false;
+  // Measured (kiln_cpu_conv_bench --block16o against ConvGemm, AVX-512, one thread): 3x3
+  // layers win (resnet18's 7x7x512: 3.60 -> 2.91 ms) and so do 1x1 layers with many output
+  // channels (mobilenetv2's 160 -> 960: 0.208 -> 0.184 ms), but 1x1 layers with few output
+  // channels and a long reduction lose (960 -> 160: 0.188 -> 0.242 ms): their im2col copy and
+  // the re-read of each panel per channel tile cost more than the padding saves.
+  if (g.kernel_size() == 1 && g.out_c < 256) return false;
+  // Multiply-adds each orientation issues: ConvGemm pads pixels to its tiles (a tail of at
+  // most half a tile to 16 columns) and channels to 8; this one pads pixels to 8 and
+  // channels to 16.
+  const int64_t n = g.out_plane(), nr = kernels.gemm_nr;
+  const int64_t tail = n % nr;
+  const int64_t gemm_cols = n / nr * nr + (tail == 0 ? 0 : (tail <= nr / 2 ? nr / 2 : nr));
+  const int64_t gemm = CeilDiv(g.out_c, 8) * 8 * gemm_cols;
+  const int64_t transposed = CeilDiv(n, kGemmTRows) * kGemmTRows * CeilDiv(g.out_c, 16) * 16;
+  return transposed * 10 < gemm * 9;
+}
+
+size_t ConvGemmT::ScratchBytes() const {
+  return static_cast<size_t>(panels_ * k_ * kGemmTRows) * sizeof(float);
+}
+
+// Work item `item` of one image: panels [q_begin, q_end) of one channel tile, their 8 x 32 sums
+// in a stack block per panel group, then the epilogue into Y's rows.
+void ConvGemmT::RunItem(int64_t item, const float* block16, const float* bias,
+                        const float* residual, const ActivationParams& act, float* y,
+                        const float* panels) const {
+  const int64_t tile = item / psplit_, part = item % psplit_;
+  const int64_t q_begin = panels_ * part / psplit_, q_end = panels_ * (part + 1) / psplit_;
+  const int64_t oc0 = tile * kGemmTCols;
+  const int64_t ocs = std::min<int64_t>(kGemmTCols, m_ - oc0);
+  const int nb = ocs > 16 ? 2 : 1;
+  const float* w = block16 + (oc0 / 16) * k_ * 16;
+  // Panels in groups whose sums fit a 32 KiB stack block; each group runs the reduction in
+  // kc slices so a slice of the weights is reused from L1 by every panel of the group.
+  constexpr int64_t kGroup = 32;
+  alignas(64) float sums[kGroup][kGemmTRows * kGemmTCols];
+  for (int64_t q0 = q_begin; q0 < q_end; q0 += kGroup) {
+    const int64_t q1 = std::min(q_end, q0 + kGroup);
+    for (int64_t k0 = 0; k0 < k_; k0 += kc_) {
+      const int64_t kl = std::min(kc_, k_ - k0);
+      for (int64_t q = q0; q < q1; ++q) {
+        kernels_->gemm_t(kl, panels + (q * k_ + k0) * kGemmTRows, w + k0 * 16, k_ * 16, nb, k0 > 0,
+                         sums[q - q0]);
+      }
+    }
+    for (int64_t q = q0; q < q1; ++q) {
+      const int64_t p0 = q * kGemmTRows;
+      const int rows = static_cast<int>(std::min<int64_t>(kGemmTRows, n_ - p0));
+      const float* s = sums[q - q0];
+      for (int64_t j = 0; j < ocs; ++j) {
+        const float b = bias ? bias[oc0 + j] : 0.f;
+        float* yr = y + (oc0 + j) * n_ + p0;
+        // The residual is read right before its element is written: it may share y's buffer.
+        const float* rr = residual ? residual + (oc0 + j) * n_ + p0 : nullptr;
+        for (int r = 0; r < rows; ++r) yr[r] = s[r * kGemmTCols + j] + b + (rr ? rr[r] : 0.f);
+      }
+    }
+  }
+  if (act.kind == Activation::kNone) return;
+  const int64_t p0 = q_begin * kGemmTRows, p1 = std::min(n_, q_end * kGemmTRows);
+  if (p0 == 0 && p1 == n_) {
+    float* rows = y + oc0 * n_;  // the tile's planes are contiguous
+    kernels_->activate(rows, rows, ocs * n_, act);
+    return;
+  }
+  for (int64_t j = 0; j < ocs; ++j) {
+    float* row = y + (oc0 + j) * n_ + p0;
+    kernels_->activate(row, row, p1 - p0, act);
+  }
+}
+
+void ConvGemmT::Run(const float* x, const float* block16, const float* bias, const float* residual,
+                    const ActivationParams& act, float* y, void* scratch, ThreadPool* pool) const {
+  float* panels = static_cast<float*>(scratch);
+  const bool threaded = pool && pool->num_threads() > 1;
+  for (int64_t n = 0; n < g_.batch; ++n) {
+    const float* xn = x + n * g_.in_c * g_.in_plane();
+    float* yn = y + n * m_ * n_;
+    const float* rn = residual ? residual + n * m_ * n_ : nullptr;
+    auto pack = [&](int64_t q0, int64_t q1) {
+      for (int64_t q = q0; q < q1; ++q) {
+        const int64_t p0 = q * kGemmTRows;
+        const int tn = static_cast<int>(std::min<int64_t>(kGemmTRows, n_ - p0));
+        kernels_->im2col(im2col_, xn, p0, tn, kGemmTRows, 0, k_, panels + q * k_ * kGemmTRows);
+      }
+    };
+    auto items = [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) RunItem(i, block16, bias, rn, act, yn, panels);
+    };
+    if (threaded) {
+      pool->ParallelFor(panels_, pack);
+      pool->ParallelFor(tiles_ * psplit_, items);
+    } else {
+      pack(0, panels_);
+      items(0, tiles_ * psplit_);
+    }
+  }
+}
+
+}  // namespace kiln::cpu
