@@ -1,6 +1,7 @@
 # Compile flags of the per-ISA CPU kernel files, chosen by file-name suffix (as ncnn and MLAS
-# do): foo_avx2.cc, foo_avx512.cc, foo_avx512vnni.cc. Only x86-64 gets them; elsewhere those
-# files compile to nothing (they guard their bodies with the matching __AVX* macros).
+# do): foo_avx2.cc, foo_avx512.cc, foo_avx512vnni.cc, foo_avx512vbmi.cc. Only x86-64 gets
+# them; elsewhere those files compile to nothing (they guard their bodies with the matching
+# __AVX* macros).
 # -ffp-contract=off: with -mfma GCC would fuse a separate multiply and add into one FMA, and
 # kernels that promise the reference's bits (affine, hard-sigmoid, ...) would round differently;
 # explicit FMA intrinsics stay FMAs.
@@ -10,13 +11,18 @@ set(KILN_AVX2_FLAGS -mavx2 -mfma -mf16c -ffp-contract=off)
 set(KILN_AVX512_FLAGS ${KILN_AVX2_FLAGS} -mavx512f -mavx512bw -mavx512vl -mavx512dq
     -Wno-maybe-uninitialized)
 set(KILN_AVX512VNNI_FLAGS ${KILN_AVX512_FLAGS} -mavx512vnni)
+# VBMI is no Isa of its own (kernels/cpu/cpu_features.h): *_avx512vbmi.cc files hold kernels the
+# avx512vnni table adds where the CPU also has VBMI.
+set(KILN_AVX512VBMI_FLAGS ${KILN_AVX512VNNI_FLAGS} -mavx512vbmi)
 
 function(kiln_set_isa_flags sources)
   if(NOT CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
     return()
   endif()
   foreach(src ${sources})
-    if(src MATCHES "_avx512vnni(_test)?\\.cc$")
+    if(src MATCHES "_avx512vbmi(_test)?\\.cc$")
+      set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "${KILN_AVX512VBMI_FLAGS}")
+    elseif(src MATCHES "_avx512vnni(_test)?\\.cc$")
       set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "${KILN_AVX512VNNI_FLAGS}")
     elseif(src MATCHES "_avx512(_test)?\\.cc$")
       set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "${KILN_AVX512_FLAGS}")

@@ -10,7 +10,7 @@ lib=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
-members=$(ar t "$lib" | grep -E '_(avx2|avx512|avx512vnni)\.cc\.o$' || true)
+members=$(ar t "$lib" | grep -E '_(avx2|avx512|avx512vnni|avx512vbmi)\.cc\.o$' || true)
 if [[ -z $members ]]; then
   echo "no per-ISA objects in $lib (non-x86 build?)"
   exit 0

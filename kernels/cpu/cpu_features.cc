@@ -43,6 +43,7 @@ CpuFeatures Detect() {
     f.avx512bw = (ebx >> 30) & 1;
     f.avx512vl = (ebx >> 31) & 1;
     f.avx512vnni = (ecx >> 11) & 1;
+    f.avx512vbmi = (ecx >> 1) & 1;
   }
   return f;
 }

@@ -18,6 +18,8 @@ struct CpuFeatures {
   bool avx512vl = false;
   bool avx512dq = false;
   bool avx512vnni = false;
+  // Not an Isa of its own: the avx512vnni int8 table adds kernels that need it where present.
+  bool avx512vbmi = false;
 };
 
 // Detected on the first call, then cached (thread-safe static).

@@ -28,6 +28,11 @@ constexpr Int8Kernels kVnniInt8 = {Isa::kAvx512Vnni,        32,
                                    QGemvAvx512Vnni,         QGemmTapsAvx512Vnni,
                                    QDwAccumulateAvx512Vnni, QCentreAvx512Vnni,
                                    QAddAvx512Vnni,          QuantizeF32Avx512Vnni};
+constexpr Int8Kernels WithVbmi(Int8Kernels k) {
+  k.dw_u8 = QDwU8Avx512Vbmi;
+  return k;
+}
+constexpr Int8Kernels kVnniVbmiInt8 = WithVbmi(kVnniInt8);
 #endif
 
 }  // namespace
@@ -43,7 +48,7 @@ const Int8Kernels* GetInt8Kernels(Isa isa) {
     case Isa::kAvx512:  // no int8 dot product without VNNI: the AVX2 kernels
       return &kAvx2Int8;
     case Isa::kAvx512Vnni:
-      return &kVnniInt8;
+      return GetCpuFeatures().avx512vbmi ? &kVnniVbmiInt8 : &kVnniInt8;
 #endif
     default:
       return nullptr;

@@ -22,10 +22,12 @@ struct Int8Kernels {
   QCentreFn centre = nullptr;
   QAddFn add = nullptr;
   QuantizeF32Fn quantize = nullptr;
+  QDwU8Fn dw_u8 = nullptr;  // where the CPU also has AVX-512 VBMI (vpermb builds byte quads)
 };
 
-// The int8 table for `isa` (kAvx512Vnni: vpdpbusd; kAvx2 and kAvx512: vpmaddwd on widened
-// bytes; kScalar/kReference: portable C++), or null when this CPU cannot run it.
+// The int8 table for `isa` (kAvx512Vnni: vpdpbusd, with dw_u8 where the CPU has VBMI; kAvx2
+// and kAvx512: vpmaddwd on widened bytes; kScalar/kReference: portable C++), or null when
+// this CPU cannot run it.
 const Int8Kernels* GetInt8Kernels(Isa isa);
 // Every int8 table this machine runs, portable first (tests).
 std::vector<const Int8Kernels*> AvailableInt8Kernels();

@@ -93,6 +93,24 @@ inline constexpr int64_t kQDwMaxTaps = 49;  // SIMD versions: bigger kernels run
 using QDwAccumulateFn = void (*)(const QDwParams& p, const int16_t* x, const int32_t* w,
                                  int32_t* acc);
 
+// Depthwise accumulation straight from 8-bit codes (AVX-512 VBMI + VNNI): `plane` is one
+// channel's input, padded, in the unsigned domain (i8 codes + 128; the padding holds the zero
+// code), rows `row` bytes apart and readable 64 bytes past the last one; w holds per window
+// row `quads` int32s, each four s8 weights of consecutive columns (zero past the window):
+//   acc[oy * out_w + ox] = sum over ky, kx of w[ky][kx] * plane[(oy * stride_h + ky) * row +
+//                          ox * stride_w + kx] - correction,
+// with correction = zero code * sum of the weights, so acc is the centred sum of QDwParams'
+// kernels (padding contributes 0). Dilation 1, stride_w 1 or 2, windows up to 8 columns.
+struct QDwU8Params {
+  int64_t out_h = 0, out_w = 0;
+  int64_t kernel_h = 3, quads = 1;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t row = 0;
+};
+inline constexpr int64_t kQDwU8MaxQuads = 2;
+using QDwU8Fn = void (*)(const QDwU8Params& p, const uint8_t* plane, const int32_t* w,
+                         int32_t correction, int32_t* acc);
+
 // Centres n codes (u8, or i8 when is_signed) into int16 (code - zero), for the depthwise
 // planes: with `odd` null every code goes to even[i]; otherwise codes 0, 2, 4, ... go to
 // even[0, 1, 2, ...] and codes 1, 3, ... to odd[0, 1, ...] (stride-2 column phases).
@@ -136,6 +154,8 @@ void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64
                             int32_t* d, int64_t ldd, int mr, int nr, bool accumulate);
 void QRequantRowAvx512Vnni(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
                            int64_t n);
+void QDwU8Avx512Vbmi(const QDwU8Params& p, const uint8_t* plane, const int32_t* w,
+                     int32_t correction, int32_t* acc);
 void QCentreAvx512Vnni(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
                        int16_t* odd);
 void QAddAvx512Vnni(const QAddParams& p, const void* a, const void* b, void* y, int64_t n);

@@ -134,6 +134,40 @@ QConvCpu QConvCpu::Depthwise(QConvSpec spec, const void* plain_w, bool w_signed,
                (g.out_w + 31) / 32 * 32 + (g.kernel_w - 1) * g.dilation_w / g.stride_w + 1);
   p.row = c.dw_phase_w_;
   p.phase_stride = c.dw_hp_ * c.dw_phase_w_;
+  c.dw_plane_bytes_ = AlignUp(p.phase_stride * g.stride_w * 2);
+  // The 8-bit path: dilation 1, stride_w 1 or 2, up to 8 window columns, centred weights that
+  // fit s8 (symmetric int8 weights always do).
+  const int64_t quads = (g.kernel_w + 3) / 4;
+  bool fits = k.dw_u8 != nullptr && g.dilation_h == 1 && g.dilation_w == 1 &&
+              (g.stride_w == 1 || g.stride_w == 2) && quads <= kQDwU8MaxQuads;
+  for (int32_t v : c.dw_w_) fits = fits && v >= -128 && v <= 127;
+  if (fits) {
+    c.dw_use_u8_ = true;
+    QDwU8Params& u = c.dw_u8_;
+    u.out_h = g.out_h;
+    u.out_w = g.out_w;
+    u.kernel_h = g.kernel_h;
+    u.quads = quads;
+    u.stride_h = g.stride_h;
+    u.stride_w = g.stride_w;
+    u.row = wp;
+    c.dw_quads_.assign(static_cast<size_t>(g.out_c * g.kernel_h * quads), 0);
+    c.dw_wsum_.assign(static_cast<size_t>(g.out_c), 0);
+    for (int64_t oc = 0; oc < g.out_c; ++oc) {
+      for (int64_t ky = 0; ky < g.kernel_h; ++ky) {
+        for (int64_t kx = 0; kx < g.kernel_w; ++kx) {
+          const int32_t v = c.dw_w_[static_cast<size_t>((oc * g.kernel_h + ky) * g.kernel_w + kx)];
+          c.dw_wsum_[static_cast<size_t>(oc)] += v;
+          auto& quad = c.dw_quads_[static_cast<size_t>((oc * g.kernel_h + ky) * quads + kx / 4)];
+          quad = static_cast<int32_t>(
+              static_cast<uint32_t>(quad) |
+              (static_cast<uint32_t>(static_cast<uint8_t>(v)) << (8 * (kx % 4))));
+        }
+      }
+    }
+    // The plane and the 64 bytes a last-row load may read past it.
+    c.dw_plane_bytes_ = std::max(c.dw_plane_bytes_, AlignUp(c.dw_hp_ * wp + 64));
+  }
   c.MakeRows();
   return c;
 }
@@ -141,7 +175,7 @@ QConvCpu QConvCpu::Depthwise(QConvSpec spec, const void* plain_w, bool w_signed,
 size_t QConvCpu::ScratchBytes() const {
   const Conv2dGeometry& g = s_.g;
   if (depthwise_) {
-    const int64_t per = AlignUp(dw_.phase_stride * g.stride_w * 2) + AlignUp(g.out_plane() * 4);
+    const int64_t per = dw_plane_bytes_ + AlignUp(g.out_plane() * 4);
     return static_cast<size_t>(MaxShares(threads_) * per + kAlign);
   }
   if (gemv_) return static_cast<size_t>(AlignUp(c4_ * 4) + kAlign);
@@ -434,8 +468,12 @@ void QConvCpu::RunGemm(const uint8_t* x, const int8_t* w, const void* residual, 
 
 void QConvCpu::RunDepthwise(const uint8_t* x, const void* residual, void* y, uint8_t* scratch,
                             ThreadPool* pool) const {
+  if (dw_use_u8_) {
+    RunDepthwiseU8(x, residual, y, scratch, pool);
+    return;
+  }
   const Conv2dGeometry& g = s_.g;
-  const int64_t plane_bytes = AlignUp(dw_.phase_stride * g.stride_w * 2);
+  const int64_t plane_bytes = dw_plane_bytes_;
   const int64_t per = plane_bytes + AlignUp(g.out_plane() * 4);
   const int64_t esize = Elem(s_.out_type);
   const int32_t zx = s_.x_zero;
@@ -475,6 +513,44 @@ void QConvCpu::RunDepthwise(const uint8_t* x, const void* residual, void* y, uin
         }
       }
       k_->dw_accumulate(dw_, xp, dw_w_.data() + c * taps_, acc);
+      QRowParams rp = RowFor(c, nullptr);
+      const int64_t plane0 = p * g.out_plane();
+      rp.residual = residual ? static_cast<const uint8_t*>(residual) + plane0 : nullptr;
+      k_->requant_row(rp, acc, nullptr, static_cast<uint8_t*>(y) + plane0 * esize, g.out_plane());
+    }
+  });
+}
+
+// Each channel's codes copied into a plane padded with the zero code (i8 codes flipped into
+// the unsigned domain), then dw_u8 and the row epilogue.
+void QConvCpu::RunDepthwiseU8(const uint8_t* x, const void* residual, void* y, uint8_t* scratch,
+                              ThreadPool* pool) const {
+  const Conv2dGeometry& g = s_.g;
+  const int64_t per = dw_plane_bytes_ + AlignUp(g.out_plane() * 4);
+  const int64_t esize = Elem(s_.out_type);
+  const bool x_signed = s_.x_type == QType::kI8;
+  const uint8_t flip = x_signed ? 0x80 : 0;
+  const int32_t zero_u = s_.x_zero + (x_signed ? 128 : 0);
+  const int64_t row = dw_u8_.row, kq = g.kernel_h * dw_u8_.quads;
+  ForShares(pool, threads_, g.batch * g.out_c, [&](int64_t share, int64_t b, int64_t e) {
+    uint8_t* plane = scratch + share * per;
+    auto* acc = reinterpret_cast<int32_t*>(scratch + share * per + dw_plane_bytes_);
+    // The padding (and the slack past the last row) keeps the zero code for every channel.
+    std::fill(plane, plane + dw_hp_ * row + 64, static_cast<uint8_t>(zero_u));
+    for (int64_t p = b; p < e; ++p) {
+      const int64_t c = p % g.out_c;
+      const uint8_t* xc = x + p * g.in_plane();
+      for (int64_t iy = 0; iy < g.in_h; ++iy) {
+        uint8_t* dst = plane + (iy + g.pad_top) * row + g.pad_left;
+        const uint8_t* src = xc + iy * g.in_w;
+        if (flip) {
+          for (int64_t ix = 0; ix < g.in_w; ++ix) dst[ix] = src[ix] ^ flip;
+        } else {
+          std::memcpy(dst, src, static_cast<size_t>(g.in_w));
+        }
+      }
+      k_->dw_u8(dw_u8_, plane, dw_quads_.data() + c * kq, zero_u * dw_wsum_[static_cast<size_t>(c)],
+                acc);
       QRowParams rp = RowFor(c, nullptr);
       const int64_t plane0 = p * g.out_plane();
       rp.residual = residual ? static_cast<const uint8_t*>(residual) + plane0 : nullptr;

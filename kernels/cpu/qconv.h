@@ -84,6 +84,15 @@ class QConvCpu {
   std::vector<int32_t> dw_w_;  // centred weights [C][taps]
   QDwParams dw_;
   int64_t dw_phase_w_ = 0, dw_hp_ = 0;
+  // The 8-bit path (Int8Kernels::dw_u8), when the table has it and the layer fits it: padded
+  // planes of dw_u8_.row bytes per row in the unsigned domain, weight quads [C][kh][quads],
+  // per-channel weight sums (for the zero-code correction).
+  bool dw_use_u8_ = false;
+  QDwU8Params dw_u8_;
+  std::vector<int32_t> dw_quads_, dw_wsum_;
+  int64_t dw_plane_bytes_ = 0;  // per share: the int16 phase planes or the 8-bit plane
+  void RunDepthwiseU8(const uint8_t* x, const void* residual, void* y, uint8_t* scratch,
+                      ThreadPool* pool) const;
 };
 
 }  // namespace kiln::cpu

@@ -276,6 +276,47 @@ TEST(QConvInt8, HandPickedShapes) {
   Check(q, seed++);  // one pixel: the matrix-vector path
 }
 
+// The 8-bit depthwise path (Int8Kernels::dw_u8, where the CPU has VBMI): planes wider than a
+// vector, 7x7 outputs, stride 2, 5x5 and 7x7 windows (two weight quads per row), rectangular
+// windows, i8 and u8 inputs with zero points, a residual, narrow and i32 outputs; and u8
+// weights with zero points, whose centred values leave s8 (the int16 path takes those).
+TEST(QConvInt8, DepthwiseFromCodes) {
+  uint32_t seed = 500;
+  QCase q;
+  q.c = q.m = q.group = 40;
+  q.h = q.w = 35;
+  Check(q, seed++);  // 3x3 s1, 35 columns: two full vectors and a tail
+  q.stride = 2;
+  q.h = q.w = 14;
+  q.x = DType::kI8;
+  q.residual = true;
+  q.out = DType::kI8;
+  Check(q, seed++);  // 14x14 -> 7x7, i8 codes, residual
+  q.kh = q.kw = 5;
+  q.pad = 2;
+  q.residual = false;
+  q.narrow = true;
+  Check(q, seed++);  // 5x5 s2: two quads per window row
+  q.stride = 1;
+  q.kh = q.kw = 7;
+  q.pad = 3;
+  q.h = q.w = 9;
+  q.out = DType::kI32;
+  q.narrow = false;
+  Check(q, seed++);  // 7x7 s1
+  q = QCase{};
+  q.c = q.m = q.group = 16;
+  q.kh = 1;
+  q.kw = 5;
+  q.pad = 1;
+  q.h = 3;
+  q.w = 40;
+  Check(q, seed++);  // 1x5 window
+  q.w_type = DType::kU8;
+  q.w_zero = true;
+  Check(q, seed++);  // u8 weights with zero points
+}
+
 TEST(QConvInt8, RandomShapes) {
   std::mt19937 rng(2026);
   const DType types[] = {DType::kU8, DType::kI8};
