@@ -19,21 +19,27 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
+Im2colParams Im2colFor(const Conv2dGeometry& g) {
+  Im2colParams p;
+  p.in_h = g.in_h;
+  p.in_w = g.in_w;
+  p.out_w = g.out_w;
+  p.kernel_h = g.kernel_h;
+  p.kernel_w = g.kernel_w;
+  p.stride_h = g.stride_h;
+  p.stride_w = g.stride_w;
+  p.dilation_h = g.dilation_h;
+  p.dilation_w = g.dilation_w;
+  p.pad_top = g.pad_top;
+  p.pad_left = g.pad_left;
+  return p;
+}
+
 ConvGemm::ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threads,
                    ConvWeights weights)
     : g_(g), kernels_(&kernels), weights_(weights) {
   direct_ = g.is_pointwise();
-  im2col_.in_h = g.in_h;
-  im2col_.in_w = g.in_w;
-  im2col_.out_w = g.out_w;
-  im2col_.kernel_h = g.kernel_h;
-  im2col_.kernel_w = g.kernel_w;
-  im2col_.stride_h = g.stride_h;
-  im2col_.stride_w = g.stride_w;
-  im2col_.dilation_h = g.dilation_h;
-  im2col_.dilation_w = g.dilation_w;
-  im2col_.pad_top = g.pad_top;
-  im2col_.pad_left = g.pad_left;
+  im2col_ = Im2colFor(g);
   k_ = g.gemm_k();
   n_ = g.out_plane();
   const int64_t nr = kernels.gemm_nr;

@@ -26,6 +26,9 @@ enum class ConvWeights {
                    // proposed for the compiler, conv_packing.h PackConvWino43Block16)
 };
 
+// The im2col packer's view of one group of `g` (shared by ConvGemm and ConvGemmT).
+Im2colParams Im2colFor(const Conv2dGeometry& g);
+
 class ConvGemm {
  public:
   ConvGemm() = default;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "kernels/cpu/conv_gemm.h"
 #include "kernels/cpu/ukernels.h"
 
 namespace kiln::cpu {
@@ -18,17 +19,7 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 ConvGemmT::ConvGemmT(const Conv2dGeometry& g, const CpuKernels& kernels, int threads)
     : g_(g), kernels_(&kernels) {
-  im2col_.in_h = g.in_h;
-  im2col_.in_w = g.in_w;
-  im2col_.out_w = g.out_w;
-  im2col_.kernel_h = g.kernel_h;
-  im2col_.kernel_w = g.kernel_w;
-  im2col_.stride_h = g.stride_h;
-  im2col_.stride_w = g.stride_w;
-  im2col_.dilation_h = g.dilation_h;
-  im2col_.dilation_w = g.dilation_w;
-  im2col_.pad_top = g.pad_top;
-  im2col_.pad_left = g.pad_left;
+  im2col_ = Im2colFor(g);
   k_ = g.gemm_k();
   n_ = g.out_plane();
   m_ = g.out_c;
