@@ -8,6 +8,7 @@
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/qconv.h"
+#include "kernels/cpu/qconv_kernel_base.h"
 #include "kernels/reference/quantized_util.h"
 
 namespace kiln::cpu {
@@ -63,9 +64,10 @@ bool AcceptsDepthwise(const Graph& graph, const Node& node) {
   return g.ok() && QConvDepthwiseApplies(*g);
 }
 
-class QConvCpuKernel : public Kernel {
+class QConvCpuKernel : public QConvCpuKernelBase {
  public:
-  QConvCpuKernel(Isa isa, bool depthwise) : isa_(isa), depthwise_(depthwise) {}
+  // Input 3 holds the residual codes.
+  QConvCpuKernel(Isa isa, bool depthwise) : QConvCpuKernelBase(isa, 3), depthwise_(depthwise) {}
 
   Status Prepare(const KernelContext& ctx) override {
     const Value& xv = ctx.input(0);
@@ -108,10 +110,8 @@ class QConvCpuKernel : public Kernel {
       s.residual_zero = ZeroPointOf(ctx.input(3));
       KILN_ASSIGN_OR_RETURN(s.residual_requant, ReadRequant(ctx.input(5), m));
     }
-    const Int8Kernels* k = GetInt8Kernels(isa_);
-    if (!k)
-      return Unsupported("this CPU cannot run the " + std::string(IsaName(isa_)) + " int8 kernels");
-    const int threads = ctx.thread_pool() ? ctx.thread_pool()->num_threads() : 1;
+    KILN_ASSIGN_OR_RETURN(const Int8Kernels* k, Table(ctx));
+    const int threads = threads_;
     if (depthwise_) {
       conv_ = QConvCpu::Depthwise(std::move(s), wv.constant->data(), wv.dtype == DType::kI8, *k,
                                   threads);
@@ -122,25 +122,11 @@ class QConvCpuKernel : public Kernel {
       conv_ = QConvCpu::Gemm(std::move(s), reinterpret_cast<const int8_t*>(wv.constant->data()), *k,
                              threads);
     }
-    pool_ = ctx.thread_pool();
-    return Status::Ok();
-  }
-
-  size_t ScratchBytes() const override { return conv_.ScratchBytes(); }
-
-  Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
-             void* scratch) override {
-    const void* residual = inputs.size() > 3 ? inputs[3].data : nullptr;
-    conv_.Run(inputs[0].data, static_cast<const int8_t*>(inputs[1].data), residual, outputs[0].data,
-              scratch, pool_);
     return Status::Ok();
   }
 
  private:
-  Isa isa_;
   bool depthwise_;
-  QConvCpu conv_;
-  ThreadPool* pool_ = nullptr;
 };
 
 }  // namespace

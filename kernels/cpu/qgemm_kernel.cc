@@ -7,6 +7,7 @@
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/qconv.h"
+#include "kernels/cpu/qconv_kernel_base.h"
 #include "kernels/reference/quantized_util.h"
 
 namespace kiln::cpu {
@@ -61,9 +62,9 @@ Expected<GemmDims> QGemmDims(const Graph& graph, const Node& node) {
 
 bool AcceptsQGemm(const Graph& graph, const Node& node) { return QGemmDims(graph, node).ok(); }
 
-class QGemmCpuKernel : public Kernel {
+class QGemmCpuKernel : public QConvCpuKernelBase {
  public:
-  explicit QGemmCpuKernel(Isa isa) : isa_(isa) {}
+  explicit QGemmCpuKernel(Isa isa) : QConvCpuKernelBase(isa, -1) {}
 
   Status Prepare(const KernelContext& ctx) override {
     const Value& av = ctx.input(0);
@@ -99,29 +100,11 @@ class QGemmCpuKernel : public Kernel {
     if (ctx.has_input(3)) {
       KILN_ASSIGN_OR_RETURN(s.requant, ReadRequant(ctx.input(3), d.n));
     }
-    const Int8Kernels* k = GetInt8Kernels(isa_);
-    if (!k)
-      return Unsupported("this CPU cannot run the " + std::string(IsaName(isa_)) + " int8 kernels");
-    const int threads = ctx.thread_pool() ? ctx.thread_pool()->num_threads() : 1;
-    gemm_ = QConvCpu::Gemm(std::move(s), reinterpret_cast<const int8_t*>(bv.constant->data()), *k,
-                           threads);
-    pool_ = ctx.thread_pool();
+    KILN_ASSIGN_OR_RETURN(const Int8Kernels* k, Table(ctx));
+    conv_ = QConvCpu::Gemm(std::move(s), reinterpret_cast<const int8_t*>(bv.constant->data()), *k,
+                           threads_);
     return Status::Ok();
   }
-
-  size_t ScratchBytes() const override { return gemm_.ScratchBytes(); }
-
-  Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
-             void* scratch) override {
-    gemm_.Run(inputs[0].data, static_cast<const int8_t*>(inputs[1].data), nullptr, outputs[0].data,
-              scratch, pool_);
-    return Status::Ok();
-  }
-
- private:
-  Isa isa_;
-  QConvCpu gemm_;
-  ThreadPool* pool_ = nullptr;
 };
 
 }  // namespace
