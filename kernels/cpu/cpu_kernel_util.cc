@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "ir/ops/window_geometry.h"
 #include "kernels/cpu/cpu_features.h"
 
 namespace kiln::cpu {
@@ -24,6 +25,33 @@ Expected<std::unique_ptr<Kernel>> PrepareReferenceKernel(const KernelContext& ct
   std::unique_ptr<Kernel> k = (*f)();
   KILN_RETURN_IF_ERROR(k->Prepare(ctx));
   return k;
+}
+
+Expected<std::optional<PoolWindow2d>> ResolvePoolWindow2d(const KernelContext& ctx) {
+  const Shape& x = ctx.input(0).shape;
+  if ((x.size() != 3 && x.size() != 4) || ctx.num_outputs() > 1) return std::optional<PoolWindow2d>();
+  KILN_ASSIGN_OR_RETURN(auto kernel, PoolKernelShape(ctx.attrs(), x.size() - 2));
+  const bool ceil_mode = ctx.attrs().GetInt("ceil_mode", 0) != 0;
+  KILN_ASSIGN_OR_RETURN(WindowGeometry g,
+                        ResolveWindow(ctx.attrs(), {x.begin() + 2, x.end()}, kernel, ceil_mode));
+  for (int64_t d : g.dilations) {
+    if (d != 1) return std::optional<PoolWindow2d>();
+  }
+  const bool two_d = x.size() == 4;
+  PoolWindow2d w;
+  w.in_h = two_d ? g.input[0] : 1;
+  w.in_w = g.input.back();
+  w.out_h = two_d ? g.output[0] : 1;
+  w.out_w = g.output.back();
+  w.kernel_h = two_d ? g.kernel[0] : 1;
+  w.kernel_w = g.kernel.back();
+  w.stride_h = two_d ? g.strides[0] : 1;
+  w.stride_w = g.strides.back();
+  w.pad_top = two_d ? g.pads_begin[0] : 0;
+  w.pad_bottom = two_d ? g.pads_end[0] : 0;
+  w.pad_left = g.pads_begin.back();
+  w.pad_right = g.pads_end.back();
+  return std::optional<PoolWindow2d>(w);
 }
 
 }  // namespace kiln::cpu

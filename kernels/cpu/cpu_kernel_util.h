@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "kernels/cpu/ukernel_table.h"
 #include "kernels/kernel.h"
@@ -16,6 +17,12 @@ Expected<const CpuKernels*> KernelsForIsa(Isa isa);
 
 // Creates and prepares the reference kernel of the context's node.
 Expected<std::unique_ptr<Kernel>> PrepareReferenceKernel(const KernelContext& ctx);
+
+// The window (ukernels.h) over the last two axes of the context's pooling node (kernel_shape,
+// strides, pads / auto_pad, ceil_mode), or nullopt for what the fast kernels leave to the
+// reference: inputs that are not [N, C, W] or [N, C, H, W], several outputs, dilations other
+// than 1.
+Expected<std::optional<PoolWindow2d>> ResolvePoolWindow2d(const KernelContext& ctx);
 
 // Base for adapters that may hand a node to the reference kernel: Prepare() either fills the
 // fast path or sets `fallback_`, and Run()/ScratchBytes() forward to it.

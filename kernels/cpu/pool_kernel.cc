@@ -27,30 +27,9 @@ class PoolCpu : public CpuKernelBase {
 
   Status Prepare(const KernelContext& ctx) override {
     const Shape& x = ctx.input(0).shape;
-    const Shape& y = ctx.output(0).shape;
-    if ((x.size() != 3 && x.size() != 4) || y.size() != x.size() || ctx.num_outputs() > 1) {
-      return UseReference(ctx);
-    }
-    KILN_ASSIGN_OR_RETURN(auto kernel, PoolKernelShape(ctx.attrs(), x.size() - 2));
-    const bool ceil_mode = ctx.attrs().GetInt("ceil_mode", 0) != 0;
-    KILN_ASSIGN_OR_RETURN(WindowGeometry g,
-                          ResolveWindow(ctx.attrs(), {x.begin() + 2, x.end()}, kernel, ceil_mode));
-    const bool two_d = x.size() == 4;
-    for (int64_t d : g.dilations) {
-      if (d != 1) return UseReference(ctx);
-    }
-    p_.in_h = two_d ? g.input[0] : 1;
-    p_.in_w = g.input.back();
-    p_.out_h = two_d ? g.output[0] : 1;
-    p_.out_w = g.output.back();
-    p_.kernel_h = two_d ? g.kernel[0] : 1;
-    p_.kernel_w = g.kernel.back();
-    p_.stride_h = two_d ? g.strides[0] : 1;
-    p_.stride_w = g.strides.back();
-    p_.pad_top = two_d ? g.pads_begin[0] : 0;
-    p_.pad_bottom = two_d ? g.pads_end[0] : 0;
-    p_.pad_left = g.pads_begin.back();
-    p_.pad_right = g.pads_end.back();
+    KILN_ASSIGN_OR_RETURN(auto window, ResolvePoolWindow2d(ctx));
+    if (!window || ctx.output(0).shape.size() != x.size()) return UseReference(ctx);
+    static_cast<PoolWindow2d&>(p_) = *window;
     p_.is_max = is_max_;
     p_.count_include_pad = ctx.attrs().GetInt("count_include_pad", 0) != 0;
     if (p_.stride_w > 2 || p_.kernel_w > 7 || p_.in_w > kPoolMaxWidth || p_.out_w > kPoolMaxWidth ||

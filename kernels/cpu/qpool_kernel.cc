@@ -12,9 +12,7 @@
 namespace kiln::cpu {
 namespace {
 
-struct MaxPoolGeometry {
-  int64_t in_h = 1, in_w = 0, out_h = 1, out_w = 0, kernel_h = 1, kernel_w = 1;
-  int64_t stride_h = 1, stride_w = 1, pad_top = 0, pad_left = 0;
+struct MaxPoolGeometry : PoolWindow2d {
   int64_t row = 0;  // the padded row's length (even); 2 * row + 8 bytes of scratch per share
 };
 
@@ -75,30 +73,15 @@ class QMaxPoolCpu : public CpuKernelBase {
   Status Prepare(const KernelContext& ctx) override {
     const Shape& x = ctx.input(0).shape;
     signed_ = ctx.input(0).dtype == DType::kI8;
-    if ((x.size() != 3 && x.size() != 4) || ctx.num_outputs() > 1) return UseReference(ctx);
-    KILN_ASSIGN_OR_RETURN(auto kernel, PoolKernelShape(ctx.attrs(), x.size() - 2));
-    const bool ceil_mode = ctx.attrs().GetInt("ceil_mode", 0) != 0;
-    KILN_ASSIGN_OR_RETURN(WindowGeometry g,
-                          ResolveWindow(ctx.attrs(), {x.begin() + 2, x.end()}, kernel, ceil_mode));
-    for (int64_t d : g.dilations) {
-      if (d != 1) return UseReference(ctx);
-    }
-    const bool two_d = x.size() == 4;
-    p_.in_h = two_d ? g.input[0] : 1;
-    p_.in_w = g.input.back();
-    p_.out_h = two_d ? g.output[0] : 1;
-    p_.out_w = g.output.back();
-    p_.kernel_h = two_d ? g.kernel[0] : 1;
-    p_.kernel_w = g.kernel.back();
-    p_.stride_h = two_d ? g.strides[0] : 1;
-    p_.stride_w = g.strides.back();
-    p_.pad_top = two_d ? g.pads_begin[0] : 0;
-    p_.pad_left = g.pads_begin.back();
-    for (size_t i = 0; i < g.kernel.size(); ++i) {
-      if (g.pads_begin[i] < 0 || g.pads_end[i] < 0 || g.pads_begin[i] >= g.kernel[i] ||
-          g.pads_end[i] >= g.kernel[i]) {
-        return UseReference(ctx);
-      }
+    KILN_ASSIGN_OR_RETURN(auto window, ResolvePoolWindow2d(ctx));
+    if (!window) return UseReference(ctx);
+    static_cast<PoolWindow2d&>(p_) = *window;
+    // Pads of a whole window or more (or negative) go to the reference.
+    for (const auto& [pad, k] : {std::pair{p_.pad_top, p_.kernel_h},
+                                 {p_.pad_bottom, p_.kernel_h},
+                                 {p_.pad_left, p_.kernel_w},
+                                 {p_.pad_right, p_.kernel_w}}) {
+      if (pad < 0 || pad >= k) return UseReference(ctx);
     }
     // Every window must reach the input (ceil_mode's last windows may hang past it).
     if ((p_.out_h - 1) * p_.stride_h - p_.pad_top >= p_.in_h ||

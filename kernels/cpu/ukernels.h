@@ -91,11 +91,13 @@ using Im2colPanelFn = void (*)(const Im2colParams& p, const float* xg, int64_t p
 // order) by the taps inside the input, or with count_include_pad by those inside input +
 // pads: both as the reference kernel does.
 inline constexpr int64_t kPoolMaxWidth = 4096;
-struct PoolParams {
-  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
-  int64_t kernel_h = 1, kernel_w = 1;
-  int64_t stride_h = 1, stride_w = 1;
-  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+// A 1-D or 2-D pooling window over a plane (1-D: height 1).
+struct PoolWindow2d {
+  int64_t in_h = 1, in_w = 1, out_h = 1, out_w = 1;
+  int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1;
+  int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
+};
+struct PoolParams : PoolWindow2d {
   bool is_max = true;
   bool count_include_pad = false;
 };
