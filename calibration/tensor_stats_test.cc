@@ -37,7 +37,8 @@ TEST(TensorStats, ShardMergeIsByteIdenticalToOnePass) {
   std::mt19937 rng(3);
   std::vector<std::vector<float>> batches;
   // Growing ranges: later batches force the histogram range to double several times.
-  for (int b = 0; b < 12; ++b) batches.push_back(Samples(rng, 400, 0.01f * static_cast<float>(1 << b)));
+  for (int b = 0; b < 12; ++b)
+    batches.push_back(Samples(rng, 400, 0.01f * static_cast<float>(1 << b)));
   std::vector<size_t> all;
   for (size_t b = 0; b < batches.size(); ++b) all.push_back(b);
   const std::vector<uint8_t> one = EncodeStats(StatsOf(batches, all));
@@ -45,7 +46,8 @@ TEST(TensorStats, ShardMergeIsByteIdenticalToOnePass) {
     CalibrationStats merged;
     for (int i = shards - 1; i >= 0; --i) {  // merged in reverse on purpose
       std::vector<size_t> mine;
-      for (size_t b = static_cast<size_t>(i); b < batches.size(); b += static_cast<size_t>(shards)) mine.push_back(b);
+      for (size_t b = static_cast<size_t>(i); b < batches.size(); b += static_cast<size_t>(shards))
+        mine.push_back(b);
       CalibrationStats part = StatsOf(batches, mine);
       if (i == shards - 1) {
         merged = std::move(part);
@@ -129,6 +131,26 @@ TEST(StatsFile, RoundTripsAndRefusesDamage) {
   EXPECT_FALSE(s.Merge(other).ok());
 }
 
+// Relu6 outputs: half exact zeros, most of the rest small (exponential, mean 0.7), one in
+// twenty clamped at 6. KL should keep the clamped values; with the zero spike merged into Q's
+// first bucket it clipped far below them (mobilenetv2 with sym-i8: its Relu6 outputs clipped
+// near 1.0, 8 % top-1 agreement).
+TEST(RangeAlgorithms, KlIgnoresTheZeroSpike) {
+  std::mt19937 rng(5);
+  std::exponential_distribution<float> e(1.f / 0.7f);
+  std::vector<float> v(40000);
+  for (size_t i = 0; i < v.size(); ++i) {
+    v[i] = i % 2 == 0 ? 0.f : (i % 20 == 1 ? 6.f : std::min(6.f, e(rng)));
+  }
+  TensorStats s;
+  s.AddSample(v.data(), static_cast<int64_t>(v.size()));
+  for (quant::ActMode m : {quant::ActMode::kSymI8, quant::ActMode::kAsymU8}) {
+    const auto r = quant::ChooseRange(s, *quant::ParseRangeSpec("kl"), m);
+    EXPECT_GT(r.hi, 5.0) << static_cast<int>(m);
+    EXPECT_LE(r.hi, 6.0) << static_cast<int>(m);
+  }
+}
+
 TEST(RangeAlgorithms, ClipOutliersAndRespectModes) {
   std::mt19937 rng(11);
   TensorStats s;
@@ -150,8 +172,8 @@ TEST(RangeAlgorithms, ClipOutliersAndRespectModes) {
   for (const char* algo : {"percentile:99.9", "kl"}) {
     const auto r = range(algo, ActMode::kAsymU8);
     EXPECT_GE(r.lo, 0.0) << algo;
-    EXPECT_GT(r.hi, 3.0) << algo;    // keeps the bulk
-    EXPECT_LT(r.hi, 30.0) << algo;   // drops the outlier
+    EXPECT_GT(r.hi, 3.0) << algo;   // keeps the bulk
+    EXPECT_LT(r.hi, 30.0) << algo;  // drops the outlier
     const auto sym = range(algo, ActMode::kSymI8);
     EXPECT_EQ(sym.lo, -sym.hi) << algo;
   }

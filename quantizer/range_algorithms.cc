@@ -85,12 +85,17 @@ double KlThreshold(std::vector<double> hist, double w, int levels) {
     double outliers = 0;
     for (int k = i; k < used; ++k) outliers += hist[static_cast<size_t>(k)];
     p[static_cast<size_t>(i - 1)] += outliers;
-    // Q: the first i bins merged into `levels` buckets, each bucket's mass spread evenly
-    // over its non-empty bins.
+    // Q: bin 0 as it is, bins [1, i) merged into `levels - 1` buckets, each bucket's mass
+    // spread evenly over its non-empty bins. Bin 0 holds the exact zeros of ReLU outputs
+    // (often half of a tensor), which every range represents exactly; merged into the first
+    // bucket, that spike would be smeared over its neighbours and make every threshold but
+    // the smallest look costly (mobilenetv2 with sym-i8 clipped its Relu6 outputs near 1.0
+    // and kept 8 % top-1 agreement).
     q.assign(static_cast<size_t>(i), 0.0);
-    for (int b = 0; b < levels; ++b) {
-      const int start = static_cast<int>(static_cast<int64_t>(b) * i / levels);
-      const int end = static_cast<int>(static_cast<int64_t>(b + 1) * i / levels);
+    q[0] = hist[0];
+    for (int b = 0; b < levels - 1; ++b) {
+      const int start = 1 + static_cast<int>(static_cast<int64_t>(b) * (i - 1) / (levels - 1));
+      const int end = 1 + static_cast<int>(static_cast<int64_t>(b + 1) * (i - 1) / (levels - 1));
       double mass = 0;
       int nonzero = 0;
       for (int k = start; k < end; ++k) {
@@ -151,7 +156,6 @@ class ErrorModel {
     return below + above + (n_[b] - n_[a]) * step * step / 12.0;
   }
 
-
  private:
   std::vector<double> c_, n_, s1_, s2_;
 };
@@ -187,9 +191,12 @@ Expected<RangeSpec> ParseRangeSpec(const std::string& text) {
 
 std::string RangeSpecName(const RangeSpec& spec) {
   switch (spec.algo) {
-    case RangeAlgo::kMinMax: return "minmax";
-    case RangeAlgo::kKl: return "kl";
-    case RangeAlgo::kMse: return "mse";
+    case RangeAlgo::kMinMax:
+      return "minmax";
+    case RangeAlgo::kKl:
+      return "kl";
+    case RangeAlgo::kMse:
+      return "mse";
     case RangeAlgo::kPercentile: {
       char buf[64];
       std::snprintf(buf, sizeof(buf), "percentile:%g", spec.percentile);
@@ -216,7 +223,8 @@ Range ChooseRange(const calib::TensorStats& s, const RangeSpec& spec, ActMode mo
         double cum = 0, t = absmax;
         for (size_t j = 0; j < h.size(); ++j) {
           if (h[j] > 0 && cum + h[j] >= target) {
-            t = (static_cast<double>(j) + std::clamp((target - cum) / h[j], 0.0, 1.0)) * s.bin_width();
+            t = (static_cast<double>(j) + std::clamp((target - cum) / h[j], 0.0, 1.0)) *
+                s.bin_width();
             break;
           }
           cum += h[j];
