@@ -1,0 +1,45 @@
+// The DSP ops' innermost loop, per CPU flavour: one weight times rows of centred 8-bit codes
+// added to rows of int32 sums (acc[r * acc_stride + i] += w * (x[r * x_stride + i] - zero),
+// i < n, r < rows). The DSP convolution spends its time here (one call per output channel,
+// input channel and window tap, over the tile's output rows); the
+// portable, AVX2 and AVX-512 versions are the same C++ compiled with each ISA's flags and
+// vectorised by the compiler, integer arithmetic, so they agree bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace kiln {
+
+using DspMacRowU8Fn = void (*)(const uint8_t* x, int64_t x_stride, int32_t* acc, int64_t acc_stride,
+                               int64_t rows, int64_t n, int32_t w, int32_t zero);
+using DspMacRowI8Fn = void (*)(const int8_t* x, int64_t x_stride, int32_t* acc, int64_t acc_stride,
+                               int64_t rows, int64_t n, int32_t w, int32_t zero);
+
+struct DspRowKernels {
+  const char* name = "portable";
+  DspMacRowU8Fn mac_u8 = nullptr;
+  DspMacRowI8Fn mac_i8 = nullptr;
+};
+
+// The best flavour this CPU runs (chosen once).
+const DspRowKernels& BestDspRowKernels();
+// Every flavour this CPU runs, portable first (tests).
+std::vector<const DspRowKernels*> AvailableDspRowKernels();
+
+void DspMacRowU8Portable(const uint8_t* x, int64_t x_stride, int32_t* acc, int64_t acc_stride,
+                         int64_t rows, int64_t n, int32_t w, int32_t zero);
+void DspMacRowI8Portable(const int8_t* x, int64_t x_stride, int32_t* acc, int64_t acc_stride,
+                         int64_t rows, int64_t n, int32_t w, int32_t zero);
+#if defined(__x86_64__) || defined(__i386__)
+void DspMacRowU8Avx2(const uint8_t* x, int64_t x_stride, int32_t* acc, int64_t acc_stride,
+                     int64_t rows, int64_t n, int32_t w, int32_t zero);
+void DspMacRowI8Avx2(const int8_t* x, int64_t x_stride, int32_t* acc, int64_t acc_stride,
+                     int64_t rows, int64_t n, int32_t w, int32_t zero);
+void DspMacRowU8Avx512(const uint8_t* x, int64_t x_stride, int32_t* acc, int64_t acc_stride,
+                       int64_t rows, int64_t n, int32_t w, int32_t zero);
+void DspMacRowI8Avx512(const int8_t* x, int64_t x_stride, int32_t* acc, int64_t acc_stride,
+                       int64_t rows, int64_t n, int32_t w, int32_t zero);
+#endif
+
+}  // namespace kiln
