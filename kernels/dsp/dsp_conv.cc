@@ -165,26 +165,14 @@ class DspConv : public DspOp {
             if (h1 <= h0 || w1 <= w0) continue;
             const uint8_t* x0 = xp + (h0 * sh_ + off_h - ih0) * w_;
             int32_t* a0 = acc + (h0 - oh0) * ow_;
-            if (sw_ == 1) {
-              // Stride 1: rows h0..h1 of columns w0..w1, one call of the SIMD row kernel.
-              const DspRowKernels& k = BestDspRowKernels();
-              if (x_type_ == DType::kU8) {
-                k.mac_u8(x0 + w0 + off_w, sh_ * w_, a0 + w0, ow_, h1 - h0, w1 - w0, wv, x_zero_);
-              } else {
-                k.mac_i8(reinterpret_cast<const int8_t*>(x0) + w0 + off_w, sh_ * w_, a0 + w0, ow_,
-                         h1 - h0, w1 - w0, wv, x_zero_);
-              }
-              continue;
-            }
-            for (int64_t oh = h0; oh < h1; ++oh) {
-              const uint8_t* xrow = x0 + (oh - h0) * sh_ * w_;
-              int32_t* arow = a0 + (oh - h0) * ow_;
-              if (x_type_ == DType::kU8) {
-                AccumulateStridedRow(xrow, arow, wv, w0, w1, off_w);
-              } else {
-                AccumulateStridedRow(reinterpret_cast<const int8_t*>(xrow), arow, wv, w0, w1,
-                                     off_w);
-              }
+            // Rows h0..h1 of columns w0..w1: one call of the SIMD row kernel.
+            const DspRowKernels& k = BestDspRowKernels();
+            const uint8_t* xs = x0 + w0 * sw_ + off_w;
+            if (x_type_ == DType::kU8) {
+              k.mac_u8(xs, sh_ * w_, a0 + w0, ow_, h1 - h0, w1 - w0, sw_, wv, x_zero_);
+            } else {
+              k.mac_i8(reinterpret_cast<const int8_t*>(xs), sh_ * w_, a0 + w0, ow_, h1 - h0,
+                       w1 - w0, sw_, wv, x_zero_);
             }
           }
         }
@@ -204,14 +192,6 @@ class DspConv : public DspOp {
   static uint64_t U(int64_t v) { return static_cast<uint64_t>(v); }
   static uint64_t RqBytes(int64_t rows, int64_t to) { return U(rows == 1 ? 1 : to) * 8; }
   uint64_t OutBytes() const { return out_type_ == DType::kI32 ? 4 : 1; }
-
-  // Horizontal stride > 1 (the SIMD row kernel covers stride 1).
-  template <typename T>
-  void AccumulateStridedRow(const T* xrow, int32_t* arow, int32_t wv, int64_t w0, int64_t w1,
-                            int64_t off_w) const {
-    const int32_t zx = x_zero_;
-    for (int64_t ow = w0; ow < w1; ++ow) arow[ow] += wv * (xrow[ow * sw_ + off_w] - zx);
-  }
 
   // Residual, requantization and the store of output channel oc (tile row t).
   void Finish(const DspCommand& c, uint8_t* s, int64_t t, int64_t oc, int32_t* acc,

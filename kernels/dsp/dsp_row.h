@@ -1,9 +1,9 @@
 // The DSP ops' innermost loop, per CPU flavour: one weight times rows of centred 8-bit codes
-// added to rows of int32 sums (acc[r * acc_stride + i] += w * (x[r * x_stride + i] - zero),
-// i < n, r < rows). The DSP convolution spends its time here (one call per output channel,
-// input channel and window tap, over the tile's output rows); the
-// portable, AVX2 and AVX-512 versions are the same C++ compiled with each ISA's flags and
-// vectorised by the compiler, integer arithmetic, so they agree bit for bit.
+// added to rows of int32 sums, acc[r * acc_stride + i] += w * (x[r * x_stride + i * step] -
+// zero) for i < n, r < rows, step 1 or 2 (the convolution's horizontal stride). The DSP
+// convolution spends its time here (one call per output channel, input channel and window tap,
+// over the tile's output rows). AVX-512 (intrinsics, row tails under a mask), AVX2 and portable
+// (the same C++ compiled with each ISA's flags); integer arithmetic, so they agree bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -12,9 +12,9 @@
 namespace kiln {
 
 using DspMacRowU8Fn = void (*)(const uint8_t* x, int64_t x_stride, int32_t* acc, int64_t acc_stride,
-                               int64_t rows, int64_t n, int32_t w, int32_t zero);
+                               int64_t rows, int64_t n, int64_t step, int32_t w, int32_t zero);
 using DspMacRowI8Fn = void (*)(const int8_t* x, int64_t x_stride, int32_t* acc, int64_t acc_stride,
-                               int64_t rows, int64_t n, int32_t w, int32_t zero);
+                               int64_t rows, int64_t n, int64_t step, int32_t w, int32_t zero);
 
 struct DspRowKernels {
   const char* name = "portable";
@@ -28,18 +28,18 @@ const DspRowKernels& BestDspRowKernels();
 std::vector<const DspRowKernels*> AvailableDspRowKernels();
 
 void DspMacRowU8Portable(const uint8_t* x, int64_t x_stride, int32_t* acc, int64_t acc_stride,
-                         int64_t rows, int64_t n, int32_t w, int32_t zero);
+                         int64_t rows, int64_t n, int64_t step, int32_t w, int32_t zero);
 void DspMacRowI8Portable(const int8_t* x, int64_t x_stride, int32_t* acc, int64_t acc_stride,
-                         int64_t rows, int64_t n, int32_t w, int32_t zero);
+                         int64_t rows, int64_t n, int64_t step, int32_t w, int32_t zero);
 #if defined(__x86_64__) || defined(__i386__)
 void DspMacRowU8Avx2(const uint8_t* x, int64_t x_stride, int32_t* acc, int64_t acc_stride,
-                     int64_t rows, int64_t n, int32_t w, int32_t zero);
+                     int64_t rows, int64_t n, int64_t step, int32_t w, int32_t zero);
 void DspMacRowI8Avx2(const int8_t* x, int64_t x_stride, int32_t* acc, int64_t acc_stride,
-                     int64_t rows, int64_t n, int32_t w, int32_t zero);
+                     int64_t rows, int64_t n, int64_t step, int32_t w, int32_t zero);
 void DspMacRowU8Avx512(const uint8_t* x, int64_t x_stride, int32_t* acc, int64_t acc_stride,
-                       int64_t rows, int64_t n, int32_t w, int32_t zero);
+                       int64_t rows, int64_t n, int64_t step, int32_t w, int32_t zero);
 void DspMacRowI8Avx512(const int8_t* x, int64_t x_stride, int32_t* acc, int64_t acc_stride,
-                       int64_t rows, int64_t n, int32_t w, int32_t zero);
+                       int64_t rows, int64_t n, int64_t step, int32_t w, int32_t zero);
 #endif
 
 }  // namespace kiln

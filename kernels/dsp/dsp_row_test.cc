@@ -29,23 +29,27 @@ TEST(DspRowKernels, EveryFlavourMatchesTheFormula) {
     }
     for (const DspRowKernels* k : flavours) {
       std::vector<int32_t> got_u = acc0, got_i = acc0;
-      k->mac_u8(x.data() + lead, 0, got_u.data() + lead, 0, 1, n, w, zero);
+      k->mac_u8(x.data() + lead, 0, got_u.data() + lead, 0, 1, n, 1, w, zero);
       k->mac_i8(reinterpret_cast<const int8_t*>(x.data()) + lead, 0, got_i.data() + lead, 0, 1, n,
-                w, zero);
+                1, w, zero);
       ASSERT_EQ(got_u, want_u) << k->name << " u8 trial " << trial;
       ASSERT_EQ(got_i, want_i) << k->name << " i8 trial " << trial;
     }
   }
 }
 
-// Several rows with strides, contiguous rows (taken as one long row) included.
+// Several rows with strides, column steps 1 and 2, contiguous rows (taken as one long row),
+// and a buffer that ends at the last column read (ASan checks nothing past it is loaded).
 TEST(DspRowKernels, RowsWithStrides) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 100; ++trial) {
     const int64_t n = 1 + rng() % 40, rows = 1 + rng() % 6;
     const bool contiguous = trial % 3 == 0;
-    const int64_t xs = contiguous ? n : n + rng() % 9, as = contiguous ? n : n + rng() % 9;
-    std::vector<uint8_t> x(static_cast<size_t>(rows * xs));
+    const int64_t step = trial % 2 ? 2 : 1;  // the convolution's horizontal stride
+    const int64_t xs = contiguous && step == 1 ? n : step * n + rng() % 9;
+    const int64_t as = contiguous ? n : n + rng() % 9;
+    // Only the columns read exist past the last row (step 2: its last odd byte is not there).
+    std::vector<uint8_t> x(static_cast<size_t>((rows - 1) * xs + (n - 1) * step + 1));
     for (auto& v : x) v = static_cast<uint8_t>(rng());
     std::vector<int32_t> acc0(static_cast<size_t>(rows * as));
     for (auto& v : acc0) v = static_cast<int32_t>(rng() % 2001) - 1000;
@@ -54,13 +58,24 @@ TEST(DspRowKernels, RowsWithStrides) {
     std::vector<int32_t> want = acc0;
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t i = 0; i < n; ++i) {
-        want[static_cast<size_t>(r * as + i)] += w * (x[static_cast<size_t>(r * xs + i)] - zero);
+        want[static_cast<size_t>(r * as + i)] +=
+            w * (x[static_cast<size_t>(r * xs + i * step)] - zero);
       }
     }
     for (const DspRowKernels* k : AvailableDspRowKernels()) {
       std::vector<int32_t> got = acc0;
-      k->mac_u8(x.data(), xs, got.data(), as, rows, n, w, zero);
+      k->mac_u8(x.data(), xs, got.data(), as, rows, n, step, w, zero);
       ASSERT_EQ(got, want) << k->name << " trial " << trial;
+      std::vector<int32_t> got_i = acc0, want_i = acc0;
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t i = 0; i < n; ++i) {
+          want_i[static_cast<size_t>(r * as + i)] +=
+              w * (static_cast<int8_t>(x[static_cast<size_t>(r * xs + i * step)]) - zero);
+        }
+      }
+      k->mac_i8(reinterpret_cast<const int8_t*>(x.data()), xs, got_i.data(), as, rows, n, step, w,
+                zero);
+      ASSERT_EQ(got_i, want_i) << k->name << " i8 trial " << trial;
     }
   }
 }
