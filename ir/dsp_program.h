@@ -35,15 +35,23 @@ struct DspCommand {
   uint32_t buf[8] = {0, 0, 0, 0, 0, 0, 0, 0};
 };
 
-// The commands of one node, planned for a scratchpad of `scratch_bytes`.
+// The commands of one node, planned for a scratchpad of `scratch_bytes`. A fused chain's
+// program also lists its member nodes (consecutive node indices, the chain's last node last):
+// its operands are every member's inputs, member after member, then the last member's outputs;
+// compute command c runs member c.tile[5]. Empty for a single node's program.
 struct DspProgram {
   uint32_t scratch_bytes = kDspDefaultScratchBytes;
   std::vector<DspCommand> commands;
+  std::vector<int32_t> members;
 };
 
-// The compiled command streams of a model, by node index (the model file's DSP section).
+// The compiled command streams of a model (the model file's DSP section): one per node, by
+// node index, and the fused chains by their last node. Every chain member also has its own
+// program, which runs when the chain cannot (a reader that predates chains, a member placed
+// elsewhere).
 struct DspProgramSet {
   std::map<int32_t, DspProgram> by_node;
+  std::map<int32_t, DspProgram> chains;
 };
 
 }  // namespace kiln

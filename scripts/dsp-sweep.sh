@@ -89,7 +89,7 @@ for m in mobilenetv2 resnet18_rw; do
   for s in 32K 256K 1M; do
     nice -n 10 "$kiln" bench "$out/$m.kiln" --allow-unsigned --device dsp --dsp-scratch "$s" --runs 1 \
       --warmup 0 --profile > "$out/$m.bench.$s.txt"
-    echo "$m @ $s: $(grep -E '^DSP per inference|^DMA minimum|^fusion estimate|^estimated DSP' "$out/$m.bench.$s.txt" | tr '\n' ' ')"
+    echo "$m @ $s: $(grep -E '^DSP per inference|^DMA minimum|^fused chains|^estimated DSP' "$out/$m.bench.$s.txt" | tr '\n' ' ')"
   done
 done
 exit $failed

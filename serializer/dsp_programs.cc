@@ -15,24 +15,39 @@ Expected<DspProgramSet> ReadDspPrograms(const SectionBytes& section, size_t num_
   }
   const auto* root = flatbuffers::GetRoot<fb::DspPrograms>(section.data);
   DspProgramSet set;
-  if (!root->programs()) return set;
-  for (const fb::DspProgram* p : *root->programs()) {
+  auto read = [&](const fb::DspProgram* p, bool chain) -> Status {
     const int32_t node = p->node();
+    const std::string what =
+        std::string(chain ? "chain ending at" : "program for") + " node " + std::to_string(node);
     if (node < 0 || static_cast<size_t>(node) >= num_nodes) {
-      return DataLoss("dsp-programs: program for node " + std::to_string(node) + " of " +
-                      std::to_string(num_nodes));
+      return DataLoss("dsp-programs: " + what + " of " + std::to_string(num_nodes));
     }
-    if (set.by_node.count(node)) {
-      return DataLoss("dsp-programs: node " + std::to_string(node) + " has two programs");
-    }
+    auto& into = chain ? set.chains : set.by_node;
+    if (into.count(node)) return DataLoss("dsp-programs: " + what + " appears twice");
     DspProgram prog;
     prog.scratch_bytes = p->scratch_bytes();
+    if (p->members()) prog.members.assign(p->members()->begin(), p->members()->end());
+    // A chain's members are consecutive nodes ending at `node`; a node program has none.
+    if (chain) {
+      const auto count = static_cast<int64_t>(prog.members.size());
+      if (count < 2 || count > 64) {
+        return DataLoss("dsp-programs: " + what + " has " + std::to_string(count) + " members");
+      }
+      for (int64_t i = 0; i < count; ++i) {
+        if (prog.members[static_cast<size_t>(i)] != node - (count - 1) + i) {
+          return DataLoss("dsp-programs: " + what + " has members that are not the " +
+                          std::to_string(count) + " nodes ending at it");
+        }
+      }
+    } else if (!prog.members.empty()) {
+      return DataLoss("dsp-programs: " + what + " lists chain members");
+    }
     if (p->commands()) {
       prog.commands.reserve(p->commands()->size());
       for (const fb::DspCommand* c : *p->commands()) {
         if (c->kind() > static_cast<uint8_t>(DspCmdKind::kCompute)) {
-          return DataLoss("dsp-programs: node " + std::to_string(node) +
-                          " has a command of unknown kind " + std::to_string(c->kind()));
+          return DataLoss("dsp-programs: " + what + " has a command of unknown kind " +
+                          std::to_string(c->kind()));
         }
         DspCommand d;
         d.kind = static_cast<DspCmdKind>(c->kind());
@@ -53,7 +68,14 @@ Expected<DspProgramSet> ReadDspPrograms(const SectionBytes& section, size_t num_
         prog.commands.push_back(d);
       }
     }
-    set.by_node.emplace(node, std::move(prog));
+    into.emplace(node, std::move(prog));
+    return Status::Ok();
+  };
+  if (root->programs()) {
+    for (const fb::DspProgram* p : *root->programs()) KILN_RETURN_IF_ERROR(read(p, false));
+  }
+  if (root->chains()) {
+    for (const fb::DspProgram* p : *root->chains()) KILN_RETURN_IF_ERROR(read(p, true));
   }
   return set;
 }

@@ -6,8 +6,7 @@ namespace kiln::format {
 
 std::vector<uint8_t> WriteDspProgramsSection(const DspProgramSet& set) {
   flatbuffers::FlatBufferBuilder b;
-  std::vector<flatbuffers::Offset<fb::DspProgram>> programs;
-  for (const auto& [node, prog] : set.by_node) {
+  auto write = [&b](int32_t node, const DspProgram& prog) {
     std::vector<fb::DspCommand> commands;
     commands.reserve(prog.commands.size());
     for (const DspCommand& c : prog.commands) {
@@ -17,10 +16,15 @@ std::vector<uint8_t> WriteDspProgramsSection(const DspProgramSet& set) {
                             c.buf[0], c.buf[1], c.buf[2], c.buf[3], c.buf[4], c.buf[5], c.buf[6],
                             c.buf[7]);
     }
-    programs.push_back(
-        fb::CreateDspProgram(b, node, prog.scratch_bytes, b.CreateVectorOfStructs(commands)));
-  }
-  b.Finish(fb::CreateDspPrograms(b, b.CreateVector(programs)));
+    const auto cmds = b.CreateVectorOfStructs(commands);
+    const auto members = prog.members.empty() ? 0 : b.CreateVector(prog.members);
+    return fb::CreateDspProgram(b, node, prog.scratch_bytes, cmds, members);
+  };
+  std::vector<flatbuffers::Offset<fb::DspProgram>> programs, chains;
+  for (const auto& [node, prog] : set.by_node) programs.push_back(write(node, prog));
+  for (const auto& [node, prog] : set.chains) chains.push_back(write(node, prog));
+  b.Finish(fb::CreateDspPrograms(b, b.CreateVector(programs),
+                                 chains.empty() ? 0 : b.CreateVector(chains)));
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }
 

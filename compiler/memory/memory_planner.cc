@@ -20,8 +20,7 @@ uint64_t Align(uint64_t v) {
 class AliasDecider {
  public:
   AliasDecider(const Graph& g, const HappensBefore& hb, MemoryPlan& plan)
-      : g_(g), hb_(hb), plan_(plan), readers_(g.num_values()),
-        role_(g.num_values(), kFree) {
+      : g_(g), hb_(hb), plan_(plan), readers_(g.num_values()), role_(g.num_values(), kFree) {
     for (size_t n = 0; n < g.num_nodes(); ++n) {
       for (ValueId v : g.node(static_cast<NodeId>(n)).inputs) {
         if (v == kNoValue) continue;
@@ -149,6 +148,16 @@ Expected<MemoryPlan> PlanMemory(const Graph& g, const Schedule& schedule,
     }
   }
   KILN_ASSIGN_OR_RETURN(BufferGroups groups, GroupBuffers(g, plan));
+  for (const auto& [v, n] : options.extra_reads) {
+    if (v < 0 || static_cast<size_t>(v) >= g.num_values() || n < 0 ||
+        static_cast<size_t>(n) >= g.num_nodes()) {
+      return InvalidArgument("memory planner: an extra read names an unknown value or node");
+    }
+    const int32_t gi = groups.group_of[static_cast<size_t>(v)];
+    if (gi < 0) continue;  // not in the arena
+    auto& acc = groups.accesses[static_cast<size_t>(gi)];
+    if (std::find(acc.begin(), acc.end(), n) == acc.end()) acc.push_back(n);
+  }
   const size_t count = groups.members.size();
   std::vector<uint64_t> size(count);
   for (size_t i = 0; i < count; ++i) size[i] = Align(groups.end[i] - groups.begin[i]);
@@ -157,7 +166,8 @@ Expected<MemoryPlan> PlanMemory(const Graph& g, const Schedule& schedule,
   // already placed buffers it conflicts with.
   std::vector<size_t> order(count);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return size[a] > size[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return size[a] > size[b]; });
   std::vector<uint64_t> base(count, 0);
   std::vector<size_t> placed;
   plan.arena_bytes = 0;
@@ -187,8 +197,8 @@ Expected<MemoryPlan> PlanMemory(const Graph& g, const Schedule& schedule,
   for (size_t v = 0; v < g.num_values(); ++v) {
     if (plan.offsets[v] < 0) continue;
     const auto gi = static_cast<size_t>(groups.group_of[v]);
-    plan.offsets[v] = static_cast<int64_t>(base[gi] + static_cast<uint64_t>(plan.offsets[v]) -
-                                           groups.begin[gi]);
+    plan.offsets[v] =
+        static_cast<int64_t>(base[gi] + static_cast<uint64_t>(plan.offsets[v]) - groups.begin[gi]);
   }
   std::sort(plan.elided.begin(), plan.elided.end());
   if (out_stats) {

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "ir/execution_plan.h"
 
@@ -14,6 +16,9 @@ struct MemoryPlannerOptions {
   bool inplace = true;       // elementwise ops and FusedConv's residual write over an input
   bool views = true;         // Reshape-like ops share their input's buffer and are elided
   bool concat_slices = true; // Concat inputs are written into their slices; Concat is elided
+  // (value, node): the value's bytes must stay intact until the node has run, as if the node
+  // read it too (a fused DSP chain reads its members' inputs when its last member runs).
+  std::vector<std::pair<ValueId, NodeId>> extra_reads;
 };
 
 struct MemoryPlanStats {

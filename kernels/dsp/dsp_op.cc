@@ -1,6 +1,7 @@
 // Which nodes the DSP target runs, and the factory of their ops.
 #include "kernels/dsp/dsp_op.h"
 
+#include "kernels/dsp/dsp_chain.h"
 #include "kernels/dsp/dsp_ops.h"
 
 namespace kiln {
@@ -45,7 +46,8 @@ std::optional<std::string> DspFallbackReason(const Graph& graph, const Node& nod
 }
 
 DspProgramSet PlanDspPrograms(const Graph& graph, const std::vector<bool>& skip,
-                              uint32_t scratch_bytes) {
+                              uint32_t scratch_bytes,
+                              const std::function<bool(std::span<const int32_t>)>& may_fuse) {
   DspProgramSet set;
   for (size_t i = 0; i < graph.num_nodes(); ++i) {
     if (i < skip.size() && skip[i]) continue;
@@ -56,6 +58,7 @@ DspProgramSet PlanDspPrograms(const Graph& graph, const std::vector<bool>& skip,
     auto program = (*op)->Plan(scratch_bytes);
     if (program.ok()) set.by_node.emplace(static_cast<int32_t>(i), std::move(program).value());
   }
+  if (may_fuse) AddDspChains(graph, scratch_bytes, may_fuse, &set);
   return set;
 }
 

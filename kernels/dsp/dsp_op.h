@@ -4,7 +4,9 @@
 // the integer reference kernels' (kernels/requantize.h), so results are bit-exact.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,9 +49,11 @@ std::optional<std::string> DspFallbackReason(const Graph& graph, const Node& nod
 // The command streams of every node of `graph` the DSP target runs at `scratch_bytes` (nodes
 // marked in `skip`, elided by the memory plan, and nodes the compiler placed on another
 // executor excepted): what `--target dsp` writes into the model file. Nodes it cannot run are
-// left out (they fall back to the CPU).
-DspProgramSet PlanDspPrograms(const Graph& graph, const std::vector<bool>& skip,
-                              uint32_t scratch_bytes);
+// left out (they fall back to the CPU). With `may_fuse`, also the fused chains of convolutions
+// that save estimated cycles and that `may_fuse` allows (kernels/dsp/dsp_chain.h).
+DspProgramSet PlanDspPrograms(
+    const Graph& graph, const std::vector<bool>& skip, uint32_t scratch_bytes,
+    const std::function<bool(std::span<const int32_t>)>& may_fuse = nullptr);
 
 // Byte size of node operand `slot` (inputs first, then outputs; 0 for omitted ones).
 uint64_t DspOperandBytes(const Graph& graph, const Node& node, size_t slot);

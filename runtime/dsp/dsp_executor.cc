@@ -3,10 +3,29 @@
 // host implementation of the target (kernels/dsp/dsp_engine).
 #include "runtime/dsp/dsp_executor.h"
 
+#include <algorithm>
 #include <cstring>
+#include <map>
+
+#include "kernels/dsp/dsp_chain.h"
 
 namespace kiln {
 namespace {
+
+class DspNodeKernel;
+
+// A fused chain of the model file (or re-planned for the executor's scratchpad). Armed once
+// every member's kernel was created by this executor (all of it runs on the DSP): members
+// then only record their operands, and the last member runs the chain's program.
+struct DspChainRun {
+  std::vector<int32_t> members;
+  std::unique_ptr<DspChainOp> op;
+  DspProgram program;
+  std::vector<uint64_t> operand_bytes;
+  std::vector<DspOperand> operands;
+  std::vector<DspNodeKernel*> kernels;  // created so far, in member order
+  bool armed = false;
+};
 
 class DspNodeKernel : public Kernel {
  public:
@@ -27,11 +46,38 @@ class DspNodeKernel : public Kernel {
                              .WithContext("DSP command stream of " + DescribeNode(node)));
     operand_bytes_ = std::move(bytes);
     operands_.resize(operand_bytes_.size());
+    num_inputs_ = node.inputs.size();
     stats_->planned = CountDspProgram(program_, *op_);
     stats_->scratch_bytes = program_.scratch_bytes;
     return Status::Ok();
   }
-  size_t ScratchBytes() const override { return DspRunBytes(program_.scratch_bytes, instrument_); }
+  size_t ScratchBytes() const override {
+    size_t bytes = DspRunBytes(program_.scratch_bytes, instrument_);
+    if (chain_ && chain_->armed) {
+      bytes = std::max(bytes, DspRunBytes(chain_->program.scratch_bytes, instrument_));
+    }
+    return bytes;
+  }
+  // Estimated cycles of this node's own program.
+  int64_t OwnCycles(const DspCostModel& cost) const {
+    return DspSerialCycles(CountDspProgram(program_, *op_), cost);
+  }
+  // Joins `chain` as member `index`; the last member arms it.
+  void JoinChain(std::shared_ptr<DspChainRun> chain, size_t index) {
+    chain_ = std::move(chain);
+    index_ = index;
+    chain_->kernels.push_back(this);
+  }
+  void ArmChain(const std::string& last_name) {
+    for (DspNodeKernel* k : chain_->kernels) {
+      if (k == this) continue;
+      k->stats_->planned = {};
+      k->stats_->fused_into = last_name;
+    }
+    stats_->planned = CountDspProgram(chain_->program, *chain_->op);
+    stats_->chain_length = static_cast<int64_t>(chain_->members.size());
+    chain_->armed = true;
+  }
   Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
              void* scratch) override {
     // Main-memory operands: the only pointers the DMA engine receives.
@@ -44,18 +90,65 @@ class DspNodeKernel : public Kernel {
       operands_[s] = {static_cast<uint8_t*>(v.data), operand_bytes_[s]};
       ++s;
     }
+    if (chain_ && chain_->armed) {
+      // Earlier members only hand their operands to the last one.
+      return index_ + 1 < chain_->members.size() ? Status::Ok() : RunChain(scratch);
+    }
+    return RunOwn(scratch);
+  }
+
+ private:
+  Status RunOwn(void* scratch) {
     ++stats_->runs;
     return RunDspProgram(program_, *op_, operands_, scratch, instrument_, &stats_->counted,
                          &stats_->access);
   }
 
- private:
+  // Runs the chain with every member's operands; if the chain's output shares memory with an
+  // input an earlier member reads (a memory plan that let them overlap, as it may once that
+  // member has run), runs the members' own programs in order instead: the members are
+  // consecutive nodes, so that is the unfused schedule.
+  Status RunChain(void* scratch) {
+    DspChainRun& ch = *chain_;
+    ch.operands.clear();
+    for (size_t k = 0; k < ch.kernels.size(); ++k) {
+      const DspNodeKernel& m = *ch.kernels[k];
+      ch.operands.insert(ch.operands.end(), m.operands_.begin(),
+                         m.operands_.begin() + static_cast<int64_t>(m.num_inputs_));
+    }
+    ch.operands.insert(ch.operands.end(), operands_.begin() + static_cast<int64_t>(num_inputs_),
+                       operands_.end());
+    bool overlap = false;
+    for (size_t o = ch.op->num_inputs(); o < ch.operands.size(); ++o) {
+      const DspOperand& out = ch.operands[o];
+      for (size_t i = 0; i < ch.op->input_base(ch.kernels.size() - 1); ++i) {
+        bool intermediate = false;  // a member's data input: never touched when fused
+        for (size_t k = 1; k < ch.kernels.size(); ++k) intermediate |= i == ch.op->input_base(k);
+        if (intermediate) continue;
+        const DspOperand& in = ch.operands[i];
+        if (in.data && out.data && in.data < out.data + out.bytes && out.data < in.data + in.bytes)
+          overlap = true;
+      }
+    }
+    if (overlap) {
+      ++stats_->unfused_runs;
+      for (DspNodeKernel* k : ch.kernels) KILN_RETURN_IF_ERROR(k->RunOwn(scratch));
+      return Status::Ok();
+    }
+    ++stats_->runs;
+    return RunDspProgram(ch.program, *ch.op, ch.operands, scratch, instrument_, &stats_->counted,
+                         &stats_->access);
+  }
+
   std::unique_ptr<DspOp> op_;
   DspProgram program_;
   bool instrument_;
   std::shared_ptr<DspNodeStats> stats_;
   std::vector<uint64_t> operand_bytes_;
   std::vector<DspOperand> operands_;
+  size_t num_inputs_ = 0;
+  std::shared_ptr<DspChainRun> chain_;
+  size_t index_ = 0;
 };
 
 class DspExecutor : public Executor {
@@ -94,6 +187,7 @@ class DspExecutor : public Executor {
                                                   options_.instrument, stats);
     KILN_RETURN_IF_ERROR(kernel->Prepare(KernelContext(graph, node)));
     stats_.push_back(std::move(stats));
+    KILN_RETURN_IF_ERROR(JoinChain(graph, node, kernel.get()));
     return std::unique_ptr<Kernel>(std::move(kernel));
   }
 
@@ -112,6 +206,51 @@ class DspExecutor : public Executor {
   const std::vector<std::shared_ptr<DspNodeStats>>& stats() const { return stats_; }
 
  private:
+  // Makes `kernel` a member of the model's chain through `node`, if there is one; the last
+  // member arms the chain when every earlier member is a kernel of this executor (the session
+  // creates kernels in node order, so they were created just before).
+  Status JoinChain(const Graph& graph, const Node& node, DspNodeKernel* kernel) {
+    if (!options_.programs) return Status::Ok();
+    const auto id = static_cast<int32_t>(&node - &graph.node(0));
+    auto it = options_.programs->chains.lower_bound(id);
+    if (it == options_.programs->chains.end()) return Status::Ok();
+    const std::vector<int32_t>& members = it->second.members;
+    if (members.empty() || id < members.front()) return Status::Ok();
+    const size_t index = static_cast<size_t>(id - members.front());
+    auto& run = chains_[it->first];
+    if (index == 0) {
+      run = std::make_shared<DspChainRun>();
+      run->members = members;
+    } else if (!run || run->kernels.size() != index) {
+      return Status::Ok();  // an earlier member runs elsewhere: every member runs on its own
+    }
+    kernel->JoinChain(run, index);
+    if (index + 1 < members.size()) return Status::Ok();
+    // The last member: build, plan (or take) and validate the chain's program.
+    auto op = MakeDspChain(graph, members);
+    if (!op.ok()) return op.status().WithContext("DSP chain ending at " + DescribeNode(node));
+    run->op = std::move(op).value();
+    if (options_.replan) {
+      // Re-planned for another scratchpad: fused only where it still saves estimated cycles.
+      auto planned = run->op->Plan(options_.scratch_bytes);
+      if (!planned.ok()) return Status::Ok();  // no fused tiling fits: members run on their own
+      int64_t own = 0;
+      for (const DspNodeKernel* k : run->kernels) own += k->OwnCycles(options_.cost);
+      if (DspSerialCycles(CountDspProgram(*planned, *run->op), options_.cost) >= own) {
+        return Status::Ok();
+      }
+      run->program = std::move(planned).value();
+    } else {
+      run->program = it->second;
+    }
+    run->operand_bytes = DspChainOperandBytes(graph, members);
+    KILN_RETURN_IF_ERROR(
+        ValidateDspProgram(run->program, *run->op, run->operand_bytes, run->op->num_inputs())
+            .WithContext("DSP chain ending at " + DescribeNode(node)));
+    kernel->ArmChain(node.name);
+    return Status::Ok();
+  }
+
   // The model file's command stream for this node, if it has one.
   const DspProgram* FileProgram(const Graph& graph, const Node& node) const {
     if (!options_.programs || options_.replan) return nullptr;
@@ -122,6 +261,7 @@ class DspExecutor : public Executor {
 
   DspOptions options_;
   std::vector<std::shared_ptr<DspNodeStats>> stats_;
+  std::map<int32_t, std::shared_ptr<DspChainRun>> chains_;  // by last member
 };
 
 }  // namespace

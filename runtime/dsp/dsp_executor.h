@@ -24,6 +24,13 @@ struct DspNodeStats {
   DspCounters counted;     // summed over runs, by the engine
   int64_t runs = 0;
   DspAccessReport access;  // instrumented mode
+  // Fused chains (kernels/dsp/dsp_chain.h): the chain's last member counts the whole chain
+  // (`chain_length` members); the others name it in `fused_into` and count nothing.
+  int64_t chain_length = 0;
+  std::string fused_into;
+  // Runs in which the chain's output overlapped one of its inputs in memory, so its members
+  // ran one after the other instead (the memory plan did not keep them apart).
+  int64_t unfused_runs = 0;
 };
 
 std::unique_ptr<Executor> MakeDspExecutor(const DspOptions& options);

@@ -82,10 +82,27 @@ DspTraffic SummarizeDspTraffic(const Session& session) {
     }
   }
   for (ValueId v : g.outputs()) ++readers[static_cast<size_t>(physical(v))];
+  // Members of chains that ran fused (all but the last, which counts the chain).
+  std::vector<bool> fused(g.num_nodes(), false);
+  for (const auto& s : *stats) {
+    if (s->chain_length > 0 && s->runs > 0) {
+      ++t.chains;
+      t.chained_nodes += s->chain_length;
+    }
+  }
+  for (size_t i = 0; i < g.num_nodes(); ++i) {
+    for (const auto& s : *stats) {
+      if (s->fused_into.empty() || s->node != g.node(static_cast<NodeId>(i)).name) continue;
+      for (const auto& last : *stats) {
+        if (last->node == s->fused_into && last->runs > 0) fused[i] = true;
+      }
+    }
+  }
   for (size_t v = 0; v < g.num_values(); ++v) {
     const Value& val = g.value(static_cast<ValueId>(v));
     if (val.producer != kNoNode && on_dsp(val.producer) && readers[v] == 1 && dsp_readers[v] == 1) {
-      t.fusible_bytes += static_cast<int64_t>(val.byte_size());
+      (fused[static_cast<size_t>(val.producer)] ? t.fused_bytes : t.fusible_bytes) +=
+          static_cast<int64_t>(val.byte_size());
     }
   }
   for (ValueId v : weights) t.weight_bytes += static_cast<int64_t>(g.value(v).byte_size());

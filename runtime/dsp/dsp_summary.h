@@ -16,9 +16,14 @@ struct DspTraffic {
   int64_t minimum_bytes = 0;         // weight_bytes + boundary_bytes: every byte crosses once
   int64_t per_node_floor_bytes = 0;  // each DSP node's operands once (no fusion, perfect tiling)
   int64_t serial_cycles = 0;         // DspSerialCycles of every DSP node, summed
-  // Activations passed from one DSP node to its only reader, also on the DSP: fusing each such
-  // pair (the intermediate tile kept in the scratchpad) would save at least twice these bytes
-  // of DMA. An estimate from the graph, not a fused execution (the executor does not fuse).
+  // Fused chains the executor ran (kernels/dsp/dsp_chain.h), their nodes, and the bytes of the
+  // intermediates they kept in the scratchpad.
+  int64_t chains = 0;
+  int64_t chained_nodes = 0;
+  int64_t fused_bytes = 0;
+  // Activations still passed through main memory from one DSP node to its only reader, also on
+  // the DSP (outside any fused chain): fusing each such pair would save at most twice these
+  // bytes of DMA. An estimate from the graph.
   int64_t fusible_bytes = 0;
 };
 

@@ -93,10 +93,11 @@ Status Compile(CompileArgs& args) {
   }
 
   DspProgramSet dsp;
+  ExecutionPlan plan = *loaded.plan;  // --target dsp may re-plan memory for fused chains
   if (args.target == "dsp") {
     DeviceArgs device;
     device.dsp_scratch = args.dsp_scratch;
-    KILN_ASSIGN_OR_RETURN(dsp, PlanDspProgramsFor(*loaded.graph, *loaded.plan, device));
+    KILN_ASSIGN_OR_RETURN(dsp, PlanDspProgramsFor(*loaded.graph, &plan, device));
   } else if (!args.dsp_scratch.empty()) {
     return InvalidArgument("--dsp-scratch needs --target dsp");
   }
@@ -112,6 +113,7 @@ Status Compile(CompileArgs& args) {
     meta.compile_options.emplace_back("gpu-binaries-for", binaries.device);
   if (args.target == "dsp") {
     meta.compile_options.emplace_back("dsp-scratch", args.dsp_scratch.empty() ? "256K" : args.dsp_scratch);
+    meta.compile_options.emplace_back("dsp-chains", std::to_string(dsp.chains.size()));
   }
   if (source.compile.weights_f16) meta.compile_options.emplace_back("weights-f16", "yes");
   if (source.compile.equalize) meta.compile_options.emplace_back("equalize", "yes");
@@ -122,16 +124,19 @@ Status Compile(CompileArgs& args) {
     meta.compile_options.emplace_back("source-nodes", std::to_string(loaded.source_nodes));
   }
   KILN_ASSIGN_OR_RETURN(WrittenModel written,
-                        WriteKilnModel(*loaded.graph, *loaded.plan, std::move(meta),
+                        WriteKilnModel(*loaded.graph, plan, std::move(meta),
                                        {args.out, args.compress, args.sign_key,
                                         binaries.device.empty() ? nullptr : &binaries,
                                         args.target == "dsp" ? &dsp : nullptr}));
   std::cout << "wrote " << args.out << " (" << written.bytes << " bytes, "
             << loaded.graph->num_nodes() << " nodes";
   if (loaded.source_nodes >= 0) std::cout << " from " << loaded.source_nodes << " ONNX nodes";
-  if (args.target == "dsp") std::cout << ", " << dsp.by_node.size() << " DSP command streams";
-  std::cout << ", arena " << loaded.plan->memory.arena_bytes << " bytes, "
-            << loaded.plan->schedule.num_streams << " stream(s), compression " << args.compress
+  if (args.target == "dsp") {
+    std::cout << ", " << dsp.by_node.size() << " DSP command streams, " << dsp.chains.size()
+              << " fused chains";
+  }
+  std::cout << ", arena " << plan.memory.arena_bytes << " bytes, "
+            << plan.schedule.num_streams << " stream(s), compression " << args.compress
             << ", "
             << (written.key_id.empty() ? std::string("unsigned")
                                        : "signed by key id " + written.key_id)

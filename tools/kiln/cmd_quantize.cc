@@ -347,9 +347,10 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   if (a.target == "dsp") {
     DeviceArgs device;
     device.dsp_scratch = a.dsp_scratch;
-    KILN_ASSIGN_OR_RETURN(dsp, PlanDspProgramsFor(qmodel.graph, qmodel.plan, device));
+    KILN_ASSIGN_OR_RETURN(dsp, PlanDspProgramsFor(qmodel.graph, &qmodel.plan, device));
     meta.compile_options.emplace_back("dsp-scratch", a.dsp_scratch.empty() ? "256K" : a.dsp_scratch);
     meta.compile_options.emplace_back("dsp-programs", std::to_string(dsp.by_node.size()));
+    meta.compile_options.emplace_back("dsp-chains", std::to_string(dsp.chains.size()));
   }
   KILN_ASSIGN_OR_RETURN(WrittenModel written,
                         WriteKilnModel(qmodel.graph, qmodel.plan, std::move(meta),

@@ -9,6 +9,16 @@
 #include "tools/kiln/cli_util.h"
 
 namespace kiln::cli {
+namespace {
+
+// The op, or for fused chains (kernels/dsp/dsp_chain.h) the chain its row counts.
+std::string OpLabel(const DspNodeStats& s) {
+  if (s.chain_length > 0) return "chain of " + std::to_string(s.chain_length);
+  if (!s.fused_into.empty()) return "(in chain)";
+  return std::string(OpTypeName(s.op));
+}
+
+}  // namespace
 
 std::string FormatDspProfileText(const Session& session, const std::vector<NodeProfile>& profile) {
   const Executor* dsp = session.executor(kExecutorDsp);
@@ -40,7 +50,7 @@ std::string FormatDspProfileText(const Session& session, const std::vector<NodeP
     const int64_t cycles = DspSerialCycles(s->planned, cost);
     std::snprintf(
         line, sizeof(line), "%-28.28s %-18.18s %9u %8lld %12s %12s %14s %12s %10.3f %10.3f\n",
-        s->node.c_str(), std::string(OpTypeName(s->op)).c_str(), s->scratch_bytes,
+        s->node.c_str(), OpLabel(*s).c_str(), s->scratch_bytes,
         static_cast<long long>(s->planned.commands), GroupDigits(s->planned.dma_in_bytes).c_str(),
         GroupDigits(s->planned.dma_out_bytes).c_str(), GroupDigits(s->planned.macs).c_str(),
         GroupDigits(cycles).c_str(), static_cast<double>(cycles) / (cost.clock_mhz * 1000.0),
@@ -69,13 +79,10 @@ std::string FormatDspProfileText(const Session& session, const std::vector<NodeP
           : 0.0);
   os << line;
   std::snprintf(line, sizeof(line),
-                "fusion estimate (not executed): single-reader DSP->DSP activations %s B; fusing "
-                "them saves >= %s B -> <= %s B (%.2fx the minimum)\n",
-                GroupDigits(t.fusible_bytes).c_str(), GroupDigits(2 * t.fusible_bytes).c_str(),
-                GroupDigits(dma - 2 * t.fusible_bytes).c_str(),
-                t.minimum_bytes ? static_cast<double>(dma - 2 * t.fusible_bytes) /
-                                      static_cast<double>(t.minimum_bytes)
-                                : 0.0);
+                "fused chains: %lld (%lld nodes; intermediates kept in the scratchpad %s B); "
+                "unfused single-reader DSP->DSP activations %s B\n",
+                static_cast<long long>(t.chains), static_cast<long long>(t.chained_nodes),
+                GroupDigits(t.fused_bytes).c_str(), GroupDigits(t.fusible_bytes).c_str());
   os << line;
   std::snprintf(
       line, sizeof(line),
@@ -95,7 +102,8 @@ std::string FormatDspProfileJson(const Session& session) {
      << ", \"dma_out_bytes\": " << t.per_inference.dma_out_bytes
      << ", \"weight_bytes\": " << t.weight_bytes << ", \"boundary_bytes\": " << t.boundary_bytes
      << ", \"minimum_bytes\": " << t.minimum_bytes
-     << ", \"per_node_floor_bytes\": " << t.per_node_floor_bytes
+     << ", \"per_node_floor_bytes\": " << t.per_node_floor_bytes << ", \"chains\": " << t.chains
+     << ", \"chained_nodes\": " << t.chained_nodes << ", \"fused_bytes\": " << t.fused_bytes
      << ", \"fusible_bytes\": " << t.fusible_bytes << ", \"estimated_cycles\": " << t.serial_cycles
      << "}";
   return os.str();

@@ -6,9 +6,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "runtime/model.h"
+#include "compiler/memory/memory_planner.h"
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/dsp/dsp_chain.h"
 #include "kernels/dsp/dsp_op.h"
+#include "runtime/model.h"
 #include "serializer/format.h"
 #include "tools/kiln/onnx_inputs.h"
 
@@ -105,12 +107,84 @@ Expected<std::vector<std::string>> DeviceArgs::Executors() const {
   return out;
 }
 
-Expected<DspProgramSet> PlanDspProgramsFor(const Graph& graph, const ExecutionPlan& plan,
+namespace {
+
+std::vector<bool> ElidedNodes(const Graph& graph, const MemoryPlan& memory) {
+  std::vector<bool> elided(graph.num_nodes(), false);
+  for (NodeId e : memory.elided) elided[static_cast<size_t>(e)] = true;
+  return elided;
+}
+
+// The inputs a chain's earlier members read (not the intermediates), which it reads when its
+// last member runs.
+std::vector<ValueId> ChainEarlyInputs(const Graph& graph, std::span<const int32_t> members) {
+  std::vector<ValueId> out;
+  for (size_t k = 0; k + 1 < members.size(); ++k) {
+    const Node& m = graph.node(members[k]);
+    for (size_t slot = k == 0 ? 0 : 1; slot < m.inputs.size(); ++slot) {
+      if (m.inputs[slot] != kNoValue) out.push_back(m.inputs[slot]);
+    }
+  }
+  return out;
+}
+
+// A fused chain runs when its last member runs: the inputs its earlier members read must
+// still hold their bytes then, so the chain's output may not share memory with them (one
+// stream: nothing else runs between the consecutive members).
+std::function<bool(std::span<const int32_t>)> ChainFitsPlan(const Graph& graph,
+                                                            const ExecutionPlan& plan) {
+  return [&graph, &plan](std::span<const int32_t> members) {
+    if (plan.schedule.num_streams != 1) return false;
+    auto range = [&](ValueId v) -> std::optional<std::pair<int64_t, int64_t>> {
+      if (v == kNoValue || static_cast<size_t>(v) >= plan.memory.offsets.size()) return {};
+      const int64_t off = plan.memory.offsets[static_cast<size_t>(v)];
+      if (off < 0) return {};  // not in the arena: graph inputs, outputs and constants
+      return std::make_pair(off, off + static_cast<int64_t>(graph.value(v).byte_size()));
+    };
+    for (ValueId y : graph.node(members.back()).outputs) {
+      const auto out = range(y);
+      if (!out) continue;
+      for (ValueId x : ChainEarlyInputs(graph, members)) {
+        const auto in = range(x);
+        if (in && in->first < out->second && out->first < in->second) return false;
+      }
+    }
+    return true;
+  };
+}
+
+}  // namespace
+
+Expected<DspProgramSet> PlanDspProgramsFor(const Graph& graph, ExecutionPlan* plan,
                                            const DeviceArgs& device) {
   KILN_ASSIGN_OR_RETURN(uint32_t scratch, device.DspScratchBytes());
-  std::vector<bool> elided(graph.num_nodes(), false);
-  for (NodeId e : plan.memory.elided) elided[static_cast<size_t>(e)] = true;
-  return PlanDspPrograms(graph, elided, scratch);
+  DspProgramSet set = PlanDspPrograms(graph, ElidedNodes(graph, plan->memory), scratch,
+                                      ChainFitsPlan(graph, *plan));
+  if (plan->schedule.num_streams != 1) return set;
+  // Chains the memory plan rules out (it reused an early input's bytes for the chain's output
+  // once the input was dead): plan memory again keeping those inputs until the chain's last
+  // member, and keep that plan if more chains fit it.
+  const DspProgramSet wanted = PlanDspPrograms(graph, ElidedNodes(graph, plan->memory), scratch,
+                                               [](std::span<const int32_t>) { return true; });
+  const int64_t cycles = DspProgramSetCycles(graph, set);
+  if (DspProgramSetCycles(graph, wanted) >= cycles) return set;
+  MemoryPlannerOptions mo;
+  bool aliased = !plan->memory.elided.empty();
+  for (ValueId u : plan->memory.inplace_of) aliased = aliased || u != kNoValue;
+  mo.inplace = mo.views = mo.concat_slices = aliased;
+  for (const auto& [last, chain] : wanted.chains) {
+    for (ValueId x : ChainEarlyInputs(graph, chain.members)) mo.extra_reads.emplace_back(x, last);
+  }
+  auto memory = PlanMemory(graph, plan->schedule, mo);
+  if (!memory.ok()) return set;
+  ExecutionPlan candidate = *plan;
+  candidate.memory = std::move(memory).value();
+  if (!ValidateExecutionPlan(graph, candidate).ok()) return set;
+  DspProgramSet more = PlanDspPrograms(graph, ElidedNodes(graph, candidate.memory), scratch,
+                                       ChainFitsPlan(graph, candidate));
+  if (DspProgramSetCycles(graph, more) >= cycles) return set;
+  *plan = std::move(candidate);
+  return more;
 }
 
 Expected<bool> DeviceArgs::CostPlacement() const {
@@ -161,7 +235,10 @@ Expected<std::unique_ptr<Session>> CreateSession(const LoadedModel& model, Isa i
   options.dsp.instrument = device.dsp_instrument;
   options.dsp.replan = !device.dsp_scratch.empty();  // an explicit size overrides the file's
   KILN_ASSIGN_OR_RETURN(options.cost_placement, device.CostPlacement());
-  if (model.kiln) options.gpu.binaries = model.kiln->kernel_binaries();
+  if (model.kiln) {
+    options.gpu.binaries = model.kiln->kernel_binaries();
+    options.dsp.programs = model.kiln->dsp_programs();  // the file's command streams and chains
+  }
   KILN_ASSIGN_OR_RETURN(auto session, Session::Create(model.graph, options, model.plan));
   for (const std::string& w : session->warnings()) {
     std::fprintf(stderr, "kiln: warning: %s; its nodes run on the CPU\n", w.c_str());

@@ -62,8 +62,10 @@ Expected<std::unique_ptr<Session>> CreateSession(const LoadedModel& model, Isa i
                                                  bool profile = false);
 
 // `--target dsp`: the command streams of every node the DSP runs, tiled for the
-// --dsp-scratch size, for the model file's DSP section.
-Expected<DspProgramSet> PlanDspProgramsFor(const Graph& graph, const ExecutionPlan& plan,
+// --dsp-scratch size, and the fused chains, for the model file's DSP section. May replace
+// `plan`'s memory plan by one that keeps the chains' inputs intact until they run (when more
+// chains fit it).
+Expected<DspProgramSet> PlanDspProgramsFor(const Graph& graph, ExecutionPlan* plan,
                                            const DeviceArgs& device);
 
 // Sets every session input from `inputs` (by name). Unknown names, missing inputs, dtype and
