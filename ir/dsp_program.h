@@ -19,8 +19,11 @@ enum class DspCmdKind : uint8_t { kDmaIn = 0, kDmaOut = 1, kCompute = 2 };
 // main_offset + r * main_stride of node operand `operand` (inputs first, then outputs) and at
 // scratch_offset + r * scratch_stride of the scratchpad. Compute commands run the node's op on
 // one tile: `tile` holds the op's tile coordinates (dsp_op.h says per op), `buf` the
-// scratchpad offsets of the tile's operands. `dep` is the earlier command this one waits for
-// (-1: none besides program order), which the cost model uses to overlap DMA with compute.
+// scratchpad offsets of the tile's operands. The target has two engines, DMA and compute, each
+// running its commands in program order; a command also waits for command `dep` (an earlier
+// one), or with `dep` -1 for every earlier command. So DMA overlaps compute only where the
+// program says so (double buffering); the instrumented mode checks that no two commands that
+// may overlap touch the same scratchpad bytes with a write.
 struct DspCommand {
   DspCmdKind kind = DspCmdKind::kCompute;
   uint8_t operand = 0;

@@ -84,7 +84,7 @@ class Estimator {
     if (!op.ok()) return cached;
     auto program = (*op)->Plan(c_.dsp.scratch_bytes);
     if (!program.ok()) return cached;
-    const int64_t cycles = DspSerialCycles(CountDspProgram(*program, **op), c_.dsp.cost);
+    const int64_t cycles = DspProgramCycles(*program, **op, c_.dsp.cost);
     cached = static_cast<double>(cycles) /
              static_cast<double>(std::max<int64_t>(1, c_.dsp.cost.clock_mhz));
     return cached;

@@ -18,6 +18,8 @@ struct DspOptions {
   // Plan every node for `scratch_bytes` even when the file has command streams (a smaller
   // scratchpad than the file was compiled for).
   bool replan = false;
+  // Run the fused chains of `programs` (kernels/dsp/dsp_chain.h); false: every node on its own.
+  bool chains = true;
 };
 
 }  // namespace kiln

@@ -6,7 +6,7 @@
 # kernels, on the DSP with the file's command streams, and on the DSP re-planned for 32 KiB with
 # every access checked (--dsp-instrument), and requires bit-identical output files. Also the
 # zoo's pre-quantized mobilenetv2-12-int8. Then the DMA traffic of mobilenetv2 and resnet18_rw
-# at 256 KiB and 1 MiB (kiln bench --device dsp --profile).
+# compiled for 32 KiB, 256 KiB and 1 MiB (kiln bench --device dsp --profile).
 #   scripts/dsp-sweep.sh [BUILD_DIR] [OUT_DIR] [MODEL...]
 # Exit status: non-zero when any output differs or any run fails; 77 without the shared models.
 # ctest runs it on mnist and the zoo's mobilenetv2-12-int8 (DspSharedModels, seconds).
@@ -83,13 +83,26 @@ for m in "${models[@]}"; do
   compare "$m" "$kf" "$d/test_data_set_0/input_0.pb"
 done
 
-# DMA traffic per inference against the minimum, at 256 KiB and 1 MiB.
+# DMA traffic per inference against the minimum at 32 KiB, 256 KiB and 1 MiB: each size compiled
+# into its own file (--dsp-scratch at quantize time chooses the fused chains, the tiling and the
+# double buffering for that size), run with its chains and without (--dsp-unfused).
 for m in mobilenetv2 resnet18_rw; do
   [[ -s $out/$m.kiln ]] || continue
+  d=$shared/models/$m
   for s in 32K 256K 1M; do
-    nice -n 10 "$kiln" bench "$out/$m.kiln" --allow-unsigned --device dsp --dsp-scratch "$s" --runs 1 \
-      --warmup 0 --profile > "$out/$m.bench.$s.txt"
-    echo "$m @ $s: $(grep -E '^DSP per inference|^DMA minimum|^fused chains|^estimated DSP' "$out/$m.bench.$s.txt" | tr '\n' ' ')"
+    kf=$out/$m.$s.kiln
+    if [[ ! -s $kf ]]; then
+      nice -n 10 "$kiln" quantize "$d/model.onnx" --calib "$shared/images/calib" \
+        --calib-count "$calib_count" --holdout 0 --preprocess "${spec[$m]}" --algo minmax -q \
+        --target dsp --dsp-scratch "$s" -o "$kf" > "$out/$m.$s.quantize.txt"
+    fi
+    for mode in fused unfused; do
+      flags=()
+      [[ $mode == unfused ]] && flags=(--dsp-unfused)
+      nice -n 10 "$kiln" bench "$kf" --allow-unsigned --device dsp "${flags[@]}" --runs 1 \
+        --warmup 0 --profile > "$out/$m.bench.$s.$mode.txt"
+      echo "$m @ $s $mode: $(grep -E '^DSP per inference|^DMA minimum|^fused chains|^estimated DSP' "$out/$m.bench.$s.$mode.txt" | tr '\n' ' ')"
+    done
   done
 done
 exit $failed

@@ -2,6 +2,7 @@
 #include "kernels/dsp/dsp_chain.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 
 #include "kernels/dsp/dsp_builder.h"
@@ -17,7 +18,7 @@ bool IsGraphOutput(const Graph& g, ValueId v) {
 }
 
 int64_t Cycles(const DspProgram& program, const DspOp& op) {
-  return DspSerialCycles(CountDspProgram(program, op), DspCostModel{});
+  return DspProgramCycles(program, op, DspCostModel{});
 }
 
 }  // namespace
@@ -108,12 +109,15 @@ Expected<DspProgram> DspChainOp::Plan(uint32_t scratch_bytes) const {
   std::optional<DspProgram> best;
   int64_t best_cycles = std::numeric_limits<int64_t>::max();
   for (int64_t th = convs_.back()->out_height(); th >= 1; --th) {
-    auto program = Emit(scratch_bytes, th);
-    if (!program.ok()) continue;
-    const int64_t cycles = Cycles(*program, *this);
-    if (cycles < best_cycles) {
-      best_cycles = cycles;
-      best = std::move(program).value();
+    for (bool db : {false, true}) {
+      if (db && th >= convs_.back()->out_height()) continue;  // one tile: nothing to overlap
+      auto program = Emit(scratch_bytes, th, db);
+      if (!program.ok()) continue;
+      const int64_t cycles = Cycles(*program, *this);
+      if (cycles < best_cycles) {
+        best_cycles = cycles;
+        best = std::move(program).value();
+      }
     }
   }
   if (!best) {
@@ -123,7 +127,8 @@ Expected<DspProgram> DspChainOp::Plan(uint32_t scratch_bytes) const {
   return std::move(*best);
 }
 
-Expected<DspProgram> DspChainOp::Emit(uint32_t scratch_bytes, int64_t th) const {
+Expected<DspProgram> DspChainOp::Emit(uint32_t scratch_bytes, int64_t th,
+                                      bool double_buffer) const {
   const size_t count = convs_.size();
   const DspConv& first = *convs_.front();
   const DspConv& last = *convs_.back();
@@ -160,7 +165,7 @@ Expected<DspProgram> DspChainOp::Emit(uint32_t scratch_bytes, int64_t th) const 
     return static_cast<uint32_t>(std::min<uint64_t>(at, UINT32_MAX));
   };
   struct Map {
-    uint32_t w, bias, rq, rrq, out, res;
+    uint32_t w, bias, rq, rrq, out;
   };
   std::vector<Map> map(count);
   uint64_t acc_bytes = 0;
@@ -173,12 +178,21 @@ Expected<DspProgram> DspChainOp::Emit(uint32_t scratch_bytes, int64_t th) const 
     map[k].rrq = cv.has_residual() ? take(cv.ResidualRequantBytes(m)) : 0;
     acc_bytes = std::max(acc_bytes, U(max_rows[k] * cv.out_width()) * 4);
   }
-  const uint32_t sx = take(U(first.in_channels() * max_slab * first.in_width()));
+  // Double buffering: the streamed slab, residual tiles and the chain's output get two sets
+  // (tile t uses set t % 2); the intermediates never leave the compute engine.
+  const int sets = double_buffer ? 2 : 1;
+  uint32_t sx[2] = {0, 0}, sout[2] = {0, 0};
+  std::vector<std::array<uint32_t, 2>> sres(count, {0, 0});
+  for (int p = 0; p < sets; ++p) sx[p] = take(U(first.in_channels() * max_slab * first.in_width()));
   for (size_t k = 0; k < count; ++k) {
     const DspConv& cv = *convs_[k];
     const uint64_t plane = U(cv.out_channels() * max_rows[k] * cv.out_width());
+    const bool streamed = k + 1 == count;
     map[k].out = take(plane * cv.OutBytes());
-    map[k].res = cv.has_residual() ? take(plane) : 0;
+    if (streamed) sout[0] = map[k].out;
+    if (streamed && double_buffer) sout[1] = take(plane * cv.OutBytes());
+    for (int p = 0; p < sets && cv.has_residual(); ++p)
+      sres[k][static_cast<size_t>(p)] = take(plane);
   }
   const uint32_t sacc = take(acc_bytes);
   if (off > scratch_bytes) return Unsupported("the chain's tiles do not fit the scratchpad");
@@ -198,36 +212,72 @@ Expected<DspProgram> DspChainOp::Emit(uint32_t scratch_bytes, int64_t th) const 
     }
   }
   const int64_t h0 = first.in_height(), w0 = first.in_width(), c0 = first.in_channels();
-  for (int64_t r0 = 0; r0 < oh; r0 += th) {
-    ranges(r0, std::min(oh, r0 + th));
-    int32_t dep =
-        b.DmaIn(static_cast<uint8_t>(base_[0]), U(slab.first * w0), static_cast<uint32_t>(c0),
-                static_cast<uint32_t>((slab.second - slab.first) * w0), U(h0 * w0), sx);
+  const int64_t tiles = (oh + th - 1) / th;
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> tile_rows;
+  std::vector<std::pair<int64_t, int64_t>> tile_slab;
+  for (int64_t t = 0; t < tiles; ++t) {
+    ranges(t * th, std::min(oh, (t + 1) * th));
+    tile_rows.push_back(rows);
+    tile_slab.push_back(slab);
+  }
+  // Tile t's slab and residual tiles into set t % sets; double-buffered, waiting only for
+  // `after` (the compute that last read that set). Returns the last DMA-in.
+  auto load = [&](int64_t t, int32_t after) {
+    const int p = static_cast<int>(t % sets);
+    const auto [s0, s1] = tile_slab[static_cast<size_t>(t)];
+    int32_t last = -1;
+    auto dma = [&](uint8_t slot, uint64_t main, uint32_t nrows, uint32_t row, uint64_t stride,
+                   uint32_t at) {
+      last = double_buffer ? b.DmaInAfter(after, slot, main, nrows, row, stride, at)
+                           : b.DmaIn(slot, main, nrows, row, stride, at);
+    };
+    dma(static_cast<uint8_t>(base_[0]), U(s0 * w0), static_cast<uint32_t>(c0),
+        static_cast<uint32_t>((s1 - s0) * w0), U(h0 * w0), sx[p]);
     for (size_t k = 0; k < count; ++k) {
       const DspConv& cv = *convs_[k];
-      const int64_t m = cv.out_channels(), ow = cv.out_width(), cvoh = cv.out_height();
-      const auto [lo, hi] = rows[k];
-      if (cv.has_residual()) {
-        dep = b.DmaIn(static_cast<uint8_t>(base_[k] + 3), U(lo * ow), static_cast<uint32_t>(m),
-                      static_cast<uint32_t>((hi - lo) * ow), U(cvoh * ow), map[k].res);
-      }
-      DspCommand& c = b.Compute(dep);
-      c.tile[0] = 0, c.tile[1] = 0, c.tile[2] = m, c.tile[3] = lo, c.tile[4] = hi;
+      if (!cv.has_residual()) continue;
+      const auto [lo, hi] = tile_rows[static_cast<size_t>(t)][k];
+      const int64_t ow = cv.out_width();
+      dma(static_cast<uint8_t>(base_[k] + 3), U(lo * ow), static_cast<uint32_t>(cv.out_channels()),
+          static_cast<uint32_t>((hi - lo) * ow), U(cv.out_height() * ow),
+          sres[k][static_cast<size_t>(p)]);
+    }
+    return last;
+  };
+  std::vector<int32_t> loaded(static_cast<size_t>(tiles), -1), finished(loaded);
+  if (double_buffer) loaded[0] = load(0, -1);
+  for (int64_t t = 0; t < tiles; ++t) {
+    const int p = static_cast<int>(t % sets);
+    int32_t dep;
+    if (double_buffer) {
+      // Prefetch the next tile into the other set while this one computes.
+      if (t + 1 < tiles)
+        loaded[static_cast<size_t>(t + 1)] =
+            load(t + 1, t >= 1 ? finished[static_cast<size_t>(t - 1)] : -1);
+      dep = loaded[static_cast<size_t>(t)];
+    } else {
+      dep = load(t, -1);
+    }
+    for (size_t k = 0; k < count; ++k) {
+      const DspConv& cv = *convs_[k];
+      const auto [lo, hi] = tile_rows[static_cast<size_t>(t)][k];
+      DspCommand& c = double_buffer ? b.ComputeAfter(dep) : b.Compute(dep);
+      c.tile[0] = 0, c.tile[1] = 0, c.tile[2] = cv.out_channels(), c.tile[3] = lo, c.tile[4] = hi;
       c.tile[5] = static_cast<int64_t>(k);
-      c.buf[DspConv::kX] = k == 0 ? sx : map[k - 1].out;
+      c.buf[DspConv::kX] = k == 0 ? sx[p] : map[k - 1].out;
       c.buf[DspConv::kW] = map[k].w, c.buf[DspConv::kBias] = map[k].bias;
-      c.buf[DspConv::kRq] = map[k].rq, c.buf[DspConv::kRes] = map[k].res;
-      c.buf[DspConv::kOut] = map[k].out, c.buf[DspConv::kAcc] = sacc;
+      c.buf[DspConv::kRq] = map[k].rq, c.buf[DspConv::kRes] = sres[k][static_cast<size_t>(p)];
+      c.buf[DspConv::kOut] = k + 1 == count ? sout[p] : map[k].out, c.buf[DspConv::kAcc] = sacc;
       c.buf[DspConv::kResRq] = map[k].rrq;
       dep = b.last();
     }
-    const auto [lo, hi] = rows[count - 1];
+    finished[static_cast<size_t>(t)] = dep;
+    const auto [lo, hi] = tile_rows[static_cast<size_t>(t)][count - 1];
     const uint64_t ob = last.OutBytes();
     const int64_t ow = last.out_width();
     b.DmaOut(static_cast<uint8_t>(num_inputs_), U(lo * ow) * ob,
              static_cast<uint32_t>(last.out_channels()),
-             static_cast<uint32_t>(U((hi - lo) * ow) * ob), U(oh * ow) * ob, map[count - 1].out,
-             dep);
+             static_cast<uint32_t>(U((hi - lo) * ow) * ob), U(oh * ow) * ob, sout[p], dep);
   }
   return b.Take();
 }

@@ -24,7 +24,7 @@ bool DspChainLink(const Graph& graph, NodeId a, NodeId b);
 
 class DspChainOp : public DspOp {
  public:
-  // Plans the row tiling with the fewest estimated cycles (the cost model's serial cycles).
+  // Plans the row tiling (and single or double buffers) with the fewest estimated cycles.
   Expected<DspProgram> Plan(uint32_t scratch_bytes) const override;
   // Compute command c is member c.tile[5]'s; the member checks its own tile.
   Status Regions(const DspCommand& c, std::vector<DspRegion>* out) const override;
@@ -40,9 +40,9 @@ class DspChainOp : public DspOp {
  private:
   friend Expected<std::unique_ptr<DspChainOp>> MakeDspChain(const Graph& graph,
                                                             std::span<const int32_t> members);
-  // The program for row tiles of `th` output rows of the last member; Unsupported when its
-  // working set does not fit or a member would compute no rows.
-  Expected<DspProgram> Emit(uint32_t scratch_bytes, int64_t th) const;
+  // The program for row tiles of `th` output rows of the last member, double-buffered or not;
+  // Unsupported when its working set does not fit or a member would compute no rows.
+  Expected<DspProgram> Emit(uint32_t scratch_bytes, int64_t th, bool double_buffer) const;
 
   std::vector<std::unique_ptr<DspConv>> convs_;
   std::vector<size_t> base_;

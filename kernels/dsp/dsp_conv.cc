@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "ir/ops/window_geometry.h"
 #include "kernels/dsp/dsp_builder.h"
+#include "kernels/dsp/dsp_engine.h"
 #include "kernels/dsp/dsp_ops.h"
 #include "kernels/dsp/dsp_row.h"
 #include "kernels/reference/nn_kernels.h"
@@ -78,27 +80,38 @@ Status DspConv::Init(const Graph& graph, const Node& node) {
 }
 
 Expected<DspProgram> DspConv::Plan(uint32_t scratch_bytes) const {
-  // Candidate channel tiles (halving) x row tiles (every height): the fitting pair with the
-  // least DMA traffic, then the fewest tiles.
-  int64_t best_to = 0, best_th = 0;
-  uint64_t best_bytes = UINT64_MAX, best_tiles = UINT64_MAX;
-  for (int64_t to = m_;; to = (to + 1) / 2) {
-    for (int64_t th = oh_; th >= 1; --th) {
-      if (WorkingSet(to, th) > scratch_bytes) continue;
-      const uint64_t tiles = static_cast<uint64_t>(CeilDiv(m_, to) * CeilDiv(oh_, th));
-      const uint64_t bytes = Traffic(to, th);
-      if (bytes < best_bytes || (bytes == best_bytes && tiles < best_tiles)) {
-        best_to = to, best_th = th, best_bytes = bytes, best_tiles = tiles;
+  // For single and double buffers: candidate channel tiles (halving) x row tiles (every
+  // height), the fitting pair with the least DMA traffic, then the fewest tiles. Of the two,
+  // the program with fewer estimated cycles (double buffering overlaps DMA with compute but
+  // needs smaller tiles, hence more traffic).
+  std::optional<DspProgram> best;
+  int64_t best_cycles = INT64_MAX;
+  for (bool db : {false, true}) {
+    int64_t best_to = 0, best_th = 0;
+    uint64_t best_bytes = UINT64_MAX, best_tiles = UINT64_MAX;
+    for (int64_t to = m_;; to = (to + 1) / 2) {
+      for (int64_t th = oh_; th >= 1; --th) {
+        if (WorkingSet(to, th, db) > scratch_bytes) continue;
+        const uint64_t tiles = static_cast<uint64_t>(CeilDiv(m_, to) * CeilDiv(oh_, th));
+        const uint64_t bytes = Traffic(to, th);
+        if (bytes < best_bytes || (bytes == best_bytes && tiles < best_tiles)) {
+          best_to = to, best_th = th, best_bytes = bytes, best_tiles = tiles;
+        }
+        break;  // smaller row tiles of this channel tile only add traffic
       }
-      break;  // smaller row tiles of this channel tile only add traffic
+      if (to == 1) break;
     }
-    if (to == 1) break;
+    if (best_to == 0) continue;
+    if (db && best_tiles < 2) continue;  // nothing to overlap
+    DspProgram program = Emit(scratch_bytes, best_to, best_th, db);
+    const int64_t cycles = DspProgramCycles(program, *this, DspCostModel{});
+    if (cycles < best_cycles) best_cycles = cycles, best = std::move(program);
   }
-  if (best_to == 0) {
+  if (!best) {
     return Unsupported("no QConv tile fits a " + std::to_string(scratch_bytes) +
                        "-byte scratchpad");
   }
-  return Emit(scratch_bytes, best_to, best_th);
+  return std::move(*best);
 }
 
 Status DspConv::Regions(const DspCommand& c, std::vector<DspRegion>* out) const {
@@ -220,12 +233,14 @@ int64_t DspConv::MaxInputChannels(int64_t to) const {
   if (group_ == 1) return c_;
   return std::min(c_, (CeilDiv(to, ocpg_) + 1) * icpg_);
 }
-uint64_t DspConv::WorkingSet(int64_t to, int64_t th) const {
+uint64_t DspConv::WorkingSet(int64_t to, int64_t th, bool double_buffer) const {
   const int64_t rows = std::min(h_, (th - 1) * sh_ + (kh_ - 1) * dh_ + 1);
-  uint64_t b = DspAlign(U(MaxInputChannels(to) * rows * w_)) + DspAlign(U(to * icpg_ * kh_ * kw_)) +
-               DspAlign(U(to) * 4) + DspAlign(RqBytes(rq_rows_, to)) + DspAlign(U(th * ow_) * 4) +
-               DspAlign(U(to * th * ow_) * OutBytes());
-  if (residual_) b += DspAlign(U(to * th * ow_)) + DspAlign(RqBytes(rrq_rows_, to));
+  const uint64_t sets = double_buffer ? 2 : 1;  // of the streamed slab, output and residual
+  uint64_t b = sets * DspAlign(U(MaxInputChannels(to) * rows * w_)) +
+               DspAlign(U(to * icpg_ * kh_ * kw_)) + DspAlign(U(to) * 4) +
+               DspAlign(RqBytes(rq_rows_, to)) + DspAlign(U(th * ow_) * 4) +
+               sets * DspAlign(U(to * th * ow_) * OutBytes());
+  if (residual_) b += sets * DspAlign(U(to * th * ow_)) + DspAlign(RqBytes(rrq_rows_, to));
   return b;
 }
 uint64_t DspConv::Traffic(int64_t to, int64_t th) const {
@@ -241,9 +256,10 @@ uint64_t DspConv::Traffic(int64_t to, int64_t th) const {
   return bytes;
 }
 
-DspProgram DspConv::Emit(uint32_t scratch_bytes, int64_t to, int64_t th) const {
+DspProgram DspConv::Emit(uint32_t scratch_bytes, int64_t to, int64_t th, bool double_buffer) const {
   DspProgramBuilder b(scratch_bytes);
-  // Fixed scratchpad map for every tile (sized for the largest).
+  // Fixed scratchpad map for every tile (sized for the largest); double buffering gives the
+  // streamed slab, output and residual two sets, tile t using set t % 2.
   const int64_t rows = std::min(h_, (th - 1) * sh_ + (kh_ - 1) * dh_ + 1);
   uint32_t off = 0;
   auto take = [&](uint64_t bytes) {
@@ -251,49 +267,79 @@ DspProgram DspConv::Emit(uint32_t scratch_bytes, int64_t to, int64_t th) const {
     off += static_cast<uint32_t>(DspAlign(bytes));
     return at;
   };
-  const uint32_t sx = take(U(MaxInputChannels(to) * rows * w_));
+  const int sets = double_buffer ? 2 : 1;
+  uint32_t sx[2] = {0, 0}, sout[2] = {0, 0}, sres[2] = {0, 0};
+  for (int p = 0; p < sets; ++p) sx[p] = take(U(MaxInputChannels(to) * rows * w_));
   const uint32_t sw = take(U(to * icpg_ * kh_ * kw_));
   const uint32_t sb = take(U(to) * 4);
   const uint32_t srq = take(RqBytes(rq_rows_, to));
   const uint32_t sacc = take(U(th * ow_) * 4);
-  const uint32_t sout = take(U(to * th * ow_) * OutBytes());
-  const uint32_t sres = residual_ ? take(U(to * th * ow_)) : 0;
+  for (int p = 0; p < sets; ++p) sout[p] = take(U(to * th * ow_) * OutBytes());
+  for (int p = 0; p < sets && residual_; ++p) sres[p] = take(U(to * th * ow_));
   const uint32_t srrq = residual_ ? take(RqBytes(rrq_rows_, to)) : 0;
   const uint64_t ob = OutBytes();
   for (int64_t n = 0; n < n_; ++n) {
     for (int64_t oc0 = 0; oc0 < m_; oc0 += to) {
       const int64_t oc1 = std::min(m_, oc0 + to), tc = oc1 - oc0;
       const int64_t wrow = icpg_ * kh_ * kw_;
-      int32_t dep = b.DmaIn(1, U(oc0 * wrow), 1, static_cast<uint32_t>(tc * wrow), 0, sw);
-      if (has_bias_) dep = b.DmaIn(2, U(oc0) * 4, 1, static_cast<uint32_t>(tc * 4), 0, sb);
+      // Resident operands of the channel tile, after everything before (the previous channel
+      // tile's computes read them).
+      b.DmaIn(1, U(oc0 * wrow), 1, static_cast<uint32_t>(tc * wrow), 0, sw);
+      if (has_bias_) b.DmaIn(2, U(oc0) * 4, 1, static_cast<uint32_t>(tc * 4), 0, sb);
       if (out_type_ != DType::kI32) {
-        dep = b.DmaIn(4, rq_rows_ == 1 ? 0 : U(oc0) * 8, 1,
-                      static_cast<uint32_t>(RqBytes(rq_rows_, tc)), 0, srq);
+        b.DmaIn(4, rq_rows_ == 1 ? 0 : U(oc0) * 8, 1, static_cast<uint32_t>(RqBytes(rq_rows_, tc)),
+                0, srq);
       }
       if (residual_) {
-        dep = b.DmaIn(5, rrq_rows_ == 1 ? 0 : U(oc0) * 8, 1,
-                      static_cast<uint32_t>(RqBytes(rrq_rows_, tc)), 0, srrq);
+        b.DmaIn(5, rrq_rows_ == 1 ? 0 : U(oc0) * 8, 1,
+                static_cast<uint32_t>(RqBytes(rrq_rows_, tc)), 0, srrq);
       }
       const auto [ic0, ic1] = InputChannels(oc0, oc1);
-      for (int64_t oh0 = 0; oh0 < oh_; oh0 += th) {
-        const int64_t oh1 = std::min(oh_, oh0 + th), tr = oh1 - oh0;
+      const int64_t tiles = CeilDiv(oh_, th);
+      // Tile t's slab and residual into set t % sets; double-buffered, waiting only for
+      // `after`, the compute that last read that set. Returns its last DMA-in (-1: none).
+      auto load = [&](int64_t t, int32_t after) {
+        const int p = static_cast<int>(t % sets);
+        const int64_t oh0 = t * th, oh1 = std::min(oh_, oh0 + th);
         const auto [ih0, ih1] = InputRows(oh0, oh1);
+        int32_t last = -1;
+        auto dma = [&](uint8_t slot, uint64_t main, uint32_t nrows, uint32_t row, uint64_t stride,
+                       uint32_t at) {
+          last = double_buffer ? b.DmaInAfter(after, slot, main, nrows, row, stride, at)
+                               : b.DmaIn(slot, main, nrows, row, stride, at);
+        };
         if (ih1 > ih0) {
-          dep = b.DmaIn(0, U(((n * c_ + ic0) * h_ + ih0) * w_), static_cast<uint32_t>(ic1 - ic0),
-                        static_cast<uint32_t>((ih1 - ih0) * w_), U(h_ * w_), sx);
+          dma(0, U(((n * c_ + ic0) * h_ + ih0) * w_), static_cast<uint32_t>(ic1 - ic0),
+              static_cast<uint32_t>((ih1 - ih0) * w_), U(h_ * w_), sx[p]);
         }
-        const uint64_t out_row = U(((n * m_ + oc0) * oh_ + oh0) * ow_);
         if (residual_) {
-          dep = b.DmaIn(3, out_row, static_cast<uint32_t>(tc), static_cast<uint32_t>(tr * ow_),
-                        U(oh_ * ow_), sres);
+          dma(3, U(((n * m_ + oc0) * oh_ + oh0) * ow_), static_cast<uint32_t>(tc),
+              static_cast<uint32_t>((oh1 - oh0) * ow_), U(oh_ * ow_), sres[p]);
         }
-        DspCommand& c = b.Compute(dep);
-        c.tile[0] = n, c.tile[1] = oc0, c.tile[2] = oc1, c.tile[3] = oh0, c.tile[4] = oh1;
-        c.buf[kX] = sx, c.buf[kW] = sw, c.buf[kBias] = sb, c.buf[kRq] = srq;
-        c.buf[kRes] = sres, c.buf[kOut] = sout, c.buf[kAcc] = sacc, c.buf[kResRq] = srrq;
+        return last;
+      };
+      std::vector<int32_t> loaded(static_cast<size_t>(tiles), -1), computed(loaded);
+      if (double_buffer) loaded[0] = load(0, -1);
+      for (int64_t t = 0; t < tiles; ++t) {
+        const int p = static_cast<int>(t % sets);
+        const int64_t oh0 = t * th, oh1 = std::min(oh_, oh0 + th), tr = oh1 - oh0;
+        int32_t dep;
+        if (double_buffer) {
+          // Prefetch the next tile into the other set while this one computes.
+          if (t + 1 < tiles) loaded[t + 1] = load(t + 1, t >= 1 ? computed[t - 1] : -1);
+          dep = loaded[t];
+        } else {
+          dep = load(t, -1);
+        }
+        DspCommand& c = double_buffer ? b.ComputeAfter(dep) : b.Compute(dep);
         const int32_t comp = b.last();
+        c.tile[0] = n, c.tile[1] = oc0, c.tile[2] = oc1, c.tile[3] = oh0, c.tile[4] = oh1;
+        c.buf[kX] = sx[p], c.buf[kW] = sw, c.buf[kBias] = sb, c.buf[kRq] = srq;
+        c.buf[kRes] = sres[p], c.buf[kOut] = sout[p], c.buf[kAcc] = sacc, c.buf[kResRq] = srrq;
+        computed[static_cast<size_t>(t)] = comp;
+        const uint64_t out_row = U(((n * m_ + oc0) * oh_ + oh0) * ow_);
         b.DmaOut(out_slot_, out_row * ob, static_cast<uint32_t>(tc),
-                 static_cast<uint32_t>(U(tr * ow_) * ob), U(oh_ * ow_) * ob, sout, comp);
+                 static_cast<uint32_t>(U(tr * ow_) * ob), U(oh_ * ow_) * ob, sout[p], comp);
       }
     }
   }

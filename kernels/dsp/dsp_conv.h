@@ -59,10 +59,10 @@ class DspConv : public DspOp {
   std::pair<int64_t, int64_t> InputChannels(int64_t oc0, int64_t oc1) const;
   // Largest input-channel count of any tile of `to` output channels.
   int64_t MaxInputChannels(int64_t to) const;
-  uint64_t WorkingSet(int64_t to, int64_t th) const;
+  uint64_t WorkingSet(int64_t to, int64_t th, bool double_buffer) const;
   // DMA bytes of the whole node for tiles of to x th (weights once per channel tile).
   uint64_t Traffic(int64_t to, int64_t th) const;
-  DspProgram Emit(uint32_t scratch_bytes, int64_t to, int64_t th) const;
+  DspProgram Emit(uint32_t scratch_bytes, int64_t to, int64_t th, bool double_buffer) const;
 
   int64_t group_ = 1, n_ = 0, c_ = 0, h_ = 0, w_ = 0, m_ = 0, kh_ = 0, kw_ = 0, oh_ = 0, ow_ = 0,
           sh_ = 1, sw_ = 1, dh_ = 1, dw_ = 1, ph_ = 0, pw_ = 0, icpg_ = 0, ocpg_ = 0, rq_rows_ = 1,

@@ -3,7 +3,9 @@
 #include "kernels/dsp/dsp_engine.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 namespace kiln {
@@ -137,6 +139,95 @@ DspCounters CountDspProgram(const DspProgram& program, const DspOp& op) {
   return k;
 }
 
+int64_t DspProgramCycles(const DspProgram& program, const DspOp& op, const DspCostModel& cost) {
+  auto ceil_div = [](int64_t a, int64_t b) { return b <= 0 ? 0 : (a + b - 1) / b; };
+  const size_t n = program.commands.size();
+  std::vector<int64_t> finish(n, 0);
+  int64_t engine_free[2] = {0, 0};  // DMA, compute
+  int64_t all_done = 0;             // finish of every command so far
+  for (size_t i = 0; i < n; ++i) {
+    const DspCommand& c = program.commands[i];
+    const int e = c.kind == DspCmdKind::kCompute ? 1 : 0;
+    int64_t start = engine_free[e];
+    if (c.dep < 0) {
+      start = std::max(start, all_done);
+    } else if (static_cast<size_t>(c.dep) < i) {
+      start = std::max(start, finish[static_cast<size_t>(c.dep)]);
+    }
+    int64_t work = cost.command_overhead_cycles;
+    if (e == 1) {
+      const DspCounters w = op.Work(c);
+      work += ceil_div(w.macs, cost.macs_per_cycle) + ceil_div(w.elem_ops, cost.elems_per_cycle);
+    } else {
+      work += ceil_div(static_cast<int64_t>(c.rows) * c.row_bytes, cost.dma_bytes_per_cycle);
+    }
+    finish[i] = start + work;
+    engine_free[e] = finish[i];
+    all_done = std::max(all_done, finish[i]);
+  }
+  return all_done;
+}
+
+DspHazardChecker::DspHazardChecker(const DspProgram& program)
+    : kind_(program.commands.size()),
+      seen_(program.commands.size()),
+      writer_(program.scratch_bytes, -1),
+      reader_{std::vector<int32_t>(program.scratch_bytes, -1),
+              std::vector<int32_t>(program.scratch_bytes, -1)} {
+  // seen_[i][e]: the latest command of engine e that has finished whenever command i starts.
+  int32_t latest[2] = {-1, -1};
+  int32_t previous[2] = {-1, -1};
+  for (size_t i = 0; i < program.commands.size(); ++i) {
+    const DspCommand& c = program.commands[i];
+    const int e = c.kind == DspCmdKind::kCompute ? 1 : 0;
+    kind_[i] = static_cast<uint8_t>(e);
+    std::array<int32_t, 2> s = {-1, -1};
+    auto merge = [&](int32_t j) {
+      if (j < 0) return;
+      const auto& o = seen_[static_cast<size_t>(j)];
+      s[0] = std::max(s[0], o[0]);
+      s[1] = std::max(s[1], o[1]);
+      s[kind_[static_cast<size_t>(j)]] = std::max(s[kind_[static_cast<size_t>(j)]], j);
+    };
+    merge(previous[e]);
+    if (c.dep < 0) {
+      merge(latest[0]);
+      merge(latest[1]);
+    } else if (static_cast<size_t>(c.dep) < i) {
+      merge(c.dep);
+    }
+    seen_[i] = s;
+    previous[e] = static_cast<int32_t>(i);
+    latest[e] = static_cast<int32_t>(i);
+  }
+}
+
+bool DspHazardChecker::Before(int32_t a, size_t i) const {
+  return a >= 0 && static_cast<size_t>(a) < i && a <= seen_[i][kind_[static_cast<size_t>(a)]];
+}
+
+Status DspHazardChecker::Access(size_t i, uint64_t offset, uint64_t bytes, bool write) {
+  const auto me = static_cast<int32_t>(i);
+  auto race = [&](int32_t other) {
+    return Internal("command " + std::to_string(i) + " " + (write ? "writes" : "reads") +
+                    " scratchpad bytes that command " + std::to_string(other) +
+                    " may still be using (no dependency orders them)");
+  };
+  for (uint64_t b = offset; b < offset + bytes && b < writer_.size(); ++b) {
+    const int32_t w = writer_[b];
+    if (w >= 0 && w != me && !Before(w, i)) return race(w);
+    if (write) {
+      for (const auto& r : reader_) {
+        if (r[b] >= 0 && r[b] != me && !Before(r[b], i)) return race(r[b]);
+      }
+      writer_[b] = me;
+    } else {
+      reader_[kind_[i]][b] = me;
+    }
+  }
+  return Status::Ok();
+}
+
 size_t DspRunBytes(uint32_t scratch_bytes, bool instrumented) {
   return 64 + 2 * kGuard + scratch_bytes + (instrumented ? scratch_bytes : 0);
 }
@@ -166,12 +257,20 @@ Status RunDspProgram(const DspProgram& program, const DspOp& op,
     return true;
   };
   std::vector<DspRegion> regions;
+  std::optional<DspHazardChecker> hazards;
+  if (instrumented) hazards.emplace(program);
   for (size_t i = 0; i < program.commands.size(); ++i) {
     const DspCommand& c = program.commands[i];
     if (c.kind == DspCmdKind::kCompute) {
       if (instrumented) {
         regions.clear();
         KILN_RETURN_IF_ERROR(op.Regions(c, &regions));
+        for (const DspRegion& r : regions) {
+          if (!r.write) KILN_RETURN_IF_ERROR(hazards->Access(i, r.offset, r.bytes, false));
+        }
+        for (const DspRegion& r : regions) {
+          if (r.write) KILN_RETURN_IF_ERROR(hazards->Access(i, r.offset, r.bytes, true));
+        }
         for (const DspRegion& r : regions) {
           if (!r.write) {
             ++report->scratch_reads_checked;
@@ -209,6 +308,7 @@ Status RunDspProgram(const DspProgram& program, const DspOp& op,
           return Internal(CommandName(i, c) + " row " + std::to_string(r) +
                           " is outside its operand or the scratchpad");
         }
+        KILN_RETURN_IF_ERROR(hazards->Access(i, sp_off, c.row_bytes, in));
         if (in) {
           std::memset(shadow + sp_off, 1, c.row_bytes);
         } else {

@@ -3,9 +3,11 @@
 // get the scratchpad alone. The instrumented mode checks every access at run time.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "kernels/dsp/dsp_op.h"
 
@@ -26,6 +28,29 @@ Status ValidateDspProgram(const DspProgram& program, const DspOp& op,
 
 // What a program does, counted without running it.
 DspCounters CountDspProgram(const DspProgram& program, const DspOp& op);
+
+// Estimated cycles of a program on the target's two engines (ir/dsp_program.h): each command
+// starts when its engine is free and what it waits for has finished, and lasts the fixed
+// command overhead plus its DMA bytes / dma_bytes_per_cycle or its MACs / macs_per_cycle +
+// element ops / elems_per_cycle. Equals the serial sum when nothing overlaps.
+int64_t DspProgramCycles(const DspProgram& program, const DspOp& op, const DspCostModel& cost);
+
+// The instrumented mode's check of the program's dependencies: commands that may run at the
+// same time (different engines, neither waiting for the other through `dep` chains) must not
+// touch the same scratchpad byte when one of them writes it.
+class DspHazardChecker {
+ public:
+  explicit DspHazardChecker(const DspProgram& program);
+  // Command i reads or writes [offset, offset + bytes); Internal naming the command it races.
+  Status Access(size_t i, uint64_t offset, uint64_t bytes, bool write);
+
+ private:
+  bool Before(int32_t a, size_t i) const;       // command a has finished whenever command i starts
+  std::vector<uint8_t> kind_;                   // 0 DMA, 1 compute
+  std::vector<std::array<int32_t, 2>> seen_;    // latest finished command per engine
+  std::vector<int32_t> writer_;                 // by scratchpad byte: last writing command
+  std::array<std::vector<int32_t>, 2> reader_;  // by engine and byte: last reading command
+};
 
 // Scratchpad bytes a run needs from its caller: the scratchpad, 64-byte guard zones around it,
 // and in instrumented mode one shadow byte per scratchpad byte ("written since the node

@@ -3,6 +3,8 @@
 
 #include "kernels/dsp/dsp_builder.h"
 
+#include <algorithm>
+
 namespace kiln {
 
 void DspCounters::Add(const DspCounters& o) {
@@ -50,6 +52,15 @@ int32_t DspProgramBuilder::DmaIn(uint8_t operand, uint64_t main_offset, uint32_t
   c.scratch_offset = scratch_offset;
   c.scratch_stride = row_bytes;
   program_.commands.push_back(c);
+  last_dma_ = last();
+  return last();
+}
+
+int32_t DspProgramBuilder::DmaInAfter(int32_t dep, uint8_t operand, uint64_t main_offset,
+                                      uint32_t rows, uint32_t row_bytes, uint64_t main_stride,
+                                      uint32_t scratch_offset) {
+  DmaIn(operand, main_offset, rows, row_bytes, main_stride, scratch_offset);
+  program_.commands.back().dep = dep;
   return last();
 }
 
@@ -63,6 +74,10 @@ int32_t DspProgramBuilder::DmaOut(uint8_t operand, uint64_t main_offset, uint32_
 }
 
 DspCommand& DspProgramBuilder::Compute(int32_t dep) {
+  return ComputeAfter(dep < 0 ? -1 : std::max(dep, last_dma_));
+}
+
+DspCommand& DspProgramBuilder::ComputeAfter(int32_t dep) {
   DspCommand c;
   c.kind = DspCmdKind::kCompute;
   c.dep = dep;

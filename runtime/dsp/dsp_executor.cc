@@ -30,11 +30,12 @@ struct DspChainRun {
 class DspNodeKernel : public Kernel {
  public:
   DspNodeKernel(std::unique_ptr<DspOp> op, DspProgram program, bool instrument,
-                std::shared_ptr<DspNodeStats> stats)
+                std::shared_ptr<DspNodeStats> stats, const DspCostModel& cost)
       : op_(std::move(op)),
         program_(std::move(program)),
         instrument_(instrument),
-        stats_(std::move(stats)) {}
+        stats_(std::move(stats)),
+        cost_(cost) {}
 
   Status Prepare(const KernelContext& ctx) override {
     const Node& node = ctx.node();
@@ -48,6 +49,7 @@ class DspNodeKernel : public Kernel {
     operands_.resize(operand_bytes_.size());
     num_inputs_ = node.inputs.size();
     stats_->planned = CountDspProgram(program_, *op_);
+    stats_->cycles = DspProgramCycles(program_, *op_, cost_);
     stats_->scratch_bytes = program_.scratch_bytes;
     return Status::Ok();
   }
@@ -60,7 +62,7 @@ class DspNodeKernel : public Kernel {
   }
   // Estimated cycles of this node's own program.
   int64_t OwnCycles(const DspCostModel& cost) const {
-    return DspSerialCycles(CountDspProgram(program_, *op_), cost);
+    return DspProgramCycles(program_, *op_, cost);
   }
   // Joins `chain` as member `index`; the last member arms it.
   void JoinChain(std::shared_ptr<DspChainRun> chain, size_t index) {
@@ -72,9 +74,11 @@ class DspNodeKernel : public Kernel {
     for (DspNodeKernel* k : chain_->kernels) {
       if (k == this) continue;
       k->stats_->planned = {};
+      k->stats_->cycles = 0;
       k->stats_->fused_into = last_name;
     }
     stats_->planned = CountDspProgram(chain_->program, *chain_->op);
+    stats_->cycles = DspProgramCycles(chain_->program, *chain_->op, cost_);
     stats_->chain_length = static_cast<int64_t>(chain_->members.size());
     chain_->armed = true;
   }
@@ -144,6 +148,7 @@ class DspNodeKernel : public Kernel {
   DspProgram program_;
   bool instrument_;
   std::shared_ptr<DspNodeStats> stats_;
+  DspCostModel cost_;
   std::vector<uint64_t> operand_bytes_;
   std::vector<DspOperand> operands_;
   size_t num_inputs_ = 0;
@@ -184,7 +189,7 @@ class DspExecutor : public Executor {
       program = std::move(planned).value();
     }
     auto kernel = std::make_unique<DspNodeKernel>(std::move(op), std::move(program),
-                                                  options_.instrument, stats);
+                                                  options_.instrument, stats, options_.cost);
     KILN_RETURN_IF_ERROR(kernel->Prepare(KernelContext(graph, node)));
     stats_.push_back(std::move(stats));
     KILN_RETURN_IF_ERROR(JoinChain(graph, node, kernel.get()));
@@ -210,7 +215,7 @@ class DspExecutor : public Executor {
   // member arms the chain when every earlier member is a kernel of this executor (the session
   // creates kernels in node order, so they were created just before).
   Status JoinChain(const Graph& graph, const Node& node, DspNodeKernel* kernel) {
-    if (!options_.programs) return Status::Ok();
+    if (!options_.programs || !options_.chains) return Status::Ok();
     const auto id = static_cast<int32_t>(&node - &graph.node(0));
     auto it = options_.programs->chains.lower_bound(id);
     if (it == options_.programs->chains.end()) return Status::Ok();
@@ -236,7 +241,7 @@ class DspExecutor : public Executor {
       if (!planned.ok()) return Status::Ok();  // no fused tiling fits: members run on their own
       int64_t own = 0;
       for (const DspNodeKernel* k : run->kernels) own += k->OwnCycles(options_.cost);
-      if (DspSerialCycles(CountDspProgram(*planned, *run->op), options_.cost) >= own) {
+      if (DspProgramCycles(*planned, *run->op, options_.cost) >= own) {
         return Status::Ok();
       }
       run->program = std::move(planned).value();

@@ -21,6 +21,7 @@ struct DspNodeStats {
   uint32_t scratch_bytes = 0;
   bool from_file = false;  // the command stream came from the model file
   DspCounters planned;     // of one run, from the program
+  int64_t cycles = 0;      // estimated cycles of one run (DspProgramCycles: DMA overlapping compute)
   DspCounters counted;     // summed over runs, by the engine
   int64_t runs = 0;
   DspAccessReport access;  // instrumented mode

@@ -112,6 +112,7 @@ DspTraffic SummarizeDspTraffic(const Session& session) {
   DspCostModel cost;
   for (const auto& s : *stats) {
     t.serial_cycles += DspSerialCycles(s->planned, cost);
+    t.estimated_cycles += s->cycles;
     if (s->runs == 0) continue;
     DspCounters c = s->counted;
     c.dma_in_bytes /= s->runs;

@@ -15,7 +15,8 @@ struct DspTraffic {
   int64_t boundary_bytes = 0;        // activations entering or leaving the DSP nodes, once each
   int64_t minimum_bytes = 0;         // weight_bytes + boundary_bytes: every byte crosses once
   int64_t per_node_floor_bytes = 0;  // each DSP node's operands once (no fusion, perfect tiling)
-  int64_t serial_cycles = 0;         // DspSerialCycles of every DSP node, summed
+  int64_t serial_cycles = 0;         // DspSerialCycles of every DSP node, summed (no overlap)
+  int64_t estimated_cycles = 0;      // DspProgramCycles of every DSP node (DMA overlapping compute)
   // Fused chains the executor ran (kernels/dsp/dsp_chain.h), their nodes, and the bytes of the
   // intermediates they kept in the scratchpad.
   int64_t chains = 0;

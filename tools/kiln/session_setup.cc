@@ -48,6 +48,9 @@ void AddDeviceFlags(CLI::App& cmd, DeviceArgs* device) {
       ->default_val("auto");
   cmd.add_flag("--dsp-instrument", device->dsp_instrument,
                "Check every DSP DMA and scratchpad access while running (slower)");
+  cmd.add_flag("--dsp-unfused", device->dsp_unfused,
+               "Run every DSP node on its own program, ignoring the fused chains compiled into "
+               "the model file (to measure what fusion saves)");
   cmd.add_option("--gpu-precision", device->gpu_precision,
                  "GPU storage: fp32 (default) or fp16 (f16 activations and weights, f32 "
                  "accumulation)")
@@ -233,6 +236,7 @@ Expected<std::unique_ptr<Session>> CreateSession(const LoadedModel& model, Isa i
   KILN_ASSIGN_OR_RETURN(options.gpu.precision, device.Precision());
   KILN_ASSIGN_OR_RETURN(options.dsp.scratch_bytes, device.DspScratchBytes());
   options.dsp.instrument = device.dsp_instrument;
+  options.dsp.chains = !device.dsp_unfused;
   options.dsp.replan = !device.dsp_scratch.empty();  // an explicit size overrides the file's
   KILN_ASSIGN_OR_RETURN(options.cost_placement, device.CostPlacement());
   if (model.kiln) {

@@ -33,12 +33,13 @@ Expected<LoadedModel> LoadModelForInputs(const std::string& model, ModelSourceOp
 void AddThreadsFlag(CLI::App& cmd, int* threads);
 
 // --device cpu|dsp|gpu[:N][,...] (an order of preference; the CPU always runs what the others
-// cannot), --gpu-precision fp32|fp16, --dsp-scratch and --dsp-instrument.
+// cannot), --gpu-precision fp32|fp16, --dsp-scratch, --dsp-instrument and --dsp-unfused.
 struct DeviceArgs {
   std::string device = "cpu";
   std::string gpu_precision = "fp32";
   std::string dsp_scratch;      // --dsp-scratch (empty: the default 256 KiB)
   bool dsp_instrument = false;  // --dsp-instrument
+  bool dsp_unfused = false;     // --dsp-unfused
   std::string placement = "auto";  // --placement cost|support (auto: cost for a list)
   // Executor names for SessionOptions ("gpu" -> "opencl", "gpu:1" -> "opencl:1").
   Expected<std::vector<std::string>> Executors() const;
