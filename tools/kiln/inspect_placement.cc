@@ -4,7 +4,10 @@
 #include <cstdio>
 #include <sstream>
 
+#include "kernels/dsp/dsp_chain.h"
+#include "kernels/dsp/dsp_engine.h"
 #include "runtime/cost_placement.h"
+#include "runtime/model.h"
 #include "runtime/placement.h"
 #include "tools/kiln/cli_util.h"
 
@@ -37,6 +40,39 @@ Expected<Placed> Place(const LoadedModel& m, const DeviceArgs& device) {
   return p;
 }
 
+struct ChainLine {
+  std::string last;
+  std::vector<std::string> members;
+  int64_t fused_cycles = 0, member_cycles = 0;
+};
+
+// The fused DSP chains compiled into a .kiln file, with their estimated cycles against their
+// members' own programs.
+std::vector<ChainLine> Chains(const LoadedModel& m) {
+  std::vector<ChainLine> out;
+  if (!m.kiln || !m.kiln->dsp_programs()) return out;
+  const Graph& g = *m.graph;
+  const DspProgramSet& set = *m.kiln->dsp_programs();
+  const DspCostModel cost;
+  for (const auto& [last, program] : set.chains) {
+    auto chain = MakeDspChain(g, program.members);
+    if (!chain.ok()) continue;
+    ChainLine c;
+    c.last = g.node(last).name;
+    c.fused_cycles = DspProgramCycles(program, **chain, cost);
+    for (int32_t id : program.members) {
+      c.members.push_back(g.node(id).name);
+      auto op = MakeDspOp(g, g.node(id));
+      auto own = set.by_node.find(id);
+      if (op.ok() && own != set.by_node.end()) {
+        c.member_cycles += DspProgramCycles(own->second, **op, cost);
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 }  // namespace
 
 Expected<std::string> PlacementText(const LoadedModel& m, const DeviceArgs& device) {
@@ -59,6 +95,16 @@ Expected<std::string> PlacementText(const LoadedModel& m, const DeviceArgs& devi
   }
   if (!p.placement.decisions.empty()) os << "island decisions (compute + transfers vs cpu):\n";
   for (const auto& d : p.placement.decisions) os << "  " << DescribeDecision(g, d) << "\n";
+  const std::vector<ChainLine> chains = Chains(m);
+  if (!chains.empty()) {
+    os << "dsp fused chains (members: estimated cycles fused vs. each on its own):\n";
+  }
+  for (const ChainLine& c : chains) {
+    std::string names;
+    for (const auto& n : c.members) names += (names.empty() ? "" : " -> ") + n;
+    os << "  " << names << ": " << GroupDigits(c.fused_cycles) << " vs "
+       << GroupDigits(c.member_cycles) << "\n";
+  }
   return os.str();
 }
 
@@ -88,6 +134,16 @@ Expected<std::string> PlacementJson(const LoadedModel& m, const DeviceArgs& devi
        << ", \"transfer_us\": " << JsonNumber(d.transfer_us)
        << ", \"cpu_us\": " << JsonNumber(d.cpu_us) << ", \"kept\": " << (d.kept ? "true" : "false")
        << "}";
+  }
+  os << "], \"dsp_chains\": [";
+  const std::vector<ChainLine> chains = Chains(m);
+  for (size_t i = 0; i < chains.size(); ++i) {
+    os << (i ? ", " : "") << "{\"members\": [";
+    for (size_t k = 0; k < chains[i].members.size(); ++k) {
+      os << (k ? ", " : "") << JsonString(chains[i].members[k]);
+    }
+    os << "], \"fused_cycles\": " << chains[i].fused_cycles
+       << ", \"member_cycles\": " << chains[i].member_cycles << "}";
   }
   os << "]}";
   return os.str();
