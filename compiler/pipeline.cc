@@ -35,6 +35,7 @@ std::vector<std::unique_ptr<Pass>> DefaultPasses() {
   p.push_back(MakeLowerQdqPass());
   p.push_back(MakePlaceNodesPass());
   p.push_back(MakePlaceDspPass());
+  p.push_back(MakePackDspWeightsPass());
   p.push_back(MakePackWeightsPass());
   p.push_back(MakeWeightsF16Pass());
   return p;

@@ -109,8 +109,7 @@ bool GetI8Dims(DType dtype, const Shape& shape, I8Dims* d) {
 
 // Bytes of a kI8O8K4 tensor: O padded to 8, C to 4; SIZE_MAX past int64.
 size_t I8O8K4Bytes(const I8Dims& d) {
-  const __int128 total =
-      static_cast<__int128>((d.o + 7) / 8 * 8) * d.taps * ((d.c + 3) / 4 * 4);
+  const __int128 total = static_cast<__int128>((d.o + 7) / 8 * 8) * d.taps * ((d.c + 3) / 4 * 4);
   if (total > static_cast<__int128>(std::numeric_limits<int64_t>::max())) {
     return std::numeric_limits<size_t>::max();
   }
@@ -145,6 +144,42 @@ std::vector<uint8_t> UnpackI8(DType dtype, const I8Dims& d, const uint8_t* packe
   return out;
 }
 
+// Byte offset of logical element (oc, c, t) of a kDspK4 tensor: [O][taps][C/4][4].
+size_t DspK4Offset(const I8Dims& d, int64_t oc, int64_t c, int64_t t) {
+  const int64_t c4 = (d.c + 3) / 4;
+  return static_cast<size_t>(((oc * d.taps + t) * c4 + c / 4) * 4 + c % 4);
+}
+
+size_t DspK4Bytes(const I8Dims& d) {
+  const __int128 total = static_cast<__int128>(d.o) * d.taps * ((d.c + 3) / 4 * 4);
+  if (total > static_cast<__int128>(std::numeric_limits<int64_t>::max())) {
+    return std::numeric_limits<size_t>::max();
+  }
+  return static_cast<size_t>(total);
+}
+
+// Plain 8-bit [O, C, taps] <-> kDspK4 (u8 codes flipped to signed by XOR 0x80, both ways).
+std::vector<uint8_t> PackDspK4(DType dtype, const I8Dims& d, const uint8_t* plain) {
+  const uint8_t flip = dtype == DType::kU8 ? 0x80 : 0;
+  std::vector<uint8_t> out(DspK4Bytes(d), 0);
+  for (int64_t oc = 0; oc < d.o; ++oc)
+    for (int64_t c = 0; c < d.c; ++c)
+      for (int64_t t = 0; t < d.taps; ++t)
+        out[DspK4Offset(d, oc, c, t)] = plain[(oc * d.c + c) * d.taps + t] ^ flip;
+  return out;
+}
+
+std::vector<uint8_t> UnpackDspK4(DType dtype, const I8Dims& d, const uint8_t* packed) {
+  const uint8_t flip = dtype == DType::kU8 ? 0x80 : 0;
+  std::vector<uint8_t> out(static_cast<size_t>(d.o * d.c * d.taps));
+  for (int64_t oc = 0; oc < d.o; ++oc)
+    for (int64_t c = 0; c < d.c; ++c)
+      for (int64_t t = 0; t < d.taps; ++t)
+        out[static_cast<size_t>((oc * d.c + c) * d.taps + t)] =
+            packed[DspK4Offset(d, oc, c, t)] ^ flip;
+  return out;
+}
+
 }  // namespace
 
 std::string_view LayoutName(Layout layout) {
@@ -165,12 +200,15 @@ std::string_view LayoutName(Layout layout) {
       return "wino43block16o";
     case Layout::kI8O8K4:
       return "i8o8k4";
+    case Layout::kDspK4:
+      return "dspk4";
   }
   return "unknown";
 }
 
 bool IsValidLayout(int32_t layout) {
-  return layout >= 0 && layout <= static_cast<int32_t>(kLastLayout) &&
+  if (layout == static_cast<int32_t>(Layout::kDspK4)) return true;
+  return layout >= 0 && layout <= static_cast<int32_t>(Layout::kI8O8K4) &&
          layout != static_cast<int32_t>(Layout::kPacked);
 }
 
@@ -184,10 +222,10 @@ size_t LayoutByteSize(Layout layout, DType dtype, const Shape& shape) {
     if (c > std::numeric_limits<int64_t>::max() / 36) return std::numeric_limits<size_t>::max();
     return BlockedBytes(o, c * 36, elem);
   }
-  if (layout == Layout::kI8O8K4) {
+  if (layout == Layout::kI8O8K4 || layout == Layout::kDspK4) {
     I8Dims d;
     if (!GetI8Dims(dtype, shape, &d)) return std::numeric_limits<size_t>::max();
-    return I8O8K4Bytes(d);
+    return layout == Layout::kI8O8K4 ? I8O8K4Bytes(d) : DspK4Bytes(d);
   }
   if (!IsBlockedLayout(layout)) {
     if (elem && static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max() / elem) {
@@ -217,14 +255,15 @@ Expected<std::vector<uint8_t>> PackLayout(Layout layout, DType dtype, const Shap
     }
     return PackWino(shape, plain);
   }
-  if (layout == Layout::kI8O8K4) {
+  if (layout == Layout::kI8O8K4 || layout == Layout::kDspK4) {
     I8Dims d;
     if (!GetI8Dims(dtype, shape, &d) ||
         LayoutByteSize(layout, dtype, shape) == std::numeric_limits<size_t>::max()) {
-      return InvalidArgument("pack: i8o8k4 needs an 8-bit tensor of rank >= 1, not " +
+      return InvalidArgument("pack: " + std::string(LayoutName(layout)) +
+                             " needs an 8-bit tensor of rank >= 1, not " +
                              std::string(DTypeName(dtype)) + ShapeToString(shape));
     }
-    return PackI8(dtype, d, plain);
+    return layout == Layout::kI8O8K4 ? PackI8(dtype, d, plain) : PackDspK4(dtype, d, plain);
   }
   if (!IsBlockedLayout(layout)) {
     return Unsupported("pack: layout " + std::string(LayoutName(layout)) +
@@ -254,10 +293,10 @@ Expected<std::vector<uint8_t>> UnpackLayout(Layout layout, DType dtype, const Sh
   }
   if (layout == Layout::kPlain) return std::vector<uint8_t>(packed, packed + size);
   if (layout == Layout::kWino43Block16O) return UnpackWino(shape, packed);
-  if (layout == Layout::kI8O8K4) {
+  if (layout == Layout::kI8O8K4 || layout == Layout::kDspK4) {
     I8Dims d;
     GetI8Dims(dtype, shape, &d);  // LayoutByteSize above accepted the shape
-    return UnpackI8(dtype, d, packed);
+    return layout == Layout::kI8O8K4 ? UnpackI8(dtype, d, packed) : UnpackDspK4(dtype, d, packed);
   }
   if (!IsBlockedLayout(layout)) {
     return Unsupported("unpack: layout " + std::string(LayoutName(layout)) +

@@ -39,8 +39,14 @@ enum class Layout : int32_t {
   // (code - 128, so every stored byte is signed; the kernel shifts the zero point by 128 too).
   // Format 1.4; 7-15 are the CPU int8 layouts.
   kI8O8K4 = 7,
+  // Values 8-15 are kept for CPU int8 layouts.
+  // DSP convolution weights (8-bit [O, C, k...], taps = prod(k)): [O][taps][ceil(C/4)][4]
+  // signed bytes, C zero-padded, u8 codes stored XOR 0x80. One output channel's weights are
+  // contiguous (a channel tile is one DMA) and one tap's 4 consecutive input channels are one
+  // int32: the DSP's vpdpbusd operand (docs/dsp-target.md). Format 1.5; 16-31 are the DSP's.
+  kDspK4 = 16,
 };
-inline constexpr Layout kLastLayout = Layout::kI8O8K4;
+inline constexpr Layout kLastLayout = Layout::kDspK4;
 
 std::string_view LayoutName(Layout layout);
 // Known and meaningful in a file (kPacked is not).

@@ -23,6 +23,7 @@ std::unique_ptr<Pass> MakeQuantizePass();               // quantize (kiln quanti
 std::unique_ptr<Pass> MakeLowerQdqPass();               // lower-qdq (opt 1)
 std::unique_ptr<Pass> MakePlaceNodesPass();             // place-nodes (--target gpu)
 std::unique_ptr<Pass> MakePlaceDspPass();               // place-dsp (--target dsp)
+std::unique_ptr<Pass> MakePackDspWeightsPass();         // pack-dsp-weights (--target dsp)
 std::unique_ptr<Pass> MakePackWeightsPass();            // pack-weights (opt 2, CPU targets)
 std::unique_ptr<Pass> MakeWeightsF16Pass();             // weights-f16 (--weights-f16)
 

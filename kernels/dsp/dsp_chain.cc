@@ -176,7 +176,7 @@ Expected<DspProgram> DspChainOp::Emit(uint32_t scratch_bytes, int64_t th,
     map[k].bias = cv.has_bias() ? take(U(m) * 4) : 0;
     map[k].rq = cv.RequantBytes(m) ? take(cv.RequantBytes(m)) : 0;
     map[k].rrq = cv.has_residual() ? take(cv.ResidualRequantBytes(m)) : 0;
-    acc_bytes = std::max(acc_bytes, U(max_rows[k] * cv.out_width()) * 4);
+    acc_bytes = std::max(acc_bytes, cv.AccRegionBytes(max_rows[k]));
   }
   // Double buffering: the streamed slab, residual tiles and the chain's output get two sets
   // (tile t uses set t % 2); the intermediates never leave the compute engine.

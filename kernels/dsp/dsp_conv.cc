@@ -25,8 +25,9 @@ Status DspConv::Init(const Graph& graph, const Node& node) {
   const Value& xv = graph.value(node.inputs[0]);
   const Value& wv = graph.value(node.inputs[1]);
   if (xv.shape.size() != 4 || wv.shape.size() != 4) return Unsupported("only 2-D QConv");
-  if (!wv.is_constant() || wv.layout != Layout::kPlain) {
-    return Unsupported("QConv weight is not a plain constant");
+  quad_ = wv.layout == Layout::kDspK4;
+  if (!wv.is_constant() || (wv.layout != Layout::kPlain && !quad_)) {
+    return Unsupported("QConv weight is not a constant in a layout the DSP reads");
   }
   if (!IsDspCode(xv.dtype) || !IsDspCode(wv.dtype)) return Unsupported("QConv operand dtype");
   const Value& yv = graph.value(node.outputs[0]);
@@ -76,6 +77,14 @@ Status DspConv::Init(const Graph& graph, const Node& node) {
     rrq_rows_ = rrq.shape[0];
   }
   out_slot_ = static_cast<uint8_t>(node.inputs.size());
+  if (quad_) {
+    if (!DspK4Eligible(graph, node)) {
+      return Unsupported(
+          "QConv weights in the DSP's quad layout need group 1, i8 weights with "
+          "zero points 0 and a horizontal stride of 1 or 2");
+    }
+    cq_ = (c_ + 3) / 4;
+  }
   return Status::Ok();
 }
 
@@ -123,14 +132,14 @@ Status DspConv::Regions(const DspCommand& c, std::vector<DspRegion>* out) const 
   const auto [ic0, ic1] = InputChannels(oc0, oc1);
   const auto [ih0, ih1] = InputRows(oh0, oh1);
   out->push_back({c.buf[kX], U(ic1 - ic0) * U(ih1 - ih0) * U(w_), false});
-  out->push_back({c.buf[kW], U(to * icpg_ * kh_ * kw_), false});
+  out->push_back({c.buf[kW], U(to) * WeightRowBytes(), false});
   if (has_bias_) out->push_back({c.buf[kBias], U(to) * 4, false});
   if (out_type_ != DType::kI32) out->push_back({c.buf[kRq], RqBytes(rq_rows_, to), false});
   if (residual_) {
     out->push_back({c.buf[kRes], U(to * th * ow_), false});
     out->push_back({c.buf[kResRq], RqBytes(rrq_rows_, to), false});
   }
-  out->push_back({c.buf[kAcc], U(th * ow_) * 4, true});
+  out->push_back({c.buf[kAcc], AccRegionBytes(th), true});
   out->push_back({c.buf[kOut], U(to * th * ow_) * OutBytes(), true});
   return Status::Ok();
 }
@@ -147,6 +156,10 @@ void DspConv::Compute(const DspCommand& c, uint8_t* s) const {
   auto* acc = reinterpret_cast<int32_t*>(s + c.buf[kAcc]);
   const int64_t plane = th * ow_;
   const int64_t ksize = kh_ * kw_;
+  if (quad_) {
+    ComputeQuads(c, s, x, slab_rows, acc);
+    return;
+  }
   for (int64_t oc = oc0; oc < oc1; ++oc) {
     const int64_t t = oc - oc0;
     int32_t bias = 0;
@@ -237,14 +250,14 @@ uint64_t DspConv::WorkingSet(int64_t to, int64_t th, bool double_buffer) const {
   const int64_t rows = std::min(h_, (th - 1) * sh_ + (kh_ - 1) * dh_ + 1);
   const uint64_t sets = double_buffer ? 2 : 1;  // of the streamed slab, output and residual
   uint64_t b = sets * DspAlign(U(MaxInputChannels(to) * rows * w_)) +
-               DspAlign(U(to * icpg_ * kh_ * kw_)) + DspAlign(U(to) * 4) +
-               DspAlign(RqBytes(rq_rows_, to)) + DspAlign(U(th * ow_) * 4) +
+               DspAlign(U(to) * WeightRowBytes()) + DspAlign(U(to) * 4) +
+               DspAlign(RqBytes(rq_rows_, to)) + DspAlign(AccRegionBytes(th)) +
                sets * DspAlign(U(to * th * ow_) * OutBytes());
   if (residual_) b += sets * DspAlign(U(to * th * ow_)) + DspAlign(RqBytes(rrq_rows_, to));
   return b;
 }
 uint64_t DspConv::Traffic(int64_t to, int64_t th) const {
-  uint64_t bytes = U(m_ * icpg_ * kh_ * kw_) + U(n_ * m_ * oh_ * ow_) * OutBytes();
+  uint64_t bytes = WeightBytes() + U(n_ * m_ * oh_ * ow_) * OutBytes();
   if (residual_) bytes += U(n_ * m_ * oh_ * ow_);
   for (int64_t oc0 = 0; oc0 < m_; oc0 += to) {
     const auto [ic0, ic1] = InputChannels(oc0, std::min(m_, oc0 + to));
@@ -270,10 +283,10 @@ DspProgram DspConv::Emit(uint32_t scratch_bytes, int64_t to, int64_t th, bool do
   const int sets = double_buffer ? 2 : 1;
   uint32_t sx[2] = {0, 0}, sout[2] = {0, 0}, sres[2] = {0, 0};
   for (int p = 0; p < sets; ++p) sx[p] = take(U(MaxInputChannels(to) * rows * w_));
-  const uint32_t sw = take(U(to * icpg_ * kh_ * kw_));
+  const uint32_t sw = take(U(to) * WeightRowBytes());
   const uint32_t sb = take(U(to) * 4);
   const uint32_t srq = take(RqBytes(rq_rows_, to));
-  const uint32_t sacc = take(U(th * ow_) * 4);
+  const uint32_t sacc = take(AccRegionBytes(th));
   for (int p = 0; p < sets; ++p) sout[p] = take(U(to * th * ow_) * OutBytes());
   for (int p = 0; p < sets && residual_; ++p) sres[p] = take(U(to * th * ow_));
   const uint32_t srrq = residual_ ? take(RqBytes(rrq_rows_, to)) : 0;
@@ -281,7 +294,7 @@ DspProgram DspConv::Emit(uint32_t scratch_bytes, int64_t to, int64_t th, bool do
   for (int64_t n = 0; n < n_; ++n) {
     for (int64_t oc0 = 0; oc0 < m_; oc0 += to) {
       const int64_t oc1 = std::min(m_, oc0 + to), tc = oc1 - oc0;
-      const int64_t wrow = icpg_ * kh_ * kw_;
+      const auto wrow = static_cast<int64_t>(WeightRowBytes());
       // Resident operands of the channel tile, after everything before (the previous channel
       // tile's computes read them).
       b.DmaIn(1, U(oc0 * wrow), 1, static_cast<uint32_t>(tc * wrow), 0, sw);
@@ -344,6 +357,89 @@ DspProgram DspConv::Emit(uint32_t scratch_bytes, int64_t to, int64_t th, bool do
     }
   }
   return b.Take();
+}
+
+bool DspK4Eligible(const Graph& graph, const Node& node) {
+  if (node.op != OpType::kQConv || node.inputs.size() < 2) return false;
+  const Value& wv = graph.value(node.inputs[1]);
+  if (!wv.is_constant() || wv.dtype != DType::kI8 || wv.shape.size() != 4) return false;
+  if (node.attrs.GetInt("group", 1) != 1) return false;
+  for (int64_t z : wv.quant.zero_points) {
+    if (z != 0) return false;
+  }
+  const std::vector<int64_t> strides = node.attrs.GetInts("strides", {1, 1});
+  return strides.size() == 2 && strides[1] >= 1 && strides[1] <= 2;
+}
+
+bool DspConv::UseQuadLayout(const Graph& graph, const Node& node) {
+  if (!DspK4Eligible(graph, node)) return false;
+  quad_ = true;
+  cq_ = (c_ + 3) / 4;
+  return true;
+}
+
+int64_t DspConv::QuadRows(int64_t th) const { return (th - 1) * sh_ + (kh_ - 1) * dh_ + 1; }
+int64_t DspConv::QuadCols() const { return (ow_ + 15) / 16 * 16 * sw_ + (kw_ - 1) * dw_; }
+
+uint64_t DspConv::AccRegionBytes(int64_t th) const {
+  const uint64_t acc = DspAlign(U(th * ow_) * 4);
+  return quad_ ? acc + U(cq_ * 4 * QuadRows(th) * QuadCols()) : acc;
+}
+
+void DspConv::ComputeQuads(const DspCommand& c, uint8_t* s, const uint8_t* x, int64_t slab_rows,
+                           int32_t* acc) const {
+  const int64_t oc0 = c.tile[1], oc1 = c.tile[2], oh0 = c.tile[3], oh1 = c.tile[4];
+  const int64_t th = oh1 - oh0, plane = th * ow_;
+  const auto [ih0, ih1] = InputRows(oh0, oh1);
+  (void)ih1;
+  // The tile's input, every input channel, as [C/4][rows][cols][4] codes shifted to u8, with
+  // the padding (rows and columns outside the image, channels past C) set to the zero point:
+  // then every window tap of every output is in range and contributes w * (x - zero) exactly
+  // as the reference does, padding included (where x - zero is 0).
+  const int64_t rows = QuadRows(th), cols = QuadCols();
+  uint8_t* q = s + c.buf[kAcc] + DspAlign(U(plane) * 4);
+  const uint8_t flip = x_type_ == DType::kI8 ? 0x80 : 0;
+  const auto zero = static_cast<uint8_t>(x_zero_ + (x_type_ == DType::kI8 ? 128 : 0));
+  const int64_t row0 = oh0 * sh_ - ph_;
+  for (int64_t cq = 0; cq < cq_; ++cq) {
+    for (int64_t r = 0; r < rows; ++r) {
+      uint8_t* dst = q + (cq * rows + r) * cols * 4;
+      std::fill(dst, dst + cols * 4, zero);
+      const int64_t ir = row0 + r;
+      if (ir < 0 || ir >= h_) continue;
+      for (int64_t j = 0; j < 4 && cq * 4 + j < c_; ++j) {
+        const uint8_t* src = x + ((cq * 4 + j) * slab_rows + (ir - ih0)) * w_;
+        for (int64_t iw = 0; iw < w_; ++iw) {
+          const int64_t col = iw + pw_;
+          if (col < cols) dst[col * 4 + j] = src[iw] ^ flip;
+        }
+      }
+    }
+  }
+  const DspRowKernels& k = BestDspRowKernels();
+  const uint64_t wrow = WeightRowBytes();
+  for (int64_t oc = oc0; oc < oc1; ++oc) {
+    const int64_t t = oc - oc0;
+    const auto* wk = reinterpret_cast<const int8_t*>(s + c.buf[kW] + U(t) * wrow);
+    // sum (x - z) w = sum x w - z sum w: the second term once per channel, in the start value.
+    int32_t wsum = 0;
+    for (uint64_t i = 0; i < wrow; ++i) wsum += wk[i];
+    int32_t bias = 0;
+    if (has_bias_) std::memcpy(&bias, s + c.buf[kBias] + t * 4, 4);
+    std::fill(acc, acc + plane, bias - static_cast<int32_t>(zero) * wsum);
+    for (int64_t kh = 0; kh < kh_; ++kh) {
+      for (int64_t kw = 0; kw < kw_; ++kw) {
+        for (int64_t cq = 0; cq < cq_; ++cq) {
+          int32_t w4;
+          std::memcpy(&w4, wk + ((kh * kw_ + kw) * cq_ + cq) * 4, 4);
+          if (w4 == 0) continue;
+          const uint8_t* xq = q + ((cq * rows + kh * dh_) * cols + kw * dw_) * 4;
+          k.dot_q4(xq, sh_ * cols * 4, acc, ow_, th, ow_, sw_, w4);
+        }
+      }
+    }
+    Finish(c, s, t, acc, plane);
+  }
 }
 
 Expected<std::unique_ptr<DspOp>> MakeDspConv(const Graph& graph, const Node& node) {

@@ -22,6 +22,9 @@ class DspConv : public DspOp {
   enum Buf { kX = 0, kW, kBias, kRq, kRes, kOut, kAcc, kResRq };
 
   Status Init(const Graph& graph, const Node& node);
+  // Plans and computes as if the weights were in kDspK4 (the pack-dsp-weights pass compares
+  // both before it packs); false when the node is not DspK4Eligible.
+  bool UseQuadLayout(const Graph& graph, const Node& node);
 
   Expected<DspProgram> Plan(uint32_t scratch_bytes) const override;
   Status Regions(const DspCommand& c, std::vector<DspRegion>* out) const override;
@@ -40,7 +43,12 @@ class DspConv : public DspOp {
   bool has_bias() const { return has_bias_; }
   bool has_residual() const { return residual_; }
   uint64_t OutBytes() const { return out_type_ == DType::kI32 ? 4 : 1; }
-  uint64_t WeightBytes() const { return U(m_ * icpg_ * kh_ * kw_); }
+  uint64_t WeightBytes() const { return U(m_) * WeightRowBytes(); }
+  // Bytes of one output channel's weights (plain, or kDspK4 with C padded to 4).
+  uint64_t WeightRowBytes() const { return quad_ ? U(kh_ * kw_ * cq_ * 4) : U(icpg_ * kh_ * kw_); }
+  // The accumulator region of a tile of `th` output rows: one int32 plane, and with kDspK4
+  // weights the tile's input interleaved by 4 channels (see ComputeQuads).
+  uint64_t AccRegionBytes(int64_t th) const;
   // Bytes of the requantization rows (output / residual) for `to` output channels; 0 if none.
   uint64_t RequantBytes(int64_t to) const {
     return out_type_ == DType::kI32 ? 0 : RqBytes(rq_rows_, to);
@@ -54,6 +62,11 @@ class DspConv : public DspOp {
   static uint64_t U(int64_t v) { return static_cast<uint64_t>(v); }
   static uint64_t RqBytes(int64_t rows, int64_t to) { return U(rows == 1 ? 1 : to) * 8; }
 
+  // kDspK4 weights: the tile through 4-channel dot products (DspRowKernels::dot_q4).
+  void ComputeQuads(const DspCommand& c, uint8_t* s, const uint8_t* x, int64_t slab_rows,
+                    int32_t* acc) const;
+  int64_t QuadRows(int64_t th) const;  // input rows of the interleaved copy
+  int64_t QuadCols() const;            // its columns: every 16-output group's loads in range
   // Residual, requantization and the store of output channel oc (tile row t).
   void Finish(const DspCommand& c, uint8_t* s, int64_t t, int32_t* acc, int64_t plane) const;
   std::pair<int64_t, int64_t> InputChannels(int64_t oc0, int64_t oc1) const;
@@ -72,7 +85,13 @@ class DspConv : public DspOp {
   std::vector<int32_t> w_zero_;
   QuantClamp clamp_;
   bool has_bias_ = false, residual_ = false;
+  bool quad_ = false;  // weights in kDspK4
+  int64_t cq_ = 0;     // input channels / 4, rounded up
   uint8_t out_slot_ = 0;
 };
+
+// Whether `node`'s weights may be stored in kDspK4 for the DSP (group 1, i8 weights with zero
+// points 0, horizontal stride 1 or 2): the pack-dsp-weights pass packs exactly those.
+bool DspK4Eligible(const Graph& graph, const Node& node);
 
 }  // namespace kiln

@@ -1,9 +1,9 @@
 // Counters, the serial cost estimate and the program builder of the DSP target.
 #include "kernels/dsp/dsp_program.h"
 
-#include "kernels/dsp/dsp_builder.h"
-
 #include <algorithm>
+
+#include "kernels/dsp/dsp_builder.h"
 
 namespace kiln {
 

@@ -44,5 +44,35 @@ TEST(PlaceDspPass, PlacesByCostAndPlansOnlyDspNodes) {
   for (const Node& n : plain->graph.nodes()) EXPECT_TRUE(n.placement.empty()) << n.name;
 }
 
+// pack-dsp-weights: the partition's 3x3 convolution (group 1, i8 weights, zero points 0) gets
+// its weights in the DSP's layout at 256 KiB, and the packed file still runs on the CPU
+// reference kernels (which unpack) with the same bytes as the plain graph.
+TEST(PackDspWeightsPass, PacksEligibleConvolutionsWhereTheyPay) {
+  const dsptest::PartitionModel m = dsptest::MakePartitionModel();
+  CompileOptions options;
+  options.target_dsp = true;
+  options.dsp_scratch_bytes = 256 * 1024;
+  auto compiled = CompileGraph(*m.graph, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status().ToString();
+  const Graph& g = compiled->graph;
+  const Node* conv = nullptr;
+  for (const Node& n : g.nodes()) {
+    if (n.name == "conv") conv = &n;
+  }
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(g.value(conv->inputs[1]).layout, Layout::kDspK4);
+  const PassReport* report = nullptr;
+  for (const auto& r : compiled->reports) {
+    if (r.name == "pack-dsp-weights") report = &r;
+  }
+  ASSERT_NE(report, nullptr);
+  EXPECT_EQ(report->counters.at("dspk4"), 1);
+  auto plain = CompileGraph(*m.graph, CompileOptions{});
+  ASSERT_TRUE(plain.ok());
+  for (const Node& n : plain->graph.nodes()) {
+    if (n.op == OpType::kQConv) EXPECT_EQ(plain->graph.value(n.inputs[1]).layout, Layout::kPlain);
+  }
+}
+
 }  // namespace
 }  // namespace kiln
