@@ -122,25 +122,28 @@ size_t I8O8K4Offset(const I8Dims& d, int64_t oc, int64_t c, int64_t t) {
   return static_cast<size_t>((((oc / 8 * d.taps + t) * c4 + c / 4) * 8 + oc % 8) * 4 + c % 4);
 }
 
-// Plain 8-bit [O, C, taps] <-> kI8O8K4 (u8 codes flipped to signed by XOR 0x80, both ways).
-std::vector<uint8_t> PackI8(DType dtype, const I8Dims& d, const uint8_t* plain) {
+// Plain 8-bit [O, C, taps] <-> a layout whose element (oc, c, t) lives at offset(d, oc, c, t)
+// of `bytes` (u8 codes flipped to signed by XOR 0x80, both ways; padding 0).
+using I8Offset = size_t (*)(const I8Dims&, int64_t, int64_t, int64_t);
+std::vector<uint8_t> PackEightBit(DType dtype, const I8Dims& d, const uint8_t* plain,
+                                  I8Offset offset, size_t bytes) {
   const uint8_t flip = dtype == DType::kU8 ? 0x80 : 0;
-  std::vector<uint8_t> out(I8O8K4Bytes(d), 0);
+  std::vector<uint8_t> out(bytes, 0);
   for (int64_t oc = 0; oc < d.o; ++oc)
     for (int64_t c = 0; c < d.c; ++c)
       for (int64_t t = 0; t < d.taps; ++t)
-        out[I8O8K4Offset(d, oc, c, t)] = plain[(oc * d.c + c) * d.taps + t] ^ flip;
+        out[offset(d, oc, c, t)] = plain[(oc * d.c + c) * d.taps + t] ^ flip;
   return out;
 }
 
-std::vector<uint8_t> UnpackI8(DType dtype, const I8Dims& d, const uint8_t* packed) {
+std::vector<uint8_t> UnpackEightBit(DType dtype, const I8Dims& d, const uint8_t* packed,
+                                    I8Offset offset) {
   const uint8_t flip = dtype == DType::kU8 ? 0x80 : 0;
   std::vector<uint8_t> out(static_cast<size_t>(d.o * d.c * d.taps));
   for (int64_t oc = 0; oc < d.o; ++oc)
     for (int64_t c = 0; c < d.c; ++c)
       for (int64_t t = 0; t < d.taps; ++t)
-        out[static_cast<size_t>((oc * d.c + c) * d.taps + t)] =
-            packed[I8O8K4Offset(d, oc, c, t)] ^ flip;
+        out[static_cast<size_t>((oc * d.c + c) * d.taps + t)] = packed[offset(d, oc, c, t)] ^ flip;
   return out;
 }
 
@@ -156,28 +159,6 @@ size_t DspK4Bytes(const I8Dims& d) {
     return std::numeric_limits<size_t>::max();
   }
   return static_cast<size_t>(total);
-}
-
-// Plain 8-bit [O, C, taps] <-> kDspK4 (u8 codes flipped to signed by XOR 0x80, both ways).
-std::vector<uint8_t> PackDspK4(DType dtype, const I8Dims& d, const uint8_t* plain) {
-  const uint8_t flip = dtype == DType::kU8 ? 0x80 : 0;
-  std::vector<uint8_t> out(DspK4Bytes(d), 0);
-  for (int64_t oc = 0; oc < d.o; ++oc)
-    for (int64_t c = 0; c < d.c; ++c)
-      for (int64_t t = 0; t < d.taps; ++t)
-        out[DspK4Offset(d, oc, c, t)] = plain[(oc * d.c + c) * d.taps + t] ^ flip;
-  return out;
-}
-
-std::vector<uint8_t> UnpackDspK4(DType dtype, const I8Dims& d, const uint8_t* packed) {
-  const uint8_t flip = dtype == DType::kU8 ? 0x80 : 0;
-  std::vector<uint8_t> out(static_cast<size_t>(d.o * d.c * d.taps));
-  for (int64_t oc = 0; oc < d.o; ++oc)
-    for (int64_t c = 0; c < d.c; ++c)
-      for (int64_t t = 0; t < d.taps; ++t)
-        out[static_cast<size_t>((oc * d.c + c) * d.taps + t)] =
-            packed[DspK4Offset(d, oc, c, t)] ^ flip;
-  return out;
 }
 
 }  // namespace
@@ -263,7 +244,8 @@ Expected<std::vector<uint8_t>> PackLayout(Layout layout, DType dtype, const Shap
                              " needs an 8-bit tensor of rank >= 1, not " +
                              std::string(DTypeName(dtype)) + ShapeToString(shape));
     }
-    return layout == Layout::kI8O8K4 ? PackI8(dtype, d, plain) : PackDspK4(dtype, d, plain);
+    return layout == Layout::kI8O8K4 ? PackEightBit(dtype, d, plain, I8O8K4Offset, I8O8K4Bytes(d))
+                                     : PackEightBit(dtype, d, plain, DspK4Offset, DspK4Bytes(d));
   }
   if (!IsBlockedLayout(layout)) {
     return Unsupported("pack: layout " + std::string(LayoutName(layout)) +
@@ -296,7 +278,7 @@ Expected<std::vector<uint8_t>> UnpackLayout(Layout layout, DType dtype, const Sh
   if (layout == Layout::kI8O8K4 || layout == Layout::kDspK4) {
     I8Dims d;
     GetI8Dims(dtype, shape, &d);  // LayoutByteSize above accepted the shape
-    return layout == Layout::kI8O8K4 ? UnpackI8(dtype, d, packed) : UnpackDspK4(dtype, d, packed);
+    return UnpackEightBit(dtype, d, packed, layout == Layout::kI8O8K4 ? I8O8K4Offset : DspK4Offset);
   }
   if (!IsBlockedLayout(layout)) {
     return Unsupported("unpack: layout " + std::string(LayoutName(layout)) +

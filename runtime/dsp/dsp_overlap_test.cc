@@ -61,13 +61,28 @@ int64_t SerialSum(const DspProgram& p, const DspOp& op, const DspCostModel& cost
   return sum;
 }
 
+// A 3x3 convolution big enough for several row tiles at 64 KiB, and its planned program.
+struct Planned {
+  Model md = MakeConv(32, 40, 40, 32, 3, 3);
+  std::unique_ptr<DspOp> op;
+  DspProgram program;
+  Planned() {
+    auto made = MakeDspOp(*md.graph, md.graph->node(0));
+    EXPECT_TRUE(made.ok());
+    if (!made.ok()) return;
+    op = std::move(made).value();
+    auto planned = op->Plan(64 * 1024);
+    EXPECT_TRUE(planned.ok());
+    if (planned.ok()) program = std::move(planned).value();
+  }
+};
+
 TEST(DspOverlap, DoubleBufferedConvIsBitExactAndFaster) {
-  const Model md = MakeConv(32, 40, 40, 32, 3, 3);
-  const Node& node = md.graph->node(0);
-  auto op = MakeDspOp(*md.graph, node);
-  ASSERT_TRUE(op.ok());
-  auto program = (*op)->Plan(64 * 1024);
-  ASSERT_TRUE(program.ok());
+  Planned p;
+  ASSERT_TRUE(p.op);
+  const Model& md = p.md;
+  auto* op = &p.op;
+  auto* program = &p.program;
   ASSERT_TRUE(Prefetches(*program)) << "the planner chose no double buffering";
   const DspCostModel cost;
   const int64_t overlapped = DspProgramCycles(*program, **op, cost);
@@ -98,12 +113,12 @@ TEST(DspOverlap, DoubleBufferedConvIsBitExactAndFaster) {
 }
 
 TEST(DspOverlap, HazardCheckerCatchesAnEarlyCompute) {
-  const Model md = MakeConv(32, 40, 40, 32, 3, 3);
+  Planned p;
+  ASSERT_TRUE(p.op);
+  const Model& md = p.md;
   const Node& node = md.graph->node(0);
-  auto op = MakeDspOp(*md.graph, node);
-  ASSERT_TRUE(op.ok());
-  auto program = (*op)->Plan(64 * 1024);
-  ASSERT_TRUE(program.ok());
+  auto* op = &p.op;
+  auto* program = &p.program;
   // The second tile's compute made to wait only for the first command: it could read its slab
   // while the prefetch is still writing it.
   int computes = 0;
