@@ -31,6 +31,10 @@ Expected<std::unique_ptr<DspOp>> MakeDspOp(const Graph& graph, const Node& node)
     case OpType::kQAveragePool:
     case OpType::kMaxPool:
       return MakeDspPool(graph, node);
+    case OpType::kTranspose:
+      return MakeDspTranspose(graph, node);
+    case OpType::kResize:
+      return MakeDspResize(graph, node);
     default:
       return Unsupported("the DSP target has no " + std::string(OpTypeName(node.op)));
   }

@@ -18,5 +18,9 @@ Expected<std::unique_ptr<DspOp>> MakeDspElementwise(const Graph& graph, const No
 Expected<std::unique_ptr<DspOp>> MakeDspPool(const Graph& graph, const Node& node);
 // QConcat and Concat of 8-bit codes.
 Expected<std::unique_ptr<DspOp>> MakeDspConcat(const Graph& graph, const Node& node);
+// Transpose of 8-bit codes (rank 1-6).
+Expected<std::unique_ptr<DspOp>> MakeDspTranspose(const Graph& graph, const Node& node);
+// Resize (nearest) of 8-bit codes, rank 4, H and W, where the index map is floor(o * in / out).
+Expected<std::unique_ptr<DspOp>> MakeDspResize(const Graph& graph, const Node& node);
 
 }  // namespace kiln

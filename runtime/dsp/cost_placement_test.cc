@@ -1,5 +1,5 @@
 // Cost-aware placement against support-only placement on a partition where they differ: a large
-// QConv island is worth the DSP, a tiny QLookup island between two CPU Transposes is not.
+// QConv island is worth the DSP, a tiny QLookup island between a CPU SpaceToDepth and DepthToSpace is not.
 #include "runtime/cost_placement.h"
 
 #include <gtest/gtest.h>
@@ -29,7 +29,7 @@ TEST(CostPlacement, TinyDspIslandStaysOnCpuAndBeatsSupportOnly) {
   const double support_only = EstimatePlacementUs(*m.graph, {"dsp", "cpu", "dsp", "cpu"}, costs);
   EXPECT_DOUBLE_EQ(placed->support_only_us, support_only);
   EXPECT_LT(placed->estimated_us, placed->support_only_us);
-  // The Transposes are fallbacks with their reason.
+  // SpaceToDepth and DepthToSpace are fallbacks with their reason.
   ASSERT_FALSE(placed->fallbacks.empty());
   EXPECT_EQ(m.graph->node(placed->fallbacks[0].node).name, "t1");
 

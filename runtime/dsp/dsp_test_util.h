@@ -107,7 +107,8 @@ inline ValueId AddNode(Graph& g, OpType op, const std::string& name, std::vector
 }
 
 // The partition of the cost-placement tests, where cost-aware and support-only placement differ:
-// x -> QConv 3x3 (32 -> 32 channels, 32x32) -> Transpose -> QLookup -> Transpose -> y
+// x -> QConv 3x3 (32 -> 32 channels, 32x32) -> SpaceToDepth -> QLookup -> DepthToSpace -> y
+// (the DSP target has neither SpaceToDepth nor DepthToSpace)
 inline PartitionModel MakePartitionModel() {
   PartitionModel m;
   Graph& g = *m.graph;
@@ -125,15 +126,15 @@ inline PartitionModel MakePartitionModel() {
   ca.Set("out_dtype", std::string("u8"));
   const ValueId conv =
       AddNode(g, OpType::kQConv, "conv", {x, w, kNoValue, kNoValue, rq}, Zp(5), ca);
-  Attributes perm;
-  perm.Set("perm", std::vector<int64_t>{0, 1, 3, 2});
-  const ValueId t1 = AddNode(g, OpType::kTranspose, "t1", {conv}, Zp(5), perm);
+  Attributes block;
+  block.Set("blocksize", int64_t{2});
+  const ValueId t1 = AddNode(g, OpType::kSpaceToDepth, "t1", {conv}, Zp(5), block);
   const ValueId table =
       AddOperand(g, {RandomCodes(rng, DType::kU8, {256}), {}, true}, "table", &m.feeds);
   Attributes la;
   la.Set("out_dtype", std::string("u8"));
   const ValueId lut = AddNode(g, OpType::kQLookup, "lut", {t1, table}, Zp(7), la);
-  const ValueId t2 = AddNode(g, OpType::kTranspose, "t2", {lut}, Zp(7), perm);
+  const ValueId t2 = AddNode(g, OpType::kDepthToSpace, "t2", {lut}, Zp(7), block);
   g.outputs().push_back(t2);
   return m;
 }
