@@ -307,7 +307,9 @@ DspProgram DspConv::Emit(uint32_t scratch_bytes, int64_t to, int64_t th, bool do
         b.DmaIn(5, rrq_rows_ == 1 ? 0 : U(oc0) * 8, 1,
                 static_cast<uint32_t>(RqBytes(rrq_rows_, tc)), 0, srrq);
       }
-      const auto [ic0, ic1] = InputChannels(oc0, oc1);
+      // Plain variables, not a structured binding: the lambda below captures them.
+      const std::pair<int64_t, int64_t> channels = InputChannels(oc0, oc1);
+      const int64_t ic0 = channels.first, ic1 = channels.second;
       const int64_t tiles = CeilDiv(oh_, th);
       // Tile t's slab and residual into set t % sets; double-buffered, waiting only for
       // `after`, the compute that last read that set. Returns its last DMA-in (-1: none).
