@@ -117,7 +117,10 @@ DspCounters CountDspProgram(const DspProgram& program, const DspOp& op) {
   DspCounters k;
   for (const DspCommand& c : program.commands) {
     ++k.commands;
-    const int64_t bytes = static_cast<int64_t>(c.rows) * c.row_bytes;
+    // rows and row_bytes mean something only for DMA commands (which validation bounds): a
+    // compute command's may hold anything.
+    const bool dma = c.kind != DspCmdKind::kCompute;
+    const int64_t bytes = dma ? static_cast<int64_t>(c.rows) * c.row_bytes : 0;
     switch (c.kind) {
       case DspCmdKind::kDmaIn:
         k.dma_in_bytes += bytes;

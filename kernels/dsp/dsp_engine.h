@@ -26,13 +26,15 @@ struct DspOperand {
 Status ValidateDspProgram(const DspProgram& program, const DspOp& op,
                           std::span<const uint64_t> operand_bytes, size_t num_inputs);
 
-// What a program does, counted without running it.
+// What a program does, counted without running it (a validated program: ValidateDspProgram
+// bounds what the counts multiply).
 DspCounters CountDspProgram(const DspProgram& program, const DspOp& op);
 
 // Estimated cycles of a program on the target's two engines (ir/dsp_program.h): each command
 // starts when its engine is free and what it waits for has finished, and lasts the fixed
 // command overhead plus its DMA bytes / dma_bytes_per_cycle or its MACs / macs_per_cycle +
-// element ops / elems_per_cycle. Equals the serial sum when nothing overlaps.
+// element ops / elems_per_cycle. Equals the serial sum when nothing overlaps. For validated
+// programs only, as CountDspProgram.
 int64_t DspProgramCycles(const DspProgram& program, const DspOp& op, const DspCostModel& cost);
 
 // The instrumented mode's check of the program's dependencies: commands that may run at the

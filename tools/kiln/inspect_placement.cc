@@ -55,20 +55,32 @@ std::vector<ChainLine> Chains(const LoadedModel& m) {
   const DspProgramSet& set = *m.kiln->dsp_programs();
   const DspCostModel cost;
   for (const auto& [last, program] : set.chains) {
+    // Programs from a file are estimated only once they validate (as the executor does).
     auto chain = MakeDspChain(g, program.members);
-    if (!chain.ok()) continue;
+    if (!chain.ok() ||
+        !ValidateDspProgram(program, **chain, DspChainOperandBytes(g, program.members),
+                            (*chain)->num_inputs())
+             .ok()) {
+      continue;
+    }
     ChainLine c;
     c.last = g.node(last).name;
     c.fused_cycles = DspProgramCycles(program, **chain, cost);
+    bool valid = true;
     for (int32_t id : program.members) {
-      c.members.push_back(g.node(id).name);
-      auto op = MakeDspOp(g, g.node(id));
+      const Node& node = g.node(id);
+      c.members.push_back(node.name);
+      auto op = MakeDspOp(g, node);
       auto own = set.by_node.find(id);
-      if (op.ok() && own != set.by_node.end()) {
-        c.member_cycles += DspProgramCycles(own->second, **op, cost);
+      std::vector<uint64_t> bytes;
+      for (size_t s = 0; s < node.inputs.size() + node.outputs.size(); ++s) {
+        bytes.push_back(DspOperandBytes(g, node, s));
       }
+      valid = valid && op.ok() && own != set.by_node.end() &&
+              ValidateDspProgram(own->second, **op, bytes, node.inputs.size()).ok();
+      if (valid) c.member_cycles += DspProgramCycles(own->second, **op, cost);
     }
-    out.push_back(std::move(c));
+    if (valid) out.push_back(std::move(c));
   }
   return out;
 }
