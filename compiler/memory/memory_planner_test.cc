@@ -250,7 +250,7 @@ TEST(MemoryPlannerTest, ChainReusesTwoBuffersOrOneInPlace) {
   b.Output(b.Op(OpType::kTanh, "out", {v}));
   Graph g = b.Take();
   const uint64_t tensor = 16 * 16 * 4;
-  MemoryPlannerOptions no_alias{false, false, false};
+  MemoryPlannerOptions no_alias{false, false, false, {}};
   MemoryPlanStats stats;
   auto plan = PlanMemory(g, Schedule::Sequential(g), no_alias, &stats);
   ASSERT_TRUE(plan.ok());
@@ -298,7 +298,7 @@ TEST(MemoryPlannerTest, ConcurrentStreamsDoNotShareBytes) {
   auto q2 = b.Op(OpType::kTanh, "q2", {b.Op(OpType::kTanh, "q1", {a})});
   b.Output(b.Op(OpType::kAdd, "out", {p2, q2}));
   Graph g = b.Take();
-  MemoryPlannerOptions no_alias{false, false, false};
+  MemoryPlannerOptions no_alias{false, false, false, {}};
   MemoryPlanStats one, two;
   ASSERT_TRUE(PlanMemory(g, Schedule::Sequential(g), no_alias, &one).ok());
   Schedule split;

@@ -141,7 +141,9 @@ TEST(DspQuadConv, BitExactWithTheReferenceOnRandomShapes) {
       const auto got = RunModel(quads, {kExecutorDsp}, scratch, &on_dsp);
       ASSERT_EQ(got.size(), 1u);
       EXPECT_EQ(got[0].bytes, want[0].bytes);
-      if (scratch >= 32u * 1024) EXPECT_TRUE(on_dsp);
+      if (scratch >= 32u * 1024) {
+        EXPECT_TRUE(on_dsp);
+      }
     }
   }
 }
