@@ -18,10 +18,8 @@ namespace {
 
 using namespace dsptest;  // NOLINT
 
-struct Model {
-  std::shared_ptr<Graph> graph = std::make_shared<Graph>();
-  std::vector<HostTensor> feeds;
-};
+// A small graph and its inputs.
+using Model = PartitionModel;
 
 std::vector<HostTensor> RunOn(const Model& m, const std::string& executor, uint32_t scratch,
                               std::string* placed) {

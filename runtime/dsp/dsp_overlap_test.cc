@@ -15,10 +15,8 @@ namespace {
 
 using namespace dsptest;  // NOLINT
 
-struct Model {
-  std::shared_ptr<Graph> graph = std::make_shared<Graph>();
-  std::vector<HostTensor> feeds;
-};
+// A small graph and its inputs.
+using Model = PartitionModel;
 
 // x [1, c, h, w] -> QConv k x k (c -> m), u8 out.
 Model MakeConv(int64_t c, int64_t h, int64_t w, int64_t m, int64_t k, uint32_t seed) {

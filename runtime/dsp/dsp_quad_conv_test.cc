@@ -46,10 +46,8 @@ struct Case {
   DType out = DType::kU8;
 };
 
-struct Model {
-  std::shared_ptr<Graph> graph = std::make_shared<Graph>();
-  std::vector<HostTensor> feeds;
-};
+// A small graph and its inputs.
+using Model = PartitionModel;
 
 // The convolution with its weights as `layout` (kPlain or kDspK4).
 Model Make(const Case& cc, uint32_t seed, Layout layout) {
