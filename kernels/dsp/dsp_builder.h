@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "kernels/dsp/dsp_program.h"
 
@@ -34,6 +35,35 @@ class DspProgramBuilder {
   DspCommand& ComputeAfter(int32_t dep);
   int32_t last() const { return static_cast<int32_t>(program_.commands.size()) - 1; }
   DspProgram Take() { return std::move(program_); }
+
+  // The tile loop of a streamed plan, single- or double-buffered. Tile t uses buffer set
+  // t % sets (sets = 2 when double-buffered: tile t + 1 is loaded while tile t computes).
+  //   load(t, set, after): DMA-ins of tile t's streamed inputs, each via DmaInAfter(after, ...)
+  //     (after = the compute that last read that set, or -1: every earlier command); returns
+  //     the last of them (-1: none);
+  //   compute(t, set, dep): tile t's compute commands via ComputeAfter, the first after `dep`;
+  //     returns the last;
+  //   store(t, set, done): tile t's DMA-outs after `done`.
+  // Why this ordering is safe: a prefetch into set p waits for the compute that last read it,
+  // and is queued on the in-order DMA engine after the DMA-out that last read set p's output,
+  // so a compute waiting for its tile's loads never overwrites an output still being copied.
+  template <typename Load, typename ComputeTile, typename Store>
+  void EmitTiles(int64_t tiles, bool double_buffer, Load load, ComputeTile compute, Store store) {
+    const int64_t sets = double_buffer ? 2 : 1;
+    std::vector<int32_t> loaded(static_cast<size_t>(tiles), -1), done(loaded);
+    if (double_buffer && tiles > 0) loaded[0] = load(int64_t{0}, 0, -1);
+    for (int64_t t = 0; t < tiles; ++t) {
+      const auto i = static_cast<size_t>(t);
+      const int set = static_cast<int>(t % sets);
+      if (!double_buffer) {
+        loaded[i] = load(t, set, -1);
+      } else if (t + 1 < tiles) {
+        loaded[i + 1] = load(t + 1, static_cast<int>((t + 1) % sets), t >= 1 ? done[i - 1] : -1);
+      }
+      done[i] = compute(t, set, loaded[i]);
+      store(t, set, done[i]);
+    }
+  }
 
  private:
   DspProgram program_;

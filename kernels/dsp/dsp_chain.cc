@@ -220,48 +220,30 @@ Expected<DspProgram> DspChainOp::Emit(uint32_t scratch_bytes, int64_t th,
     tile_rows.push_back(rows);
     tile_slab.push_back(slab);
   }
-  // Tile t's slab and residual tiles into set t % sets; double-buffered, waiting only for
-  // `after` (the compute that last read that set). Returns the last DMA-in.
-  auto load = [&](int64_t t, int32_t after) {
-    const int p = static_cast<int>(t % sets);
+  // Tile t's slab and residual tiles into its buffer set.
+  auto load = [&](int64_t t, int p, int32_t after) {
     const auto [s0, s1] = tile_slab[static_cast<size_t>(t)];
-    int32_t last = -1;
-    auto dma = [&](uint8_t slot, uint64_t main, uint32_t nrows, uint32_t row, uint64_t stride,
-                   uint32_t at) {
-      last = double_buffer ? b.DmaInAfter(after, slot, main, nrows, row, stride, at)
-                           : b.DmaIn(slot, main, nrows, row, stride, at);
-    };
-    dma(static_cast<uint8_t>(base_[0]), U(s0 * w0), static_cast<uint32_t>(c0),
-        static_cast<uint32_t>((s1 - s0) * w0), U(h0 * w0), sx[p]);
+    int32_t last =
+        b.DmaInAfter(after, static_cast<uint8_t>(base_[0]), U(s0 * w0), static_cast<uint32_t>(c0),
+                     static_cast<uint32_t>((s1 - s0) * w0), U(h0 * w0), sx[p]);
     for (size_t k = 0; k < count; ++k) {
       const DspConv& cv = *convs_[k];
       if (!cv.has_residual()) continue;
       const auto [lo, hi] = tile_rows[static_cast<size_t>(t)][k];
       const int64_t ow = cv.out_width();
-      dma(static_cast<uint8_t>(base_[k] + 3), U(lo * ow), static_cast<uint32_t>(cv.out_channels()),
-          static_cast<uint32_t>((hi - lo) * ow), U(cv.out_height() * ow),
-          sres[k][static_cast<size_t>(p)]);
+      last = b.DmaInAfter(after, static_cast<uint8_t>(base_[k] + 3), U(lo * ow),
+                          static_cast<uint32_t>(cv.out_channels()),
+                          static_cast<uint32_t>((hi - lo) * ow), U(cv.out_height() * ow),
+                          sres[k][static_cast<size_t>(p)]);
     }
     return last;
   };
-  std::vector<int32_t> loaded(static_cast<size_t>(tiles), -1), finished(loaded);
-  if (double_buffer) loaded[0] = load(0, -1);
-  for (int64_t t = 0; t < tiles; ++t) {
-    const int p = static_cast<int>(t % sets);
-    int32_t dep;
-    if (double_buffer) {
-      // Prefetch the next tile into the other set while this one computes.
-      if (t + 1 < tiles)
-        loaded[static_cast<size_t>(t + 1)] =
-            load(t + 1, t >= 1 ? finished[static_cast<size_t>(t - 1)] : -1);
-      dep = loaded[static_cast<size_t>(t)];
-    } else {
-      dep = load(t, -1);
-    }
+  // Every member in turn; member k reads member k - 1's output tile in place.
+  auto compute = [&](int64_t t, int p, int32_t dep) {
     for (size_t k = 0; k < count; ++k) {
       const DspConv& cv = *convs_[k];
       const auto [lo, hi] = tile_rows[static_cast<size_t>(t)][k];
-      DspCommand& c = double_buffer ? b.ComputeAfter(dep) : b.Compute(dep);
+      DspCommand& c = b.ComputeAfter(dep);
       c.tile[0] = 0, c.tile[1] = 0, c.tile[2] = cv.out_channels(), c.tile[3] = lo, c.tile[4] = hi;
       c.tile[5] = static_cast<int64_t>(k);
       c.buf[DspConv::kX] = k == 0 ? sx[p] : map[k - 1].out;
@@ -271,14 +253,17 @@ Expected<DspProgram> DspChainOp::Emit(uint32_t scratch_bytes, int64_t th,
       c.buf[DspConv::kResRq] = map[k].rrq;
       dep = b.last();
     }
-    finished[static_cast<size_t>(t)] = dep;
+    return dep;
+  };
+  auto store = [&](int64_t t, int p, int32_t done) {
     const auto [lo, hi] = tile_rows[static_cast<size_t>(t)][count - 1];
     const uint64_t ob = last.OutBytes();
     const int64_t ow = last.out_width();
     b.DmaOut(static_cast<uint8_t>(num_inputs_), U(lo * ow) * ob,
              static_cast<uint32_t>(last.out_channels()),
-             static_cast<uint32_t>(U((hi - lo) * ow) * ob), U(oh * ow) * ob, sout[p], dep);
-  }
+             static_cast<uint32_t>(U((hi - lo) * ow) * ob), U(oh * ow) * ob, sout[p], done);
+  };
+  b.EmitTiles(tiles, double_buffer, load, compute, store);
   return b.Take();
 }
 

@@ -77,13 +77,10 @@ Status DspConv::Init(const Graph& graph, const Node& node) {
     rrq_rows_ = rrq.shape[0];
   }
   out_slot_ = static_cast<uint8_t>(node.inputs.size());
-  if (quad_) {
-    if (!DspK4Eligible(graph, node)) {
-      return Unsupported(
-          "QConv weights in the DSP's quad layout need group 1, i8 weights with "
-          "zero points 0 and a horizontal stride of 1 or 2");
-    }
-    cq_ = (c_ + 3) / 4;
+  if (quad_ && !UseQuadLayout(graph, node)) {
+    return Unsupported(
+        "QConv weights in the DSP's quad layout need group 1, i8 weights with zero points 0 and "
+        "a horizontal stride of 1 or 2");
   }
   return Status::Ok();
 }
@@ -307,55 +304,43 @@ DspProgram DspConv::Emit(uint32_t scratch_bytes, int64_t to, int64_t th, bool do
         b.DmaIn(5, rrq_rows_ == 1 ? 0 : U(oc0) * 8, 1,
                 static_cast<uint32_t>(RqBytes(rrq_rows_, tc)), 0, srrq);
       }
-      // Plain variables, not a structured binding: the lambda below captures them.
+      // Plain variables, not a structured binding: the lambdas below capture them.
       const std::pair<int64_t, int64_t> channels = InputChannels(oc0, oc1);
       const int64_t ic0 = channels.first, ic1 = channels.second;
-      const int64_t tiles = CeilDiv(oh_, th);
-      // Tile t's slab and residual into set t % sets; double-buffered, waiting only for
-      // `after`, the compute that last read that set. Returns its last DMA-in (-1: none).
-      auto load = [&](int64_t t, int32_t after) {
-        const int p = static_cast<int>(t % sets);
-        const int64_t oh0 = t * th, oh1 = std::min(oh_, oh0 + th);
+      auto rows_of = [&](int64_t t) { return std::make_pair(t * th, std::min(oh_, t * th + th)); };
+      // Tile t's slab and residual into its buffer set.
+      auto load = [&](int64_t t, int p, int32_t after) {
+        const auto [oh0, oh1] = rows_of(t);
         const auto [ih0, ih1] = InputRows(oh0, oh1);
         int32_t last = -1;
-        auto dma = [&](uint8_t slot, uint64_t main, uint32_t nrows, uint32_t row, uint64_t stride,
-                       uint32_t at) {
-          last = double_buffer ? b.DmaInAfter(after, slot, main, nrows, row, stride, at)
-                               : b.DmaIn(slot, main, nrows, row, stride, at);
-        };
         if (ih1 > ih0) {
-          dma(0, U(((n * c_ + ic0) * h_ + ih0) * w_), static_cast<uint32_t>(ic1 - ic0),
-              static_cast<uint32_t>((ih1 - ih0) * w_), U(h_ * w_), sx[p]);
+          last = b.DmaInAfter(after, 0, U(((n * c_ + ic0) * h_ + ih0) * w_),
+                              static_cast<uint32_t>(ic1 - ic0),
+                              static_cast<uint32_t>((ih1 - ih0) * w_), U(h_ * w_), sx[p]);
         }
         if (residual_) {
-          dma(3, U(((n * m_ + oc0) * oh_ + oh0) * ow_), static_cast<uint32_t>(tc),
-              static_cast<uint32_t>((oh1 - oh0) * ow_), U(oh_ * ow_), sres[p]);
+          last = b.DmaInAfter(after, 3, U(((n * m_ + oc0) * oh_ + oh0) * ow_),
+                              static_cast<uint32_t>(tc), static_cast<uint32_t>((oh1 - oh0) * ow_),
+                              U(oh_ * ow_), sres[p]);
         }
         return last;
       };
-      std::vector<int32_t> loaded(static_cast<size_t>(tiles), -1), computed(loaded);
-      if (double_buffer) loaded[0] = load(0, -1);
-      for (int64_t t = 0; t < tiles; ++t) {
-        const int p = static_cast<int>(t % sets);
-        const int64_t oh0 = t * th, oh1 = std::min(oh_, oh0 + th), tr = oh1 - oh0;
-        int32_t dep;
-        if (double_buffer) {
-          // Prefetch the next tile into the other set while this one computes.
-          if (t + 1 < tiles) loaded[t + 1] = load(t + 1, t >= 1 ? computed[t - 1] : -1);
-          dep = loaded[t];
-        } else {
-          dep = load(t, -1);
-        }
-        DspCommand& c = double_buffer ? b.ComputeAfter(dep) : b.Compute(dep);
-        const int32_t comp = b.last();
+      auto compute = [&](int64_t t, int p, int32_t dep) {
+        const auto [oh0, oh1] = rows_of(t);
+        DspCommand& c = b.ComputeAfter(dep);
         c.tile[0] = n, c.tile[1] = oc0, c.tile[2] = oc1, c.tile[3] = oh0, c.tile[4] = oh1;
         c.buf[kX] = sx[p], c.buf[kW] = sw, c.buf[kBias] = sb, c.buf[kRq] = srq;
         c.buf[kRes] = sres[p], c.buf[kOut] = sout[p], c.buf[kAcc] = sacc, c.buf[kResRq] = srrq;
-        computed[static_cast<size_t>(t)] = comp;
+        return b.last();
+      };
+      auto store = [&](int64_t t, int p, int32_t done) {
+        const auto [oh0, oh1] = rows_of(t);
         const uint64_t out_row = U(((n * m_ + oc0) * oh_ + oh0) * ow_);
         b.DmaOut(out_slot_, out_row * ob, static_cast<uint32_t>(tc),
-                 static_cast<uint32_t>(U(tr * ow_) * ob), U(oh_ * ow_) * ob, sout[p], comp);
-      }
+                 static_cast<uint32_t>(U((oh1 - oh0) * ow_) * ob), U(oh_ * ow_) * ob, sout[p],
+                 done);
+      };
+      b.EmitTiles(CeilDiv(oh_, th), double_buffer, load, compute, store);
     }
   }
   return b.Take();
