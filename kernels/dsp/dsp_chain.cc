@@ -76,16 +76,32 @@ Expected<std::unique_ptr<DspChainOp>> MakeDspChain(const Graph& graph,
   return chain;
 }
 
+std::vector<ValueId> DspChainOperands(const Graph& graph, std::span<const int32_t> members) {
+  std::vector<ValueId> values;
+  for (int32_t id : members) {
+    const auto& ins = graph.node(id).inputs;
+    values.insert(values.end(), ins.begin(), ins.end());
+  }
+  const auto& outs = graph.node(members.back()).outputs;
+  values.insert(values.end(), outs.begin(), outs.end());
+  return values;
+}
+
+std::vector<size_t> DspChainEarlyInputs(const Graph& graph, std::span<const int32_t> members) {
+  std::vector<size_t> early;
+  size_t base = 0;
+  for (size_t k = 0; k + 1 < members.size(); ++k) {
+    const size_t n = graph.node(members[k]).inputs.size();
+    for (size_t s = k == 0 ? 0 : 1; s < n; ++s) early.push_back(base + s);
+    base += n;
+  }
+  return early;
+}
+
 std::vector<uint64_t> DspChainOperandBytes(const Graph& graph, std::span<const int32_t> members) {
   std::vector<uint64_t> bytes;
-  for (int32_t id : members) {
-    const Node& node = graph.node(id);
-    for (size_t s = 0; s < node.inputs.size(); ++s)
-      bytes.push_back(DspOperandBytes(graph, node, s));
-  }
-  const Node& last = graph.node(members.back());
-  for (size_t s = 0; s < last.outputs.size(); ++s) {
-    bytes.push_back(DspOperandBytes(graph, last, last.inputs.size() + s));
+  for (ValueId v : DspChainOperands(graph, members)) {
+    bytes.push_back(v == kNoValue ? 0 : graph.value(v).byte_size());
   }
   return bytes;
 }

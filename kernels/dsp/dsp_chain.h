@@ -31,10 +31,8 @@ class DspChainOp : public DspOp {
   void Compute(const DspCommand& c, uint8_t* scratch) const override;
   DspCounters Work(const DspCommand& c) const override;
 
-  size_t size() const { return convs_.size(); }
-  // Operand layout: member k's input slot s is chain operand input_base(k) + s; the last
-  // member's outputs follow all inputs (from num_inputs()).
-  size_t input_base(size_t k) const { return base_[k]; }
+  // Operands: as DspChainOperands; the last member's outputs follow all inputs, from
+  // num_inputs().
   size_t num_inputs() const { return num_inputs_; }
 
  private:
@@ -54,8 +52,16 @@ class DspChainOp : public DspOp {
 Expected<std::unique_ptr<DspChainOp>> MakeDspChain(const Graph& graph,
                                                    std::span<const int32_t> members);
 
-// Byte sizes of a chain's operands (ordered as DspChainOp's operand layout).
+// A chain's operands, in DspChainOp's operand layout: every member's inputs, member after
+// member, then the last member's outputs (kNoValue for omitted ones).
+std::vector<ValueId> DspChainOperands(const Graph& graph, std::span<const int32_t> members);
+// Their byte sizes (0 for omitted ones).
 std::vector<uint64_t> DspChainOperandBytes(const Graph& graph, std::span<const int32_t> members);
+// The operands (indices into DspChainOperands) the chain's earlier members read, not counting
+// the intermediates (a member's data input, the previous member's output). A fused chain
+// reads them when its last member runs, so its output must not share memory with them: the
+// compiler keeps them apart in the memory plan, and the executor checks before each run.
+std::vector<size_t> DspChainEarlyInputs(const Graph& graph, std::span<const int32_t> members);
 
 // Chooses the chains to fuse among the nodes that have programs in `set` (consecutive linked
 // QConvs; at most kDspMaxChainLength each): splits every maximal run of links into the

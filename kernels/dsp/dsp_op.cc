@@ -66,12 +66,12 @@ DspProgramSet PlanDspPrograms(const Graph& graph, const std::vector<bool>& skip,
   return set;
 }
 
-uint64_t DspOperandBytes(const Graph& graph, const Node& node, size_t slot) {
-  const ValueId v = slot < node.inputs.size() ? node.inputs[slot]
-                    : slot - node.inputs.size() < node.outputs.size()
-                        ? node.outputs[slot - node.inputs.size()]
-                        : kNoValue;
-  return v == kNoValue ? 0 : graph.value(v).byte_size();
+std::vector<uint64_t> DspOperandBytes(const Graph& graph, const Node& node) {
+  std::vector<uint64_t> bytes;
+  for (const auto* list : {&node.inputs, &node.outputs}) {
+    for (ValueId v : *list) bytes.push_back(v == kNoValue ? 0 : graph.value(v).byte_size());
+  }
+  return bytes;
 }
 
 }  // namespace kiln

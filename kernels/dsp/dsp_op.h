@@ -55,7 +55,8 @@ DspProgramSet PlanDspPrograms(
     const Graph& graph, const std::vector<bool>& skip, uint32_t scratch_bytes,
     const std::function<bool(std::span<const int32_t>)>& may_fuse = nullptr);
 
-// Byte size of node operand `slot` (inputs first, then outputs; 0 for omitted ones).
-uint64_t DspOperandBytes(const Graph& graph, const Node& node, size_t slot);
+// Byte sizes of the node's operands, inputs first, then outputs (0 for omitted ones): what its
+// program's DMA commands are checked against.
+std::vector<uint64_t> DspOperandBytes(const Graph& graph, const Node& node);
 
 }  // namespace kiln

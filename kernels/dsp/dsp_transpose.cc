@@ -41,7 +41,12 @@ class DspTranspose : public DspOp {
       seen[static_cast<size_t>(perm[j])] = true;
       perm_[j] = static_cast<size_t>(perm[j]);
     }
-    for (size_t d = 0; d < rank_; ++d) in_[d] = xv.shape[d];
+    int64_t stride = 1;
+    for (size_t d = rank_; d-- > 0;) {
+      in_[d] = xv.shape[d];
+      in_stride_[d] = stride;
+      stride *= in_[d];
+    }
     for (size_t j = 0; j < rank_; ++j) {
       out_[j] = in_[perm_[j]];
       if (yv.shape[j] != out_[j]) return InvalidArgument("Transpose output shape");
@@ -70,9 +75,7 @@ class DspTranspose : public DspOp {
     for (int64_t p = 0; p < prefixes; ++p) {
       for (int64_t a = 0; a < out_[t]; a += r) {
         const int64_t bnd = std::min(out_[t], a + r);
-        int32_t dep = -1;
-        LoadBox(b, p, a, bnd, t, sbox, &dep);
-        DspCommand& c = b.Compute(dep);
+        DspCommand& c = b.Compute(LoadBox(b, p, a, bnd, t, sbox));
         c.tile[0] = p, c.tile[1] = a, c.tile[2] = bnd, c.tile[3] = static_cast<int64_t>(t);
         c.buf[kBox] = sbox, c.buf[kOut] = sout;
         const uint64_t at = (U(p) * U(out_[t]) + U(a)) * Inner(t);
@@ -84,7 +87,7 @@ class DspTranspose : public DspOp {
 
   Status Regions(const DspCommand& c, std::vector<DspRegion>* out) const override {
     int64_t extent[kMaxRank];
-    KILN_RETURN_IF_ERROR(Box(c, extent, nullptr));
+    KILN_RETURN_IF_ERROR(Box(c.tile[0], c.tile[1], c.tile[2], c.tile[3], extent, nullptr));
     const uint64_t bytes = U(c.tile[2] - c.tile[1]) * Inner(static_cast<size_t>(c.tile[3]));
     out->push_back({c.buf[kBox], bytes, false});
     out->push_back({c.buf[kOut], bytes, true});
@@ -93,7 +96,7 @@ class DspTranspose : public DspOp {
 
   void Compute(const DspCommand& c, uint8_t* s) const override {
     int64_t extent[kMaxRank], start[kMaxRank];
-    (void)Box(c, extent, start);
+    (void)Box(c.tile[0], c.tile[1], c.tile[2], c.tile[3], extent, start);
     const size_t t = static_cast<size_t>(c.tile[3]);
     // Strides of the dense box, in input dim order.
     int64_t box_stride[kMaxRank];
@@ -142,9 +145,9 @@ class DspTranspose : public DspOp {
     return n;
   }
 
-  // The input box of tile c: per input dim its extent and start. Checks the tile.
-  Status Box(const DspCommand& c, int64_t* extent, int64_t* start) const {
-    const int64_t p = c.tile[0], a = c.tile[1], bnd = c.tile[2], tt = c.tile[3];
+  // The input box of tile (prefix p, range [a, bnd) of output dim tt): per input dim its
+  // extent and start (may be null). Checks the tile.
+  Status Box(int64_t p, int64_t a, int64_t bnd, int64_t tt, int64_t* extent, int64_t* start) const {
     if (tt < 0 || tt >= static_cast<int64_t>(rank_)) return InvalidArgument("Transpose tile dim");
     const auto t = static_cast<size_t>(tt);
     int64_t prefixes = 1;
@@ -171,19 +174,12 @@ class DspTranspose : public DspOp {
   // DMA commands bringing tile (p, [a, b), t)'s input box into the scratchpad at `at`, dense in
   // input dim order: the dims after the innermost restricted one are whole, so each run of
   // that dim is contiguous; the dim before it becomes the 2-D block's rows; the others loop.
-  void LoadBox(DspProgramBuilder& b, int64_t p, int64_t a, int64_t bnd, size_t t, uint32_t at,
-               int32_t* dep) const {
-    DspCommand probe;
-    probe.tile[0] = p, probe.tile[1] = a, probe.tile[2] = bnd,
-    probe.tile[3] = static_cast<int64_t>(t);
+  // Returns the last DMA command.
+  int32_t LoadBox(DspProgramBuilder& b, int64_t p, int64_t a, int64_t bnd, size_t t,
+                  uint32_t at) const {
     int64_t extent[kMaxRank], start[kMaxRank];
-    (void)Box(probe, extent, start);
-    int64_t in_stride[kMaxRank];
-    int64_t st = 1;
-    for (size_t d = rank_; d-- > 0;) {
-      in_stride[d] = st;
-      st *= in_[d];
-    }
+    (void)Box(p, a, bnd, static_cast<int64_t>(t), extent, start);
+    const auto& in_stride = in_stride_;
     size_t inner = 0;  // innermost input dim the box restricts (0 if none)
     for (size_t d = 0; d < rank_; ++d) {
       if (extent[d] != in_[d]) inner = d;
@@ -196,6 +192,7 @@ class DspTranspose : public DspOp {
     int64_t count = 1;
     for (size_t d = 0; d < outer; ++d) count *= extent[d];
     uint64_t dst = at;
+    int32_t last = -1;
     for (int64_t k = 0; k < count; ++k) {
       uint64_t src = U(start[inner]) * U(in_stride[inner]);
       if (has_rows) src += U(start[inner - 1]) * row_stride;
@@ -204,15 +201,16 @@ class DspTranspose : public DspOp {
         src += U(start[d] + rem % extent[d]) * U(in_stride[d]);
         rem /= extent[d];
       }
-      *dep = b.DmaIn(0, src, static_cast<uint32_t>(rows), static_cast<uint32_t>(run), row_stride,
+      last = b.DmaIn(0, src, static_cast<uint32_t>(rows), static_cast<uint32_t>(run), row_stride,
                      static_cast<uint32_t>(dst));
       dst += U(rows) * run;
     }
+    return last;
   }
 
   size_t rank_ = 0;
   std::array<size_t, kMaxRank> perm_{};
-  std::array<int64_t, kMaxRank> in_{}, out_{};
+  std::array<int64_t, kMaxRank> in_{}, out_{}, in_stride_{};
   uint8_t out_slot_ = 0;
 };
 

@@ -22,6 +22,7 @@ struct DspChainRun {
   std::unique_ptr<DspChainOp> op;
   DspProgram program;
   std::vector<uint64_t> operand_bytes;
+  std::vector<size_t> early_inputs;  // DspChainEarlyInputs: checked against the output per run
   std::vector<DspOperand> operands;
   std::vector<DspNodeKernel*> kernels;  // created so far, in member order
   bool armed = false;
@@ -39,10 +40,7 @@ class DspNodeKernel : public Kernel {
 
   Status Prepare(const KernelContext& ctx) override {
     const Node& node = ctx.node();
-    std::vector<uint64_t> bytes;
-    for (size_t s = 0; s < node.inputs.size() + node.outputs.size(); ++s) {
-      bytes.push_back(DspOperandBytes(ctx.graph(), node, s));
-    }
+    std::vector<uint64_t> bytes = DspOperandBytes(ctx.graph(), node);
     KILN_RETURN_IF_ERROR(ValidateDspProgram(program_, *op_, bytes, node.inputs.size())
                              .WithContext("DSP command stream of " + DescribeNode(node)));
     operand_bytes_ = std::move(bytes);
@@ -60,10 +58,8 @@ class DspNodeKernel : public Kernel {
     }
     return bytes;
   }
-  // Estimated cycles of this node's own program.
-  int64_t OwnCycles(const DspCostModel& cost) const {
-    return DspProgramCycles(program_, *op_, cost);
-  }
+  // Estimated cycles of this node's own program (until a chain takes its counts).
+  int64_t own_cycles() const { return stats_->cycles; }
   // Joins `chain` as member `index`; the last member arms it.
   void JoinChain(std::shared_ptr<DspChainRun> chain, size_t index) {
     chain_ = std::move(chain);
@@ -125,13 +121,10 @@ class DspNodeKernel : public Kernel {
     bool overlap = false;
     for (size_t o = ch.op->num_inputs(); o < ch.operands.size(); ++o) {
       const DspOperand& out = ch.operands[o];
-      for (size_t i = 0; i < ch.op->input_base(ch.kernels.size() - 1); ++i) {
-        bool intermediate = false;  // a member's data input: never touched when fused
-        for (size_t k = 1; k < ch.kernels.size(); ++k) intermediate |= i == ch.op->input_base(k);
-        if (intermediate) continue;
+      for (size_t i : ch.early_inputs) {
         const DspOperand& in = ch.operands[i];
-        if (in.data && out.data && in.data < out.data + out.bytes && out.data < in.data + in.bytes)
-          overlap = true;
+        overlap = overlap || (in.data && out.data && in.data < out.data + out.bytes &&
+                              out.data < in.data + in.bytes);
       }
     }
     if (overlap) {
@@ -240,7 +233,7 @@ class DspExecutor : public Executor {
       auto planned = run->op->Plan(options_.scratch_bytes);
       if (!planned.ok()) return Status::Ok();  // no fused tiling fits: members run on their own
       int64_t own = 0;
-      for (const DspNodeKernel* k : run->kernels) own += k->OwnCycles(options_.cost);
+      for (const DspNodeKernel* k : run->kernels) own += k->own_cycles();
       if (DspProgramCycles(*planned, *run->op, options_.cost) >= own) {
         return Status::Ok();
       }
@@ -249,6 +242,7 @@ class DspExecutor : public Executor {
       run->program = it->second;
     }
     run->operand_bytes = DspChainOperandBytes(graph, members);
+    run->early_inputs = DspChainEarlyInputs(graph, members);
     KILN_RETURN_IF_ERROR(
         ValidateDspProgram(run->program, *run->op, run->operand_bytes, run->op->num_inputs())
             .WithContext("DSP chain ending at " + DescribeNode(node)));

@@ -306,10 +306,7 @@ TEST(DspEngine, RefusesAndCatchesBadPrograms) {
   ASSERT_TRUE(op.ok());
   auto program = (*op)->Plan(32 * 1024);
   ASSERT_TRUE(program.ok());
-  std::vector<uint64_t> bytes;
-  for (size_t s = 0; s < node.inputs.size() + node.outputs.size(); ++s) {
-    bytes.push_back(DspOperandBytes(*b.graph, node, s));
-  }
+  const std::vector<uint64_t> bytes = DspOperandBytes(*b.graph, node);
   const size_t ni = node.inputs.size();
   ASSERT_TRUE(ValidateDspProgram(*program, **op, bytes, ni).ok());
   auto first_of = [&](DspProgram& p, DspCmdKind k) -> DspCommand& {

@@ -125,10 +125,7 @@ TEST(DspOverlap, HazardCheckerCatchesAnEarlyCompute) {
     if (c.kind == DspCmdKind::kCompute && ++computes == 2) c.dep = 0;
   }
   ASSERT_GE(computes, 2);
-  std::vector<uint64_t> bytes;
-  for (size_t s = 0; s < node.inputs.size() + node.outputs.size(); ++s) {
-    bytes.push_back(DspOperandBytes(*md.graph, node, s));
-  }
+  const std::vector<uint64_t> bytes = DspOperandBytes(*md.graph, node);
   ASSERT_TRUE(ValidateDspProgram(bad, **op, bytes, node.inputs.size()).ok());
   std::vector<std::vector<uint8_t>> data;
   std::vector<DspOperand> operands;

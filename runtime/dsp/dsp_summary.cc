@@ -2,6 +2,8 @@
 #include "runtime/dsp/dsp_summary.h"
 
 #include <algorithm>
+#include <set>
+#include <string>
 
 #include "runtime/dsp/dsp_executor.h"
 
@@ -82,21 +84,21 @@ DspTraffic SummarizeDspTraffic(const Session& session) {
     }
   }
   for (ValueId v : g.outputs()) ++readers[static_cast<size_t>(physical(v))];
-  // Members of chains that ran fused (all but the last, which counts the chain).
-  std::vector<bool> fused(g.num_nodes(), false);
+  // Members of chains that ran fused (all but the last, which counts the chain), by name.
+  std::set<std::string> ran_chains, fused_members;
   for (const auto& s : *stats) {
     if (s->chain_length > 0 && s->runs > 0) {
       ++t.chains;
       t.chained_nodes += s->chain_length;
+      ran_chains.insert(s->node);
     }
   }
+  for (const auto& s : *stats) {
+    if (ran_chains.count(s->fused_into)) fused_members.insert(s->node);
+  }
+  std::vector<bool> fused(g.num_nodes(), false);
   for (size_t i = 0; i < g.num_nodes(); ++i) {
-    for (const auto& s : *stats) {
-      if (s->fused_into.empty() || s->node != g.node(static_cast<NodeId>(i)).name) continue;
-      for (const auto& last : *stats) {
-        if (last->node == s->fused_into && last->runs > 0) fused[i] = true;
-      }
-    }
+    fused[i] = fused_members.count(g.node(static_cast<NodeId>(i)).name) > 0;
   }
   for (size_t v = 0; v < g.num_values(); ++v) {
     const Value& val = g.value(static_cast<ValueId>(v));

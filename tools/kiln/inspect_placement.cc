@@ -72,12 +72,9 @@ std::vector<ChainLine> Chains(const LoadedModel& m) {
       c.members.push_back(node.name);
       auto op = MakeDspOp(g, node);
       auto own = set.by_node.find(id);
-      std::vector<uint64_t> bytes;
-      for (size_t s = 0; s < node.inputs.size() + node.outputs.size(); ++s) {
-        bytes.push_back(DspOperandBytes(g, node, s));
-      }
       valid = valid && op.ok() && own != set.by_node.end() &&
-              ValidateDspProgram(own->second, **op, bytes, node.inputs.size()).ok();
+              ValidateDspProgram(own->second, **op, DspOperandBytes(g, node), node.inputs.size())
+                  .ok();
       if (valid) c.member_cycles += DspProgramCycles(own->second, **op, cost);
     }
     if (valid) out.push_back(std::move(c));

@@ -118,15 +118,13 @@ std::vector<bool> ElidedNodes(const Graph& graph, const MemoryPlan& memory) {
   return elided;
 }
 
-// The inputs a chain's earlier members read (not the intermediates), which it reads when its
-// last member runs.
+// The values a chain reads when its last member runs besides that member's own inputs
+// (DspChainEarlyInputs).
 std::vector<ValueId> ChainEarlyInputs(const Graph& graph, std::span<const int32_t> members) {
+  const std::vector<ValueId> operands = DspChainOperands(graph, members);
   std::vector<ValueId> out;
-  for (size_t k = 0; k + 1 < members.size(); ++k) {
-    const Node& m = graph.node(members[k]);
-    for (size_t slot = k == 0 ? 0 : 1; slot < m.inputs.size(); ++slot) {
-      if (m.inputs[slot] != kNoValue) out.push_back(m.inputs[slot]);
-    }
+  for (size_t i : DspChainEarlyInputs(graph, members)) {
+    if (operands[i] != kNoValue) out.push_back(operands[i]);
   }
   return out;
 }
@@ -161,9 +159,15 @@ std::function<bool(std::span<const int32_t>)> ChainFitsPlan(const Graph& graph,
 Expected<DspProgramSet> PlanDspProgramsFor(const Graph& graph, ExecutionPlan* plan,
                                            const DeviceArgs& device) {
   KILN_ASSIGN_OR_RETURN(uint32_t scratch, device.DspScratchBytes());
+  bool vetoed = false;
+  const auto fits = ChainFitsPlan(graph, *plan);
   DspProgramSet set = PlanDspPrograms(graph, ElidedNodes(graph, plan->memory), scratch,
-                                      ChainFitsPlan(graph, *plan));
-  if (plan->schedule.num_streams != 1) return set;
+                                      [&](std::span<const int32_t> members) {
+                                        const bool ok = fits(members);
+                                        vetoed = vetoed || !ok;
+                                        return ok;
+                                      });
+  if (plan->schedule.num_streams != 1 || !vetoed) return set;
   // Chains the memory plan rules out (it reused an early input's bytes for the chain's output
   // once the input was dead): plan memory again keeping those inputs until the chain's last
   // member, and keep that plan if more chains fit it.
@@ -171,6 +175,10 @@ Expected<DspProgramSet> PlanDspProgramsFor(const Graph& graph, ExecutionPlan* pl
                                                [](std::span<const int32_t>) { return true; });
   const int64_t cycles = DspProgramSetCycles(graph, set);
   if (DspProgramSetCycles(graph, wanted) >= cycles) return set;
+  // The compiler plans memory with every alias kind on or every one off (--opt-level 0,
+  // --disable-pass memory-alias), and its alias decisions depend on the graph alone: a plan with
+  // an alias was made with them on, and planning again with them on makes the same aliases; a
+  // plan without one gets none either way.
   MemoryPlannerOptions mo;
   bool aliased = !plan->memory.elided.empty();
   for (ValueId u : plan->memory.inplace_of) aliased = aliased || u != kNoValue;
