@@ -77,6 +77,15 @@ Expected<DspProgramSet> ReadDspPrograms(const SectionBytes& section, size_t num_
   if (root->chains()) {
     for (const fb::DspProgram* p : *root->chains()) KILN_RETURN_IF_ERROR(read(p, true));
   }
+  // A node belongs to one chain at most (chains are kept in order of their last node).
+  int32_t previous_last = -1;
+  for (const auto& [last, chain] : set.chains) {
+    if (chain.members.front() <= previous_last) {
+      return DataLoss("dsp-programs: chains ending at nodes " + std::to_string(previous_last) +
+                      " and " + std::to_string(last) + " share a node");
+    }
+    previous_last = last;
+  }
   return set;
 }
 

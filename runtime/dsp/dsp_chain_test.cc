@@ -309,6 +309,11 @@ TEST(DspChain, SectionCarriesChainsAndRefusesMalformedOnes) {
   bad = set;
   bad.by_node.begin()->second.members = {0, 1};  // a node program listing members
   EXPECT_EQ(read(bad).status().code(), StatusCode::kDataLoss);
+  bad = set;
+  DspProgram overlapping = set.chains.begin()->second;
+  overlapping.members = {0, 1};  // shares node 1 with the chain of 0, 1, 2
+  bad.chains.emplace(1, overlapping);
+  EXPECT_EQ(read(bad).status().code(), StatusCode::kDataLoss);
 }
 
 }  // namespace

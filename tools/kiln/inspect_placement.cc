@@ -41,7 +41,6 @@ Expected<Placed> Place(const LoadedModel& m, const DeviceArgs& device) {
 }
 
 struct ChainLine {
-  std::string last;
   std::vector<std::string> members;
   int64_t fused_cycles = 0, member_cycles = 0;
 };
@@ -54,7 +53,8 @@ std::vector<ChainLine> Chains(const LoadedModel& m) {
   const Graph& g = *m.graph;
   const DspProgramSet& set = *m.kiln->dsp_programs();
   const DspCostModel cost;
-  for (const auto& [last, program] : set.chains) {
+  for (const auto& entry : set.chains) {
+    const DspProgram& program = entry.second;
     // Programs from a file are estimated only once they validate (as the executor does).
     auto chain = MakeDspChain(g, program.members);
     if (!chain.ok() ||
@@ -64,7 +64,6 @@ std::vector<ChainLine> Chains(const LoadedModel& m) {
       continue;
     }
     ChainLine c;
-    c.last = g.node(last).name;
     c.fused_cycles = DspProgramCycles(program, **chain, cost);
     bool valid = true;
     for (int32_t id : program.members) {
@@ -72,9 +71,9 @@ std::vector<ChainLine> Chains(const LoadedModel& m) {
       c.members.push_back(node.name);
       auto op = MakeDspOp(g, node);
       auto own = set.by_node.find(id);
-      valid = valid && op.ok() && own != set.by_node.end() &&
-              ValidateDspProgram(own->second, **op, DspOperandBytes(g, node), node.inputs.size())
-                  .ok();
+      valid =
+          valid && op.ok() && own != set.by_node.end() &&
+          ValidateDspProgram(own->second, **op, DspOperandBytes(g, node), node.inputs.size()).ok();
       if (valid) c.member_cycles += DspProgramCycles(own->second, **op, cost);
     }
     if (valid) out.push_back(std::move(c));
