@@ -147,10 +147,11 @@ Expected<DType> DTypeFromDescr(const std::string& descr) {
     return Unsupported("npy dtype '" + descr + "' is not supported");
   if (code == "f4") return DType::kF32;
   if (code == "f2") return DType::kF16;
+  if (code == "i2") return DType::kI16;
   if (code == "i4") return DType::kI32;
   if (code == "i8") return DType::kI64;
   return Unsupported("npy dtype '" + descr +
-                     "' is not supported (supported: <f4 <f2 |i1 |u1 <i4 <i8 |b1)");
+                     "' is not supported (supported: <f4 <f2 |i1 |u1 <i2 <i4 <i8 |b1)");
 }
 
 const char* DescrFor(DType t) {
@@ -163,6 +164,8 @@ const char* DescrFor(DType t) {
       return "|i1";
     case DType::kU8:
       return "|u1";
+    case DType::kI16:
+      return "<i2";
     case DType::kI32:
       return "<i4";
     case DType::kI64:

@@ -18,6 +18,8 @@ double ElementAsDouble(const HostTensor& t, int64_t i) {
       return t.data<int8_t>()[i];
     case DType::kU8:
       return t.data<uint8_t>()[i];
+    case DType::kI16:
+      return t.data<int16_t>()[i];
     case DType::kI32:
       return t.data<int32_t>()[i];
     case DType::kI64:

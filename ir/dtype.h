@@ -17,13 +17,14 @@ enum class DType : int32_t {
   kI32 = 5,
   kI64 = 6,
   kBool = 7,  // one byte per element, 0 or 1
+  kI16 = 8,   // 16-bit quantized activations (format 1.6)
 };
 
 size_t DTypeSize(DType t);
 std::string_view DTypeName(DType t);  // "f32", "i64", ...
 std::optional<DType> DTypeFromName(std::string_view name);
 bool IsFloat(DType t);
-bool IsInteger(DType t);  // i8, u8, i32, i64 (not bool)
+bool IsInteger(DType t);  // i8, u8, i16, i32, i64 (not bool)
 
 // C++ type for each dtype; f16 is stored as its raw 16 bits.
 struct Float16 {
@@ -32,13 +33,39 @@ struct Float16 {
 float HalfToFloat(uint16_t h);
 uint16_t FloatToHalf(float f);  // round to nearest even
 
-template <typename T> struct DTypeOf;
-template <> struct DTypeOf<float> { static constexpr DType value = DType::kF32; };
-template <> struct DTypeOf<Float16> { static constexpr DType value = DType::kF16; };
-template <> struct DTypeOf<int8_t> { static constexpr DType value = DType::kI8; };
-template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::kU8; };
-template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::kI32; };
-template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::kI64; };
-template <> struct DTypeOf<bool> { static constexpr DType value = DType::kBool; };
+template <typename T>
+struct DTypeOf;
+template <>
+struct DTypeOf<float> {
+  static constexpr DType value = DType::kF32;
+};
+template <>
+struct DTypeOf<Float16> {
+  static constexpr DType value = DType::kF16;
+};
+template <>
+struct DTypeOf<int8_t> {
+  static constexpr DType value = DType::kI8;
+};
+template <>
+struct DTypeOf<uint8_t> {
+  static constexpr DType value = DType::kU8;
+};
+template <>
+struct DTypeOf<int16_t> {
+  static constexpr DType value = DType::kI16;
+};
+template <>
+struct DTypeOf<int32_t> {
+  static constexpr DType value = DType::kI32;
+};
+template <>
+struct DTypeOf<int64_t> {
+  static constexpr DType value = DType::kI64;
+};
+template <>
+struct DTypeOf<bool> {
+  static constexpr DType value = DType::kBool;
+};
 
 }  // namespace kiln

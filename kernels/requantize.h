@@ -29,12 +29,29 @@ inline int32_t Requantize(int32_t x, Requant r) {
                                                   std::numeric_limits<int32_t>::max()));
 }
 
+// Requantize for a 64-bit x: the accumulators of the integer ops that read int16 activations
+// (int16 x int8 products summed over a convolution window overflow int32). The same rounding
+// computed on the exact 128-bit product; equal to Requantize wherever x fits int32.
+inline int32_t RequantizeWide(int64_t x, Requant r) {
+  const __int128 product = static_cast<__int128>(x) * r.multiplier;
+  const __int128 rounded = (product + (static_cast<__int128>(1) << (r.shift - 1))) >> r.shift;
+  return static_cast<int32_t>(std::clamp<__int128>(rounded, std::numeric_limits<int32_t>::min(),
+                                                   std::numeric_limits<int32_t>::max()));
+}
+
 // The stored 8-bit (or wider) output: zero_point + Requantize(x), clamped to [qmin, qmax]
 // (the output type's range narrowed by a folded Relu/Clip). Computed in int64, so the
 // addition cannot overflow.
 inline int32_t RequantizeToOutput(int32_t x, Requant r, int32_t zero_point, int32_t qmin,
                                   int32_t qmax) {
   const int64_t v = static_cast<int64_t>(Requantize(x, r)) + zero_point;
+  return static_cast<int32_t>(std::clamp<int64_t>(v, qmin, qmax));
+}
+
+// RequantizeToOutput for a 64-bit accumulator.
+inline int32_t RequantizeWideToOutput(int64_t x, Requant r, int32_t zero_point, int32_t qmin,
+                                      int32_t qmax) {
+  const int64_t v = static_cast<int64_t>(RequantizeWide(x, r)) + zero_point;
   return static_cast<int32_t>(std::clamp<int64_t>(v, qmin, qmax));
 }
 
@@ -67,5 +84,11 @@ inline Requant ClampToValidRequant(Requant r) {
 // QAdd's input alignment, as TFLite's: inputs are centred and shifted left by this many bits
 // before each is scaled to the common scale, so the sum keeps 20 fractional bits.
 inline constexpr int kAddLeftShift = 20;
+// With an int16 input the centred codes reach 2^15, so QAdd keeps 15 fractional bits instead
+// (TFLite's int16 choice): |code| * 2^15 <= 2^30 still fits int32.
+inline constexpr int kAddLeftShift16 = 15;
+inline int QAddLeftShift(bool any_16bit_input) {
+  return any_16bit_input ? kAddLeftShift16 : kAddLeftShift;
+}
 
 }  // namespace kiln

@@ -54,7 +54,9 @@ Expected<BudgetResult> RunAccuracyBudget(const BudgetContext& ctx, const BudgetS
   BudgetResult result;
   QuantizeConfig config = ctx.config;
   CompiledModel current = std::move(start);
-  std::set<std::string> tried;  // tensors already kept
+  std::map<std::string, int> tried;  // tensor -> steps taken for it (int16, then float)
+  // With --act sym-i16 every activation is int16 already: steps keep float.
+  const bool int16_steps = ctx.int16_first && config.act != ActMode::kSymI16;
   for (int step = 0; step < 64; ++step) {
     KILN_ASSIGN_OR_RETURN(AccuracyReport report,
                           MeasureAccuracy(*ctx.float_graph, current.graph, *ctx.source,
@@ -66,14 +68,15 @@ Expected<BudgetResult> RunAccuracyBudget(const BudgetContext& ctx, const BudgetS
       met = metric * 100.0 >= 100.0 - spec.value - 1e-9;
     } else {
       metric = OutputSqnr(report);
-      const double target = spec.kind == BudgetSpec::kSqnr ? spec.value : kIdeal8BitSqnrDb - spec.value;
+      const double target =
+          spec.kind == BudgetSpec::kSqnr ? spec.value : kIdeal8BitSqnrDb - spec.value;
       met = metric >= target;
     }
     if (ctx.progress) {
-      std::fprintf(stderr, "budget step %d: %s %.4g with %zu node(s) kept float\n", step,
+      std::fprintf(stderr, "budget step %d: %s %.4g with %zu node(s) kept float, %zu int16\n", step,
                    spec.kind == BudgetSpec::kTop1 ? "agreement" : "output SQNR dB",
-                   spec.kind == BudgetSpec::kTop1 ? metric * 100 : metric,
-                   config.keep_float.size());
+                   spec.kind == BudgetSpec::kTop1 ? metric * 100 : metric, config.keep_float.size(),
+                   config.int16_nodes.size());
     }
     result.final_metric = metric;
     if (met) {
@@ -87,7 +90,12 @@ Expected<BudgetResult> RunAccuracyBudget(const BudgetContext& ctx, const BudgetS
     const TensorAccuracy* worst = nullptr;
     double worst_drop = -std::numeric_limits<double>::infinity();
     for (const auto& t : report.tensors) {
-      if (t.sources.empty() || tried.count(t.name) || !std::isfinite(t.sqnr_db)) continue;
+      const auto done = tried.find(t.name);
+      const int max_steps = int16_steps ? 2 : 1;
+      if (t.sources.empty() || (done != tried.end() && done->second >= max_steps) ||
+          !std::isfinite(t.sqnr_db)) {
+        continue;
+      }
       if (t.op.empty() || t.op == "DequantizeLinear" || t.op == "QuantizeLinear") continue;
       double in = kIdeal8BitSqnrDb;
       for (const auto& i : t.inputs) {
@@ -101,17 +109,27 @@ Expected<BudgetResult> RunAccuracyBudget(const BudgetContext& ctx, const BudgetS
       }
     }
     if (!worst) break;  // nothing left to keep in float
-    tried.insert(worst->name);
+    const int taken = tried[worst->name]++;
     BudgetStep s;
     s.tensor = worst->name;
     s.kept = NodesKeepingFloat(*worst);
+    s.int16 = int16_steps && taken == 0;
     s.drop_db = worst_drop;
     s.metric = metric;
     result.steps.push_back(s);
-    for (const auto& node : s.kept) config.keep_float.insert(node);
+    for (const auto& node : s.kept) {
+      if (s.int16) {
+        config.int16_nodes.insert(node);
+      } else {
+        config.keep_float.insert(node);
+      }
+    }
     KILN_ASSIGN_OR_RETURN(current, CompileQuantized(*ctx.imported, ctx.options, config, ctx.stats));
   }
   result.kept_float.assign(config.keep_float.begin(), config.keep_float.end());
+  for (const auto& n : config.int16_nodes) {
+    if (!config.keep_float.count(n)) result.int16.push_back(n);
+  }
   result.model = std::move(current);
   return result;
 }
@@ -123,15 +141,18 @@ std::string FormatBudget(const BudgetResult& r, const BudgetSpec& spec) {
   for (size_t i = 0; i < r.steps.size(); ++i) {
     std::string nodes;
     for (const auto& k : r.steps[i].kept) nodes += (nodes.empty() ? "" : ",") + k;
-    std::snprintf(line, sizeof(line), "budget: kept %s in float (tensor %s lost %.2f dB; %s was %.4g)\n",
-                  nodes.c_str(), r.steps[i].tensor.c_str(), r.steps[i].drop_db,
+    // Node lists can be long: only the numbers go through the fixed buffer.
+    std::snprintf(line, sizeof(line), " lost %.2f dB; %s was %.4g)\n", r.steps[i].drop_db,
                   top1 ? "agreement %" : "output SQNR dB",
                   top1 ? r.steps[i].metric * 100 : r.steps[i].metric);
-    os << line;
+    os << "budget: " << (r.steps[i].int16 ? "int16 activations for " : "kept in float: ") << nodes
+       << " (tensor " << r.steps[i].tensor << line;
   }
-  std::snprintf(line, sizeof(line), "budget %s: %zu node(s) kept in float, %s %.4g\n",
-                r.met ? "met" : "NOT met", r.kept_float.size(),
-                top1 ? "agreement %" : "output SQNR dB", top1 ? r.final_metric * 100 : r.final_metric);
+  std::snprintf(line, sizeof(line),
+                "budget %s: %zu node(s) kept in float, %zu with int16 activations, %s %.4g\n",
+                r.met ? "met" : "NOT met", r.kept_float.size(), r.int16.size(),
+                top1 ? "agreement %" : "output SQNR dB",
+                top1 ? r.final_metric * 100 : r.final_metric);
   os << line;
   return os.str();
 }

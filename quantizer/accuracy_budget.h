@@ -1,6 +1,8 @@
 // The accuracy budget of `kiln quantize`: starting from the fully quantized model, the tensor
-// that loses most SQNR (its SQNR below its inputs') is kept in float, one at a time, with the
-// layer producing it and the layers reading it, until the budget holds:
+// that loses most SQNR (its SQNR below its inputs') is given int16 activations, one at a time,
+// with the layer producing it and the layers reading it (their weights stay int8, so the file
+// hardly grows); a tensor that is still the worst after that is kept in float. Until the budget
+// holds:
 //   --max-sqnr-drop DB  every model output's SQNR (held-back samples) >= 49.9 dB - DB, 49.9 dB
 //                       being the SQNR of an ideal 8-bit quantizer (6.02 * 8 + 1.76);
 //   --budget sqnr:DB    every model output's SQNR >= DB;
@@ -38,20 +40,23 @@ struct BudgetContext {
   std::vector<size_t> held_back;
   int threads = 1;
   bool progress = true;
+  bool int16_first = true;  // false (--budget-float): every step keeps float
   // top1 budgets: the agreement (fraction) of an int8 graph with the float model.
   std::function<Expected<double>(const Graph&)> agreement;
 };
 
 struct BudgetStep {
-  std::vector<std::string> kept;  // the ONNX nodes kept in float at this step
+  std::vector<std::string> kept;  // the ONNX nodes kept in float (or int16) at this step
+  bool int16 = false;             // the step gave them int16 activations
   std::string tensor;
-  double drop_db = 0;             // how much SQNR that layer lost
-  double metric = 0;              // the budget metric before keeping it
+  double drop_db = 0;  // how much SQNR that layer lost
+  double metric = 0;   // the budget metric before keeping it
 };
 
 struct BudgetResult {
   CompiledModel model;
   std::vector<std::string> kept_float;
+  std::vector<std::string> int16;  // nodes given int16 activations (and not kept float)
   std::vector<BudgetStep> steps;
   double final_metric = 0;
   bool met = false;

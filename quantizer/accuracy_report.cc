@@ -17,17 +17,23 @@ namespace kiln::quant {
 namespace {
 
 bool IsQuantizedValue(const Value& v) {
-  return (v.dtype == DType::kU8 || v.dtype == DType::kI8) && !v.is_constant() &&
-         v.quant.scales.size() == 1;
+  return (v.dtype == DType::kU8 || v.dtype == DType::kI8 || v.dtype == DType::kI16) &&
+         !v.is_constant() && v.quant.scales.size() == 1;
 }
 
 // Element i of a tensor as its real value.
 double RealValue(const HostTensor& t, const QuantParams& q, int64_t i) {
   switch (t.dtype) {
-    case DType::kF32: return t.data<float>()[i];
-    case DType::kU8: return q.scales[0] * (static_cast<double>(t.data<uint8_t>()[i]) - q.zero_points[0]);
-    case DType::kI8: return q.scales[0] * (static_cast<double>(t.data<int8_t>()[i]) - q.zero_points[0]);
-    default: return 0;
+    case DType::kF32:
+      return t.data<float>()[i];
+    case DType::kU8:
+      return q.scales[0] * (static_cast<double>(t.data<uint8_t>()[i]) - q.zero_points[0]);
+    case DType::kI8:
+      return q.scales[0] * (static_cast<double>(t.data<int8_t>()[i]) - q.zero_points[0]);
+    case DType::kI16:
+      return q.scales[0] * (static_cast<double>(t.data<int16_t>()[i]) - q.zero_points[0]);
+    default:
+      return 0;
   }
 }
 
@@ -79,8 +85,10 @@ Expected<AccuracyReport> MeasureAccuracy(const Graph& float_graph, const Graph& 
     return false;
   };
   auto observe_float = [&](const Value& v) { return counterpart.count(v.name) > 0; };
-  KILN_ASSIGN_OR_RETURN(auto fs, calib::ObservedSession::Create(float_graph, observe_float, threads));
-  KILN_ASSIGN_OR_RETURN(auto qs, calib::ObservedSession::Create(quant_graph, observe_quant, threads));
+  KILN_ASSIGN_OR_RETURN(auto fs,
+                        calib::ObservedSession::Create(float_graph, observe_float, threads));
+  KILN_ASSIGN_OR_RETURN(auto qs,
+                        calib::ObservedSession::Create(quant_graph, observe_quant, threads));
   std::map<std::string, size_t> f_index, q_index;
   for (size_t i = 0; i < fs->size(); ++i) f_index[fs->name(i)] = i;
   for (size_t i = 0; i < qs->size(); ++i) q_index[qs->name(i)] = i;
@@ -129,7 +137,8 @@ Expected<AccuracyReport> MeasureAccuracy(const Graph& float_graph, const Graph& 
       for (ValueId in : p.inputs) {
         if (in == kNoValue) continue;
         const std::string& n = quant_graph.value(in).name;
-        if (n.size() > 2 && n.compare(n.size() - 2, 2, ".q") == 0) t.inputs.push_back(n.substr(0, n.size() - 2));
+        if (n.size() > 2 && n.compare(n.size() - 2, 2, ".q") == 0)
+          t.inputs.push_back(n.substr(0, n.size() - 2));
       }
       // The ops reading the quantized tensor (a DequantizeLinear feeds float readers, which do
       // not need it quantized).
@@ -142,13 +151,14 @@ Expected<AccuracyReport> MeasureAccuracy(const Graph& float_graph, const Graph& 
       }
       t.readers.assign(readers.begin(), readers.end());
     }
-    t.sqnr_db = a.noise > 0 ? 10 * std::log10(a.signal / a.noise)
-                            : std::numeric_limits<double>::infinity();
+    t.sqnr_db =
+        a.noise > 0 ? 10 * std::log10(a.signal / a.noise) : std::numeric_limits<double>::infinity();
     t.cosine = a.signal > 0 && a.qq > 0 ? a.dot / std::sqrt(a.signal * a.qq) : 1.0;
     report.tensors.push_back(std::move(t));
   }
-  std::stable_sort(report.tensors.begin(), report.tensors.end(),
-                   [](const TensorAccuracy& x, const TensorAccuracy& y) { return x.sqnr_db < y.sqnr_db; });
+  std::stable_sort(
+      report.tensors.begin(), report.tensors.end(),
+      [](const TensorAccuracy& x, const TensorAccuracy& y) { return x.sqnr_db < y.sqnr_db; });
   return report;
 }
 
@@ -163,7 +173,8 @@ std::string FormatReportText(const AccuracyReport& report) {
     std::string sources;
     for (const auto& s : t.sources) sources += (sources.empty() ? "" : ",") + s;
     std::snprintf(line, sizeof(line), "%9.2f %9.6f  %-20s %-40s %s%s\n", t.sqnr_db, t.cosine,
-                  t.op.c_str(), t.name.c_str(), sources.c_str(), t.model_output ? "  [output]" : "");
+                  t.op.c_str(), t.name.c_str(), sources.c_str(),
+                  t.model_output ? "  [output]" : "");
     os << line;
   }
   return os.str();

@@ -8,13 +8,41 @@
 
 namespace kiln::quant {
 
-DType ActDType(ActMode mode) { return mode == ActMode::kAsymU8 ? DType::kU8 : DType::kI8; }
+DType ActDType(ActMode mode) {
+  switch (mode) {
+    case ActMode::kAsymU8:
+      return DType::kU8;
+    case ActMode::kSymI8:
+      return DType::kI8;
+    case ActMode::kSymI16:
+      return DType::kI16;
+  }
+  return DType::kU8;
+}
 
 int64_t TypeMin(DType t) {
-  return t == DType::kU8 ? 0 : t == DType::kI8 ? -128 : std::numeric_limits<int32_t>::min();
+  switch (t) {
+    case DType::kU8:
+      return 0;
+    case DType::kI8:
+      return -128;
+    case DType::kI16:
+      return -32768;
+    default:
+      return std::numeric_limits<int32_t>::min();
+  }
 }
 int64_t TypeMax(DType t) {
-  return t == DType::kU8 ? 255 : t == DType::kI8 ? 127 : std::numeric_limits<int32_t>::max();
+  switch (t) {
+    case DType::kU8:
+      return 255;
+    case DType::kI8:
+      return 127;
+    case DType::kI16:
+      return 32767;
+    default:
+      return std::numeric_limits<int32_t>::max();
+  }
 }
 
 QuantParams ChooseActivationParams(double lo, double hi, ActMode mode) {
@@ -23,10 +51,10 @@ QuantParams ChooseActivationParams(double lo, double hi, ActMode mode) {
   lo = std::min(lo, 0.0);
   hi = std::max(hi, 0.0);
   QuantParams q;
-  if (mode == ActMode::kSymI8) {
+  if (IsSymmetric(mode)) {
     double m = std::max(-lo, hi);
     m = std::max(m, kMinRange / 2);
-    q.scales = {static_cast<float>(m / 127.0)};
+    q.scales = {static_cast<float>(m / SymmetricMax(mode))};
     q.zero_points = {0};
     return q;
   }
@@ -90,7 +118,8 @@ QuantizedWeights QuantizeWeightsSymmetric(const std::vector<float>& w, int64_t c
     for (int64_t c = 0; c < channels; ++c) {
       for (int64_t i = 0; i < inner_stride; ++i) {
         const float v = std::fabs(w[static_cast<size_t>((o * channels + c) * inner_stride + i)]);
-        if (std::isfinite(v)) max_abs[static_cast<size_t>(c)] = std::max(max_abs[static_cast<size_t>(c)], v);
+        if (std::isfinite(v))
+          max_abs[static_cast<size_t>(c)] = std::max(max_abs[static_cast<size_t>(c)], v);
       }
     }
   }
@@ -143,8 +172,8 @@ std::vector<int32_t> QuantizeBias(const std::vector<float>& b, float input_scale
   std::vector<int32_t> out(b.size());
   for (size_t c = 0; c < b.size(); ++c) {
     const double ws = weight_scales.size() == 1 ? weight_scales[0] : weight_scales[c];
-    const double q = std::round(static_cast<double>(b[c]) /
-                                (static_cast<double>(input_scale) * ws));
+    const double q =
+        std::round(static_cast<double>(b[c]) / (static_cast<double>(input_scale) * ws));
     out[c] = static_cast<int32_t>(std::clamp(
         std::isfinite(q) ? q : 0.0, static_cast<double>(std::numeric_limits<int32_t>::min()),
         static_cast<double>(std::numeric_limits<int32_t>::max())));
@@ -155,8 +184,8 @@ std::vector<int32_t> QuantizeBias(const std::vector<float>& b, float input_scale
 int64_t QuantizeValue(double v, float scale, int64_t zero_point, DType t) {
   const double q = std::round(v / static_cast<double>(scale)) + static_cast<double>(zero_point);
   if (std::isnan(q)) return zero_point;
-  return static_cast<int64_t>(std::clamp(q, static_cast<double>(TypeMin(t)),
-                                         static_cast<double>(TypeMax(t))));
+  return static_cast<int64_t>(
+      std::clamp(q, static_cast<double>(TypeMin(t)), static_cast<double>(TypeMax(t))));
 }
 
 Expected<QClamp> ActivationClamp(const ActivationParams& act, const QuantParams& q, DType t) {

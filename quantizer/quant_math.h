@@ -14,9 +14,14 @@
 
 namespace kiln::quant {
 
-// Activation encodings: asymmetric uint8 (scale and zero point) or symmetric int8 (zero point 0).
-enum class ActMode { kAsymU8, kSymI8 };
+// Activation encodings: asymmetric uint8 (scale and zero point), symmetric int8 or symmetric
+// int16 (zero point 0). int16 is for the layers 8 bits cannot carry (`--act sym-i16` for all,
+// `--int16 NODES` or the accuracy budget for some); its integer ops accumulate in int64.
+enum class ActMode { kAsymU8, kSymI8, kSymI16 };
 DType ActDType(ActMode mode);
+inline bool IsSymmetric(ActMode mode) { return mode != ActMode::kAsymU8; }
+// The largest code of a symmetric mode (127 or 32767).
+inline double SymmetricMax(ActMode mode) { return mode == ActMode::kSymI16 ? 32767.0 : 127.0; }
 
 // The smallest range [lo, hi] an activation is given (SNPE-style minimum range): a constant or
 // dead tensor must still get a positive scale.
@@ -24,7 +29,7 @@ inline constexpr double kMinRange = 1e-4;
 
 // Parameters for real values in [lo, hi]. The range is first widened to include 0; asym-u8:
 // scale = (hi - lo) / 255, zero point = round(-lo / scale) (then 0 is exactly representable);
-// sym-i8: scale = max(|lo|, |hi|) / 127, zero point 0.
+// sym-i8: scale = max(|lo|, |hi|) / 127, zero point 0; sym-i16 likewise with 32767.
 QuantParams ChooseActivationParams(double lo, double hi, ActMode mode);
 
 // The real multiplier m as (multiplier, shift) with multiplier in [2^30, 2^31), shift in 1..62
@@ -49,10 +54,14 @@ QuantizedWeights QuantizeWeightsAxis0(const std::vector<float>& w, int64_t chann
                                       bool per_channel, const std::vector<float>& min_scales = {});
 
 // Per channel, the smallest weight scale for which the int32 bias round(b / (s_in * s_w))
-// stays within +-2^30 (a channel with tiny weights and a large bias, common after BatchNorm
-// folding, would otherwise overflow it). Per-tensor: the largest of them.
+// stays within +-2^30 (only for 8-bit inputs: an int16 input's bias is int64) (a channel with tiny
+// weights and a large bias, common after BatchNorm folding, would otherwise overflow it).
+// Per-tensor: the largest of them.
 std::vector<float> MinWeightScales(const std::vector<float>& bias, float input_scale,
                                    bool per_channel);
+
+// Whether an activation of type `t` is 16-bit (its integer readers accumulate in int64).
+inline bool Is16BitActivation(DType t) { return t == DType::kI16; }
 
 // int32 bias = round(b[c] / (s_in * s_w[c])), saturated.
 std::vector<int32_t> QuantizeBias(const std::vector<float>& b, float input_scale,

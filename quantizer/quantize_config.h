@@ -22,6 +22,9 @@ struct QuantizeConfig {
   bool bias_correct = false;        // --bias-correct: empirical bias correction
   // Nodes kept in float, by source (ONNX) node name: --keep-float and the accuracy budget.
   std::set<std::string> keep_float;
+  // Nodes whose activations (the data they read and write) are int16, by source (ONNX) node
+  // name: --int16 and the accuracy budget. Their weights stay int8.
+  std::set<std::string> int16_nodes;
 };
 
 }  // namespace kiln::quant

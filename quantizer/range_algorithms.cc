@@ -209,8 +209,11 @@ std::string RangeSpecName(const RangeSpec& spec) {
 Range ChooseRange(const calib::TensorStats& s, const RangeSpec& spec, ActMode mode) {
   if (s.count() == 0) return {0, 0};
   const double mn = s.min(), mx = s.max();
-  const bool sym = mode == ActMode::kSymI8;
+  const bool sym = IsSymmetric(mode);
   const double absmax = std::max(std::fabs(mn), std::fabs(mx));
+  // int16: 65,535 levels leave no rounding error worth trading for clipped outliers, so every
+  // algorithm keeps the whole observed range (TFLite's 16x8 mode does the same).
+  if (mode == ActMode::kSymI16) return Range{-absmax, absmax};
   switch (spec.algo) {
     case RangeAlgo::kMinMax:
       return sym ? Range{-absmax, absmax} : Range{mn, mx};

@@ -5,7 +5,8 @@
 #
 #   scripts/quant-accuracy.sh [BUILD_DIR] [OUT_DIR] STEP...
 #
-# STEP: default (squeezenet + mobilenetv2, default options), budget (accuracy budget top1:1:
+# STEP: default (squeezenet + mobilenetv2, default options), int16 (--act sym-i16), budget
+# (accuracy budget top1:1, int16 steps first:
 # agreement >= 99 % on the calibration photos), budget0 (top1:0: all of them), table and
 # table2 (algo x act x equalize/bias-correct rows), mnist, ppocr (output SQNR on their test
 # data, calibrated on text found in the shared photos; needs a python3 with numpy, Pillow, onnx
@@ -125,6 +126,8 @@ for step in "$@"; do
         local_algo=$(sed -n 's/^algo auto: chose \([^ ]*\) .*/\1/p' "$out/${m}_default.quantize.txt" 2>/dev/null)
         row "$m" budget0 --algo "${local_algo:-auto}" --budget top1:0 --budget-images "$img/calib"
       done ;;
+    int16)  # every activation int16, weights int8 (the reference kernels run it)
+      for m in squeezenet mobilenetv2; do row "$m" int16 --act sym-i16; done ;;
     table)
       for m in squeezenet mobilenetv2; do
         for algo in minmax percentile kl mse; do row "$m" "${algo}_asym-u8" --algo "$algo"; done
@@ -157,6 +160,9 @@ for step in "$@"; do
       for m in det cls rec; do
         ppocr_row "$m" default
         ppocr_row "$m" minmax --algo minmax
+        # Every activation int16 (weights int8), and the budget's int16-first steps.
+        ppocr_row "$m" int16 --act sym-i16
+        ppocr_row "$m" budget25 --budget sqnr:25
       done
       # ppocr_det with its backbone (every node before the neck's first Conv, p2o.Conv.33)
       # kept in float: the backbone is where its 8-bit error builds up (docs/quantization.md).

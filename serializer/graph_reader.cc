@@ -29,7 +29,7 @@ Status CheckAligned(const flatbuffers::Vector<T>* v, const std::string& where) {
 
 Expected<DType> ReadDType(fb::DType t, const std::string& where) {
   const auto v = static_cast<int32_t>(t);
-  if (v < 0 || v > static_cast<int32_t>(DType::kBool)) {
+  if (v < 0 || v > static_cast<int32_t>(DType::kI16)) {
     return Schema(where + ": unknown dtype " + std::to_string(v));
   }
   return static_cast<DType>(v);

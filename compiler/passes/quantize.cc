@@ -30,21 +30,23 @@ class QuantizePass : public Pass {
     for (NodeId id : rw.LiveNodes()) {
       if (!plan.integer[static_cast<size_t>(id)]) continue;
       const quant::NodeKind k = plan.kind[static_cast<size_t>(id)];
-      const QuantParams& x = plan.params[static_cast<size_t>(rw.node(id).inputs[0])];
+      const size_t xv = static_cast<size_t>(rw.node(id).inputs[0]);
+      const QuantParams& x = plan.params[xv];
+      const DType xt = plan.dtype[xv];
       if (k == quant::NodeKind::kConv) {
-        KILN_RETURN_IF_ERROR(quant::QuantizeConvWeights(rw, id, x, config, ctx));
+        KILN_RETURN_IF_ERROR(quant::QuantizeConvWeights(rw, id, x, xt, config, ctx));
       } else if (k == quant::NodeKind::kGemm) {
-        KILN_RETURN_IF_ERROR(quant::QuantizeGemmWeights(rw, id, x, config, ctx));
+        KILN_RETURN_IF_ERROR(quant::QuantizeGemmWeights(rw, id, x, xt, config, ctx));
       }
       ctx.Count("integer-nodes");
     }
-    const DType t = quant::ActDType(config.act);
     for (size_t v = 0; v < values; ++v) {
       if (!plan.quantize[v]) continue;
       const ValueId id = static_cast<ValueId>(v);
       NodeId anchor = kNoNode;
-      for (const auto& u : rw.uses(id)) anchor = anchor == kNoNode ? u.node : std::min(anchor, u.node);
-      quant::InsertQdqPair(rw, id, plan.params[v], t, anchor);
+      for (const auto& u : rw.uses(id))
+        anchor = anchor == kNoNode ? u.node : std::min(anchor, u.node);
+      quant::InsertQdqPair(rw, id, plan.params[v], plan.dtype[v], anchor);
       ctx.Count("quantized-values");
     }
     return rw.Commit();

@@ -3,6 +3,7 @@
 // (Reshape, Transpose, MaxPool, nearest Resize, ...) -> the same op on the integer values, and
 // at a Q: elementwise chains -> QLookup, DQ -> Q -> QLookup (requantize) or nothing.
 #include <cmath>
+#include <cstring>
 
 #include "compiler/quantize/lower_ops.h"
 #include "compiler/quantize/lut_builder.h"
@@ -13,12 +14,16 @@
 namespace kiln::quant {
 namespace {
 
-bool Is8Bit(DType t) { return t == DType::kU8 || t == DType::kI8; }
-
 std::optional<DqMatch> ActivationDq(const GraphRewriter& rw, ValueId v) {
   auto d = MatchDq(rw, v);
-  if (!d || d->params.per_axis() || !Is8Bit(rw.value(d->int_value).dtype)) return std::nullopt;
+  if (!d || d->params.per_axis() || !IsActivationCode(rw.value(d->int_value).dtype, d->params)) {
+    return std::nullopt;
+  }
   return d;
+}
+
+ActMode ModeOf(DType t) {
+  return t == DType::kU8 ? ActMode::kAsymU8 : t == DType::kI16 ? ActMode::kSymI16 : ActMode::kSymI8;
 }
 
 // An operand of QAdd/QMul: an 8-bit DQ, or a float constant quantized here (its own range,
@@ -40,11 +45,17 @@ std::optional<Operand> BinaryOperand(GraphRewriter& rw, ValueId v, DType type_hi
     lo = std::min<double>(lo, x);
     hi = std::max<double>(hi, x);
   }
-  const QuantParams q = ChooseActivationParams(
-      lo, hi, type_hint == DType::kU8 ? ActMode::kAsymU8 : ActMode::kSymI8);
-  std::vector<uint8_t> codes(data->size());
+  const QuantParams q = ChooseActivationParams(lo, hi, ModeOf(type_hint));
+  const size_t width = DTypeSize(type_hint);
+  std::vector<uint8_t> codes(data->size() * width);
   for (size_t i = 0; i < data->size(); ++i) {
-    codes[i] = static_cast<uint8_t>(QuantizeValue((*data)[i], q.scales[0], q.zero_points[0], type_hint) & 0xff);
+    const int64_t code = QuantizeValue((*data)[i], q.scales[0], q.zero_points[0], type_hint);
+    if (width == 2) {
+      const int16_t c16 = static_cast<int16_t>(code);
+      std::memcpy(codes.data() + i * 2, &c16, 2);
+    } else {
+      codes[i] = static_cast<uint8_t>(code & 0xff);
+    }
   }
   const Shape shape = c.shape;
   const std::string name = c.name + ".q";
@@ -103,17 +114,27 @@ Node MakeNode(const Node& from, OpType op) {
   return n;
 }
 
-// A QLookup of `input` (8-bit, `in_params`) into `out` through `table`, inserted before `anchor`.
+// A QLookup of `input` through `table` (output codes, stored in the output's type).
 Node LookupNode(GraphRewriter& rw, const std::string& name, ValueId input,
-                const std::vector<uint8_t>& table, DType out_type,
+                const std::vector<int32_t>& table, DType out_type,
                 const std::vector<std::string>& sources) {
   Node n;
   n.name = name;
   n.op = OpType::kQLookup;
   n.opset = 17;
   n.sources = sources;
-  const ValueId t = rw.AddConstant(name + ".table", out_type, {256},
-                                   ConstantBytes::Copy(table.data(), table.size()));
+  const size_t width = DTypeSize(out_type);
+  std::vector<uint8_t> bytes(table.size() * width);
+  for (size_t k = 0; k < table.size(); ++k) {
+    if (width == 2) {
+      const int16_t c16 = static_cast<int16_t>(table[k]);
+      std::memcpy(bytes.data() + k * 2, &c16, 2);
+    } else {
+      bytes[k] = static_cast<uint8_t>(table[k] & 0xff);
+    }
+  }
+  const ValueId t = rw.AddConstant(name + ".table", out_type, {static_cast<int64_t>(table.size())},
+                                   ConstantBytes::FromVector(std::move(bytes)));
   n.inputs = {input, t};
   return n;
 }
@@ -137,10 +158,12 @@ Expected<bool> LowerBinary(GraphRewriter& rw, NodeId id, PassContext& ctx) {
   auto b = BinaryOperand(rw, rw.node(id).inputs[1], hint);
   if (!b) return false;
   const double sa = a->params.scales[0], sb = b->params.scales[0], sy = end->q.params.scales[0];
+  const int left_shift = QAddLeftShift(rw.value(a->value).dtype == DType::kI16 ||
+                                       rw.value(b->value).dtype == DType::kI16);
   std::vector<double> m;
   if (add) {
     const double twice_max = 2.0 * std::max(sa, sb);
-    m = {sa / twice_max, sb / twice_max, twice_max / (std::ldexp(1.0, kAddLeftShift) * sy)};
+    m = {sa / twice_max, sb / twice_max, twice_max / (std::ldexp(1.0, left_shift) * sy)};
   } else {
     m = {sa * sb / sy};
   }
@@ -204,7 +227,8 @@ Expected<bool> LowerPool(GraphRewriter& rw, NodeId id, PassContext& ctx) {
   rw.value(dx->int_value).quant = dx->params;
   if (!end) {
     // Global pool read by float ops: the exact int32 sum, dequantized with s_x / spatial.
-    if (!global || rw.NumUses(y) == 0 || spatial * 256 >= (int64_t{1} << 31)) return false;
+    const int64_t code_span = Is16BitActivation(rw.value(dx->int_value).dtype) ? 65536 : 256;
+    if (!global || rw.NumUses(y) == 0 || spatial * code_span >= (int64_t{1} << 31)) return false;
     Node n = MakeNode(f, OpType::kQGlobalAveragePool);
     n.inputs = {dx->int_value};
     n.attrs.Set("out_dtype", DTypeAttr(DType::kI32));
@@ -253,10 +277,17 @@ Expected<bool> LowerPool(GraphRewriter& rw, NodeId id, PassContext& ctx) {
 
 bool IsPassThroughOp(const Node& n) {
   switch (n.op) {
-    case OpType::kReshape: case OpType::kFlatten: case OpType::kSqueeze:
-    case OpType::kUnsqueeze: case OpType::kTranspose: case OpType::kIdentity:
-    case OpType::kSlice: case OpType::kDepthToSpace: case OpType::kSpaceToDepth:
-    case OpType::kExpand: case OpType::kTile:
+    case OpType::kReshape:
+    case OpType::kFlatten:
+    case OpType::kSqueeze:
+    case OpType::kUnsqueeze:
+    case OpType::kTranspose:
+    case OpType::kIdentity:
+    case OpType::kSlice:
+    case OpType::kDepthToSpace:
+    case OpType::kSpaceToDepth:
+    case OpType::kExpand:
+    case OpType::kTile:
       return true;
     case OpType::kMaxPool:
       return n.outputs.size() == 1 || n.outputs[1] == kNoValue;
@@ -313,7 +344,7 @@ Expected<bool> LowerAtQuantize(GraphRewriter& rw, NodeId qid, PassContext& ctx) 
   auto q = ReadQdqParams(rw.graph(), qn);
   const ValueId out = qn.outputs[0];
   const DType out_type = rw.value(out).dtype;
-  if (!q || q->per_axis() || !Is8Bit(out_type)) return false;
+  if (!q || q->per_axis() || !IsActivationCode(out_type, *q)) return false;
   const QEnd end{QMatch{qid, out, *q, out_type}, {}, kNoNode};
   const ValueId y = qn.inputs[0];
   if (auto d = ActivationDq(rw, y)) {
@@ -367,7 +398,8 @@ Expected<bool> LowerAtQuantize(GraphRewriter& rw, NodeId qid, PassContext& ctx) 
                         rw.MergeSources(nodes));
   KILN_RETURN_IF_ERROR(Replace(rw, std::move(lut), kNoNode, end));
   // The chain's nodes go when nothing else reads them (later nodes first).
-  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) KILN_RETURN_IF_ERROR(EraseIfUnused(rw, *it));
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it)
+    KILN_RETURN_IF_ERROR(EraseIfUnused(rw, *it));
   ctx.Count("lookup");
   return true;
 }

@@ -3,6 +3,7 @@
 // of int32 constants or float constants (requantized to s_x * s_w), the epilogue Relu/Clip
 // becomes the output clamp, a residual its own requantization; with no Q after the op (its
 // readers are float) the output is the exact int32 accumulator, dequantized per channel.
+// An int16 input (symmetric) gets an int64 bias and needs a Q after the op.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -18,10 +19,12 @@ namespace {
 
 bool Is8Bit(DType t) { return t == DType::kU8 || t == DType::kI8; }
 
-// An activation operand: DQ of an 8-bit value, per tensor.
+// An activation operand: DQ of an 8-bit or (zero point 0) int16 value, per tensor.
 std::optional<DqMatch> ActivationDq(const GraphRewriter& rw, ValueId v) {
   auto d = MatchDq(rw, v);
-  if (!d || d->params.per_axis() || !Is8Bit(rw.value(d->int_value).dtype)) return std::nullopt;
+  if (!d || d->params.per_axis() || !IsActivationCode(rw.value(d->int_value).dtype, d->params)) {
+    return std::nullopt;
+  }
   return d;
 }
 
@@ -46,10 +49,17 @@ std::optional<std::vector<double>> BiasValues(const GraphRewriter& rw, ValueId v
     for (int64_t i = 0; i < b.num_elements(); ++i) {
       int64_t code = 0;
       switch (b.dtype) {
-        case DType::kI32: code = b.constant->as<int32_t>()[i]; break;
-        case DType::kU8: code = b.constant->as<uint8_t>()[i]; break;
-        case DType::kI8: code = b.constant->as<int8_t>()[i]; break;
-        default: return std::nullopt;
+        case DType::kI32:
+          code = b.constant->as<int32_t>()[i];
+          break;
+        case DType::kU8:
+          code = b.constant->as<uint8_t>()[i];
+          break;
+        case DType::kI8:
+          code = b.constant->as<int8_t>()[i];
+          break;
+        default:
+          return std::nullopt;
       }
       const size_t c = d->params.per_axis() ? static_cast<size_t>(i) : 0;
       raw.push_back(Dequantize(code, d->params.scales[c], d->params.zero_points[c]));
@@ -77,8 +87,8 @@ std::vector<int64_t> CentredAbsSums(const Value& w, const QuantParams& q, int64_
     const int64_t zp = q.zero_points[q.per_axis() ? static_cast<size_t>(c) : 0];
     for (int64_t i = 0; i < k; ++i) {
       const int64_t idx = channel_major ? c * k + i : i * channels + c;
-      const int64_t code = w.dtype == DType::kU8 ? w.constant->as<uint8_t>()[idx]
-                                                 : w.constant->as<int8_t>()[idx];
+      const int64_t code =
+          w.dtype == DType::kU8 ? w.constant->as<uint8_t>()[idx] : w.constant->as<int8_t>()[idx];
       sums[static_cast<size_t>(c)] += std::llabs(code - zp);
     }
   }
@@ -86,22 +96,25 @@ std::vector<int64_t> CentredAbsSums(const Value& w, const QuantParams& q, int64_
 }
 
 // Whether every accumulator stays inside int32: sum |w| * 255 + |bias| + residual term.
-bool AccumulatorFits(const std::vector<int64_t>& abs_sums, const std::vector<int32_t>& bias,
+bool AccumulatorFits(const std::vector<int64_t>& abs_sums, const std::vector<int64_t>& bias,
                      int64_t residual_bound) {
   for (size_t c = 0; c < abs_sums.size(); ++c) {
-    const int64_t bound = abs_sums[c] * 255 + std::llabs(static_cast<int64_t>(bias[c])) + residual_bound;
+    const int64_t bound = abs_sums[c] * 255 + std::llabs(bias[c]) + residual_bound;
     if (bound >= std::numeric_limits<int32_t>::max()) return false;
   }
   return true;
 }
 
-std::optional<std::vector<int32_t>> QuantizeBiasTo(const std::vector<double>& b, double s_x,
-                                                   const std::vector<double>& s_w) {
-  std::vector<int32_t> out(b.size());
+// The bias as integers at scale s_x * s_w[c]: within +-1e9 (int32) or, for an int16 input,
+// +-2^52 (int64; doubles hold such integers exactly).
+std::optional<std::vector<int64_t>> QuantizeBiasTo(const std::vector<double>& b, double s_x,
+                                                   const std::vector<double>& s_w, bool wide) {
+  const double limit = wide ? 4.5e15 : 1e9;
+  std::vector<int64_t> out(b.size());
   for (size_t c = 0; c < b.size(); ++c) {
     const double q = std::round(b[c] / (s_x * s_w[c]));
-    if (!std::isfinite(q) || std::fabs(q) > 1e9) return std::nullopt;
-    out[c] = static_cast<int32_t>(q);
+    if (!std::isfinite(q) || std::fabs(q) > limit) return std::nullopt;
+    out[c] = static_cast<int64_t>(q);
   }
   return out;
 }
@@ -111,9 +124,20 @@ ValueId AddI32Constant(GraphRewriter& rw, const std::string& base, const std::ve
                         ConstantBytes::Copy(v.data(), v.size() * sizeof(int32_t)));
 }
 
+// The bias constant: i32, or i64 for an int16 input.
+ValueId AddBiasConstant(GraphRewriter& rw, const std::string& base, const std::vector<int64_t>& v,
+                        bool wide) {
+  if (wide) {
+    return rw.AddConstant(base, DType::kI64, {static_cast<int64_t>(v.size())},
+                          ConstantBytes::Copy(v.data(), v.size() * sizeof(int64_t)));
+  }
+  return AddI32Constant(rw, base, std::vector<int32_t>(v.begin(), v.end()));
+}
+
 std::vector<double> WeightScales(const QuantParams& q, int64_t channels) {
   std::vector<double> s(static_cast<size_t>(channels));
-  for (int64_t c = 0; c < channels; ++c) s[static_cast<size_t>(c)] = q.scales[q.per_axis() ? static_cast<size_t>(c) : 0];
+  for (int64_t c = 0; c < channels; ++c)
+    s[static_cast<size_t>(c)] = q.scales[q.per_axis() ? static_cast<size_t>(c) : 0];
   return s;
 }
 
@@ -188,7 +212,9 @@ Expected<bool> LowerConv(GraphRewriter& rw, NodeId id, PassContext& ctx) {
   const ValueId y = f.outputs[0];
   const auto q = MatchSoleQ(rw, y);
   const bool wide = !q;
-  if (wide && (has_residual || (act.kind != Activation::kNone && act.kind != Activation::kRelu))) {
+  const bool x16 = Is16BitActivation(rw.value(dx->int_value).dtype);
+  if (wide &&
+      (x16 || has_residual || (act.kind != Activation::kNone && act.kind != Activation::kRelu))) {
     return false;
   }
   if (!q && rw.NumUses(y) == 0) return false;
@@ -199,7 +225,7 @@ Expected<bool> LowerConv(GraphRewriter& rw, NodeId id, PassContext& ctx) {
   const std::vector<double> s_w = WeightScales(dw->params, m);
   auto bias_real = BiasValues(rw, f.inputs.size() > 2 ? f.inputs[2] : kNoValue, m);
   if (!bias_real) return false;
-  auto bias = QuantizeBiasTo(*bias_real, s_x, s_w);
+  auto bias = QuantizeBiasTo(*bias_real, s_x, s_w, x16);
   if (!bias) return false;
   std::vector<double> residual_m;
   int64_t residual_bound = 0;
@@ -210,7 +236,7 @@ Expected<bool> LowerConv(GraphRewriter& rw, NodeId id, PassContext& ctx) {
       residual_bound = std::max<int64_t>(residual_bound, static_cast<int64_t>(std::ceil(rm * 256)));
     }
   }
-  if (!AccumulatorFits(CentredAbsSums(w, dw->params, m, true, k), *bias, residual_bound)) {
+  if (!x16 && !AccumulatorFits(CentredAbsSums(w, dw->params, m, true, k), *bias, residual_bound)) {
     ctx.Count("kept-float-accumulator-range");
     return false;
   }
@@ -223,7 +249,7 @@ Expected<bool> LowerConv(GraphRewriter& rw, NodeId id, PassContext& ctx) {
   const std::string base = rw.value(y).name;
   rw.value(dx->int_value).quant = dx->params;
   rw.value(dw->int_value).quant = dw->params;
-  const ValueId bias_v = AddI32Constant(rw, base + ".bias", *bias);
+  const ValueId bias_v = AddBiasConstant(rw, base + ".bias", *bias, x16);
   qc.inputs = {dx->int_value, dw->int_value, bias_v, kNoValue};
   if (wide) {
     qc.attrs.Set("out_dtype", DTypeAttr(DType::kI32));
@@ -237,7 +263,8 @@ Expected<bool> LowerConv(GraphRewriter& rw, NodeId id, PassContext& ctx) {
     return true;
   }
   std::vector<double> mult;
-  for (int64_t c = 0; c < m; ++c) mult.push_back(s_x * s_w[static_cast<size_t>(c)] / q->params.scales[0]);
+  for (int64_t c = 0; c < m; ++c)
+    mult.push_back(s_x * s_w[static_cast<size_t>(c)] / q->params.scales[0]);
   auto requant = AddRequantConstant(rw, base, mult);
   if (!requant.ok()) return false;
   qc.inputs.push_back(*requant);
@@ -257,6 +284,7 @@ Expected<bool> LowerConv(GraphRewriter& rw, NodeId id, PassContext& ctx) {
   KILN_RETURN_IF_ERROR(rw.EraseNode(q->node));
   KILN_RETURN_IF_ERROR(rw.EraseNode(id));
   ctx.Count(has_residual ? "conv-residual" : "conv");
+  if (x16) ctx.Count("conv-int16-input");
   return true;
 }
 
@@ -283,16 +311,19 @@ Expected<bool> LowerGemm(GraphRewriter& rw, NodeId id, PassContext& ctx) {
   const ValueId y = f.outputs[0];
   const auto q = MatchSoleQ(rw, y);
   const bool wide = !q;
-  if (wide && act.kind != Activation::kNone && act.kind != Activation::kRelu) return false;
+  const bool a16 = Is16BitActivation(rw.value(da->int_value).dtype);
+  if (wide && (a16 || (act.kind != Activation::kNone && act.kind != Activation::kRelu))) {
+    return false;
+  }
   if (!q && rw.NumUses(y) == 0) return false;
   const double s_a = da->params.scales[0] * static_cast<double>(alpha);
   const std::vector<double> s_b = WeightScales(db->params, n);
   auto c_real = BiasValues(rw, !matmul && f.inputs.size() > 2 ? f.inputs[2] : kNoValue, n);
   if (!c_real) return false;
   for (double& c : *c_real) c *= beta;
-  auto bias = QuantizeBiasTo(*c_real, s_a, s_b);
+  auto bias = QuantizeBiasTo(*c_real, s_a, s_b, a16);
   if (!bias) return false;
-  if (!AccumulatorFits(CentredAbsSums(b, db->params, n, tb, k), *bias, 0)) {
+  if (!a16 && !AccumulatorFits(CentredAbsSums(b, db->params, n, tb, k), *bias, 0)) {
     ctx.Count("kept-float-accumulator-range");
     return false;
   }
@@ -306,7 +337,7 @@ Expected<bool> LowerGemm(GraphRewriter& rw, NodeId id, PassContext& ctx) {
   rw.value(da->int_value).quant = da->params;
   rw.value(db->int_value).quant = db->params;
   const std::string base = rw.value(y).name;
-  qg.inputs = {da->int_value, db->int_value, AddI32Constant(rw, base + ".bias", *bias)};
+  qg.inputs = {da->int_value, db->int_value, AddBiasConstant(rw, base + ".bias", *bias, a16)};
   if (wide) {
     qg.attrs.Set("out_dtype", DTypeAttr(DType::kI32));
     if (act.kind == Activation::kRelu) qg.attrs.Set("qmin", int64_t{0});
@@ -319,7 +350,8 @@ Expected<bool> LowerGemm(GraphRewriter& rw, NodeId id, PassContext& ctx) {
     return true;
   }
   std::vector<double> mult;
-  for (int64_t j = 0; j < n; ++j) mult.push_back(s_a * s_b[static_cast<size_t>(j)] / q->params.scales[0]);
+  for (int64_t j = 0; j < n; ++j)
+    mult.push_back(s_a * s_b[static_cast<size_t>(j)] / q->params.scales[0]);
   auto requant = AddRequantConstant(rw, base, mult);
   if (!requant.ok()) return false;
   qg.inputs.push_back(*requant);

@@ -15,25 +15,47 @@ namespace {
 
 bool IsElementwiseFloatOp(OpType op) {
   switch (op) {
-    case OpType::kRelu: case OpType::kLeakyRelu: case OpType::kPRelu: case OpType::kClip:
-    case OpType::kSigmoid: case OpType::kTanh: case OpType::kHardSigmoid:
-    case OpType::kHardSwish: case OpType::kElu: case OpType::kSelu: case OpType::kSoftplus:
-    case OpType::kErf: case OpType::kExp: case OpType::kLog: case OpType::kSqrt:
-    case OpType::kAbs: case OpType::kNeg: case OpType::kReciprocal: case OpType::kFloor:
-    case OpType::kCeil: case OpType::kSign: case OpType::kAdd: case OpType::kSub:
-    case OpType::kMul: case OpType::kDiv: case OpType::kPow: case OpType::kMax:
-    case OpType::kMin: case OpType::kIdentity:
+    case OpType::kRelu:
+    case OpType::kLeakyRelu:
+    case OpType::kPRelu:
+    case OpType::kClip:
+    case OpType::kSigmoid:
+    case OpType::kTanh:
+    case OpType::kHardSigmoid:
+    case OpType::kHardSwish:
+    case OpType::kElu:
+    case OpType::kSelu:
+    case OpType::kSoftplus:
+    case OpType::kErf:
+    case OpType::kExp:
+    case OpType::kLog:
+    case OpType::kSqrt:
+    case OpType::kAbs:
+    case OpType::kNeg:
+    case OpType::kReciprocal:
+    case OpType::kFloor:
+    case OpType::kCeil:
+    case OpType::kSign:
+    case OpType::kAdd:
+    case OpType::kSub:
+    case OpType::kMul:
+    case OpType::kDiv:
+    case OpType::kPow:
+    case OpType::kMax:
+    case OpType::kMin:
+    case OpType::kIdentity:
       return true;
     default:
       return false;
   }
 }
 
-int32_t CodeOf(int k, DType t) { return t == DType::kU8 ? k : k - 128; }
-
-// The table byte of a u8 (0..255) or i8 (-128..127) code: its low 8 bits.
-void StoreCode(std::vector<uint8_t>& table, int k, int64_t code) {
-  table[static_cast<size_t>(k)] = static_cast<uint8_t>(code & 0xff);
+// The input code of table entry k: the code itself for 8-bit inputs (u8: k, i8: k - 128), the
+// k-th interpolation knot -32768 + 128 k for i16 (knot 512 is 32768, one past the last code:
+// the function is evaluated there all the same).
+int32_t CodeOf(int k, DType t) {
+  if (t == DType::kI16) return -32768 + 128 * k;
+  return t == DType::kU8 ? k : k - 128;
 }
 
 }  // namespace
@@ -80,18 +102,21 @@ std::optional<std::vector<NodeId>> FindLookupChain(const GraphRewriter& rw, Valu
   return std::vector<NodeId>(chain.begin(), chain.end());
 }
 
-Expected<std::vector<uint8_t>> BuildLookupTable(const GraphRewriter& rw,
+int LookupTableEntries(DType in_type) { return in_type == DType::kI16 ? 513 : 256; }
+
+Expected<std::vector<int32_t>> BuildLookupTable(const GraphRewriter& rw,
                                                 const std::vector<NodeId>& chain, ValueId source,
                                                 ValueId y, DType in_type,
                                                 const QuantParams& in_params, DType out_type,
                                                 const QuantParams& out_params) {
-  // A copy of the chain over a [256] input holding every dequantized code.
+  // A copy of the chain over an input holding every entry's dequantized code.
+  const int entries = LookupTableEntries(in_type);
   auto g = std::make_shared<Graph>();
   std::vector<ValueId> map(rw.graph().num_values(), kNoValue);
   Value x;
   x.name = "codes";
   x.dtype = DType::kF32;
-  x.shape = {256};
+  x.shape = {entries};
   x.shape_known = true;
   map[static_cast<size_t>(source)] = g->AddValue(x);
   g->inputs().push_back(map[static_cast<size_t>(source)]);
@@ -105,7 +130,8 @@ Expected<std::vector<uint8_t>> BuildLookupTable(const GraphRewriter& rw,
       ValueId& m = map[static_cast<size_t>(in)];
       if (m == kNoValue) {
         const Value& c = rw.value(in);
-        if (!c.is_constant()) return Internal("lookup chain input '" + c.name + "' is not in the chain");
+        if (!c.is_constant())
+          return Internal("lookup chain input '" + c.name + "' is not in the chain");
         m = g->AddConstant(c.name, c.dtype, c.shape, *c.constant);
       }
       in = m;
@@ -124,31 +150,34 @@ Expected<std::vector<uint8_t>> BuildLookupTable(const GraphRewriter& rw,
   for (size_t i = 0; i < g->num_nodes(); ++i) {
     KILN_RETURN_IF_ERROR(InferNode(*g, static_cast<NodeId>(i)));
   }
-  if (g->value(out).num_elements() != 256) {
+  if (g->value(out).num_elements() != entries) {
     return Unsupported("lookup chain broadcasts its input to " +
                        ShapeToString(g->value(out).shape));
   }
-  HostTensor codes("codes", DType::kF32, {256});
-  for (int k = 0; k < 256; ++k) {
+  HostTensor codes("codes", DType::kF32, {entries});
+  for (int k = 0; k < entries; ++k) {
     codes.data<float>()[k] = static_cast<float>(
         Dequantize(CodeOf(k, in_type), in_params.scales[0], in_params.zero_points[0]));
   }
   KILN_ASSIGN_OR_RETURN(auto session, Session::Create(g));
   KILN_ASSIGN_OR_RETURN(auto outs, session->Run(std::vector<HostTensor>{codes}));
-  std::vector<uint8_t> table(256);
+  std::vector<int32_t> table(static_cast<size_t>(entries));
   const float* r = outs[0].data<float>();
-  for (int k = 0; k < 256; ++k) {
-    StoreCode(table, k, QuantizeValue(r[k], out_params.scales[0], out_params.zero_points[0], out_type));
+  for (int k = 0; k < entries; ++k) {
+    table[static_cast<size_t>(k)] = static_cast<int32_t>(
+        QuantizeValue(r[k], out_params.scales[0], out_params.zero_points[0], out_type));
   }
   return table;
 }
 
-std::vector<uint8_t> RequantizeTable(DType in_type, const QuantParams& in_params, DType out_type,
+std::vector<int32_t> RequantizeTable(DType in_type, const QuantParams& in_params, DType out_type,
                                      const QuantParams& out_params) {
-  std::vector<uint8_t> table(256);
-  for (int k = 0; k < 256; ++k) {
+  const int entries = LookupTableEntries(in_type);
+  std::vector<int32_t> table(static_cast<size_t>(entries));
+  for (int k = 0; k < entries; ++k) {
     const double v = Dequantize(CodeOf(k, in_type), in_params.scales[0], in_params.zero_points[0]);
-    StoreCode(table, k, QuantizeValue(v, out_params.scales[0], out_params.zero_points[0], out_type));
+    table[static_cast<size_t>(k)] = static_cast<int32_t>(
+        QuantizeValue(v, out_params.scales[0], out_params.zero_points[0], out_type));
   }
   return table;
 }

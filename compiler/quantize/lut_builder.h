@@ -1,7 +1,8 @@
 // Builds QLookup tables: a chain of elementwise float ops reading one quantized input becomes
-// one 256-entry table, computed by running the chain (on the reference kernels, so the float
-// definitions are the float model's own) on the 256 dequantized input codes and quantizing
-// each result to the output's parameters.
+// one table, computed by running the chain (on the reference kernels, so the float
+// definitions are the float model's own) on the dequantized input codes and quantizing each
+// result to the output's parameters: 256 entries (every 8-bit code) or 513 interpolation knots
+// (int16 input; kernels/reference/qlookup.cc).
 #pragma once
 
 #include <cstdint>
@@ -23,15 +24,19 @@ bool IsLookupLink(const GraphRewriter& rw, const Node& n);
 std::optional<std::vector<NodeId>> FindLookupChain(const GraphRewriter& rw, ValueId y,
                                                    ValueId source);
 
-// The table: entry k = Q_out(chain(dequantize(code k))), code k = k (u8) or k - 128 (i8).
-Expected<std::vector<uint8_t>> BuildLookupTable(const GraphRewriter& rw,
+// The number of entries of a table read by an input of type `in_type`: 256 or 513.
+int LookupTableEntries(DType in_type);
+
+// The table (output codes): entry k = Q_out(chain(dequantize(code k))), code k = k (u8),
+// k - 128 (i8) or -32768 + 128 k (i16).
+Expected<std::vector<int32_t>> BuildLookupTable(const GraphRewriter& rw,
                                                 const std::vector<NodeId>& chain, ValueId source,
                                                 ValueId y, DType in_type,
                                                 const QuantParams& in_params, DType out_type,
                                                 const QuantParams& out_params);
 
 // The table that only requantizes: real value kept, parameters changed.
-std::vector<uint8_t> RequantizeTable(DType in_type, const QuantParams& in_params, DType out_type,
+std::vector<int32_t> RequantizeTable(DType in_type, const QuantParams& in_params, DType out_type,
                                      const QuantParams& out_params);
 
 }  // namespace kiln::quant

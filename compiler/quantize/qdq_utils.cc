@@ -24,10 +24,20 @@ std::optional<QuantParams> ReadQdqParams(const Graph& g, const Node& n) {
     for (int64_t i = 0; i < zp.num_elements(); ++i) {
       int64_t z = 0;
       switch (zp.dtype) {
-        case DType::kU8: z = zp.constant->as<uint8_t>()[i]; break;
-        case DType::kI8: z = zp.constant->as<int8_t>()[i]; break;
-        case DType::kI32: z = zp.constant->as<int32_t>()[i]; break;
-        default: return std::nullopt;
+        case DType::kU8:
+          z = zp.constant->as<uint8_t>()[i];
+          break;
+        case DType::kI8:
+          z = zp.constant->as<int8_t>()[i];
+          break;
+        case DType::kI16:
+          z = zp.constant->as<int16_t>()[i];
+          break;
+        case DType::kI32:
+          z = zp.constant->as<int32_t>()[i];
+          break;
+        default:
+          return std::nullopt;
       }
       q.zero_points.push_back(z);
     }
@@ -57,7 +67,9 @@ std::optional<DqMatch> MatchDq(const GraphRewriter& rw, ValueId v) {
   if (n.op != OpType::kDequantizeLinear) return std::nullopt;
   const ValueId in = n.inputs[0];
   const DType t = rw.value(in).dtype;
-  if (t != DType::kU8 && t != DType::kI8 && t != DType::kI32) return std::nullopt;
+  if (t != DType::kU8 && t != DType::kI8 && t != DType::kI16 && t != DType::kI32) {
+    return std::nullopt;
+  }
   auto q = ReadQdqParams(rw.graph(), n);
   if (!q) return std::nullopt;
   return DqMatch{*p, in, *q};
@@ -71,8 +83,17 @@ std::optional<QMatch> MatchSoleQ(const GraphRewriter& rw, ValueId v) {
   auto q = ReadQdqParams(rw.graph(), n);
   if (!q || q->per_axis() || q->scales.size() != 1) return std::nullopt;
   const DType t = rw.value(n.outputs[0]).dtype;
-  if (t != DType::kU8 && t != DType::kI8) return std::nullopt;
+  if (!IsActivationCode(t, *q)) return std::nullopt;
   return QMatch{*user, n.outputs[0], *q, t};
+}
+
+bool IsActivationCode(DType t, const QuantParams& q) {
+  if (t == DType::kU8 || t == DType::kI8) return true;
+  if (t != DType::kI16) return false;
+  for (int64_t z : q.zero_points) {
+    if (z != 0) return false;
+  }
+  return true;
 }
 
 bool SameParams(const QuantParams& a, const QuantParams& b) {
@@ -93,13 +114,16 @@ std::pair<ValueId, ValueId> ParamConstants(GraphRewriter& rw, const std::string&
       zp[i] = static_cast<uint8_t>(z);
     } else if (t == DType::kI8) {
       zp[i] = static_cast<uint8_t>(static_cast<int8_t>(z));
+    } else if (t == DType::kI16) {
+      const int16_t z16 = static_cast<int16_t>(z);
+      std::memcpy(zp.data() + i * 2, &z16, 2);
     } else {
       const int32_t z32 = static_cast<int32_t>(z);
       std::memcpy(zp.data() + i * 4, &z32, 4);
     }
   }
-  const ValueId z = rw.AddConstant(base + ".zero_point", t, shape,
-                                   ConstantBytes::FromVector(std::move(zp)));
+  const ValueId z =
+      rw.AddConstant(base + ".zero_point", t, shape, ConstantBytes::FromVector(std::move(zp)));
   return {s, z};
 }
 
@@ -155,7 +179,8 @@ ValueId InsertQdqPair(GraphRewriter& rw, ValueId v, const QuantParams& params, D
 }
 
 ValueId InsertDequantize(GraphRewriter& rw, ValueId int_value, const QuantParams& params,
-                         ValueId float_out, NodeId anchor, const std::vector<std::string>& sources) {
+                         ValueId float_out, NodeId anchor,
+                         const std::vector<std::string>& sources) {
   const std::string base = rw.value(int_value).name;
   auto [scale, zp] = ParamConstants(rw, base, params, rw.value(int_value).dtype);
   if (float_out == kNoValue) {

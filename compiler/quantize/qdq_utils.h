@@ -21,7 +21,7 @@ struct DqMatch {
 std::optional<DqMatch> MatchDq(const GraphRewriter& rw, ValueId v);
 
 // The one QuantizeLinear reading `v` (its only use; `v` no graph output), per-tensor with
-// constant parameters, producing u8 or i8.
+// constant parameters, producing u8, i8 or (zero point 0) i16.
 struct QMatch {
   NodeId node = kNoNode;
   ValueId out = kNoValue;
@@ -34,6 +34,10 @@ std::optional<QMatch> MatchSoleQ(const GraphRewriter& rw, ValueId v);
 std::optional<QuantParams> ReadQdqParams(const Graph& g, const Node& n);
 
 bool SameParams(const QuantParams& a, const QuantParams& b);
+
+// Whether values of type `t` with parameters `q` are activation codes the integer ops read:
+// u8, i8, or i16 with zero point 0 (int16 activations are symmetric).
+bool IsActivationCode(DType t, const QuantParams& q);
 
 // Q(v) -> DQ, inserted before `anchor`; every former use of `v` (graph outputs included) reads
 // the DQ's output afterwards. Returns the integer value (named "<v>.q", carrying `params`).
@@ -52,6 +56,6 @@ ValueId AddQuantizedConstant(GraphRewriter& rw, const std::string& base, DType t
                              const void* data, const QuantParams& params);
 
 // Stats of the lowering, counted into the pass context by the caller.
-std::string DTypeAttr(DType t);  // "u8" / "i8" / "i32"
+std::string DTypeAttr(DType t);  // "u8" / "i8" / "i16" / "i32"
 
 }  // namespace kiln::quant

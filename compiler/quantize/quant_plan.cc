@@ -25,12 +25,14 @@ bool PlainF32Constant(const Value& v) {
   return v.is_constant() && v.dtype == DType::kF32 && v.layout == Layout::kPlain;
 }
 
-bool KeptFloat(const Node& n, const QuantizeConfig& config) {
+bool Named(const Node& n, const std::set<std::string>& names) {
   for (const std::string& s : n.sources) {
-    if (config.keep_float.count(s)) return true;
+    if (names.count(s)) return true;
   }
-  return config.keep_float.count(n.name) > 0;
+  return names.count(n.name) > 0;
 }
+
+bool KeptFloat(const Node& n, const QuantizeConfig& config) { return Named(n, config.keep_float); }
 
 // The kind of `n` before integer regions are decided (links are resolved by the caller).
 NodeKind Classify(const GraphRewriter& rw, const Node& n) {
@@ -167,8 +169,11 @@ Expected<QuantPlan> PlanQuantization(const GraphRewriter& rw, const QuantizeConf
     const NodeKind k = plan.kind[static_cast<size_t>(id)];
     bool integer = false;
     switch (k) {
-      case NodeKind::kConv: case NodeKind::kGemm: case NodeKind::kBinary:
-      case NodeKind::kConcat: case NodeKind::kPool:
+      case NodeKind::kConv:
+      case NodeKind::kGemm:
+      case NodeKind::kBinary:
+      case NodeKind::kConcat:
+      case NodeKind::kPool:
         integer = true;
         break;
       case NodeKind::kMove:
@@ -191,8 +196,24 @@ Expected<QuantPlan> PlanQuantization(const GraphRewriter& rw, const QuantizeConf
       continue;
     }
     bool int_user = false;
-    for (const auto& u : rw.uses(rw.node(*it).outputs[0])) int_user |= plan.integer[static_cast<size_t>(u.node)];
+    for (const auto& u : rw.uses(rw.node(*it).outputs[0]))
+      int_user |= plan.integer[static_cast<size_t>(u.node)];
     if (!int_user) plan.integer[static_cast<size_t>(*it)] = false;
+  }
+
+  // Values an --int16 node writes or reads (refined below, once the quantized values are known).
+  std::vector<bool> wide16(nv, config.act == ActMode::kSymI16);
+  if (!config.int16_nodes.empty()) {
+    for (NodeId id : order) {
+      const Node& n = rw.node(id);
+      if (!Named(n, config.int16_nodes)) continue;
+      for (ValueId v : n.inputs) {
+        if (v != kNoValue) wide16[static_cast<size_t>(v)] = true;
+      }
+      for (ValueId v : n.outputs) {
+        if (v != kNoValue) wide16[static_cast<size_t>(v)] = true;
+      }
+    }
   }
 
   // 3. Quantized values.
@@ -214,12 +235,13 @@ Expected<QuantPlan> PlanQuantization(const GraphRewriter& rw, const QuantizeConf
       for (const auto& u : rw.uses(y)) internal &= int_link_of_root(u.node, r);
       plan.quantize[static_cast<size_t>(y)] = !internal;
     } else {
-      // Only float readers: Conv/Gemm (Relu at most) and global pools keep int32 results.
-      const bool wide = !any_int_user &&
-                        ((k == NodeKind::kConv && DataInputs(k, n).size() == 1 &&
-                          FoldableActivation(n, true)) ||
-                         (k == NodeKind::kGemm && FoldableActivation(n, true)) ||
-                         n.op == OpType::kGlobalAveragePool);
+      // Only float readers: Conv/Gemm (Relu at most) and global pools keep int32 results
+      // (not from an int16 input: those accumulate in int64).
+      const bool wide =
+          !any_int_user && !wide16[static_cast<size_t>(n.inputs[0])] &&
+          ((k == NodeKind::kConv && DataInputs(k, n).size() == 1 && FoldableActivation(n, true)) ||
+           (k == NodeKind::kGemm && FoldableActivation(n, true)) ||
+           n.op == OpType::kGlobalAveragePool);
       plan.quantize[static_cast<size_t>(y)] = !wide;
     }
     // The data inputs are quantized (integer producers quantize them anyway; float ones get
@@ -229,12 +251,48 @@ Expected<QuantPlan> PlanQuantization(const GraphRewriter& rw, const QuantizeConf
     } else {
       for (size_t i : DataInputs(k, n)) {
         const ValueId v = n.inputs[i];
-        if (v != kNoValue && IsDynamicF32(rw.value(v))) plan.quantize[static_cast<size_t>(v)] = true;
+        if (v != kNoValue && IsDynamicF32(rw.value(v)))
+          plan.quantize[static_cast<size_t>(v)] = true;
       }
     }
   }
 
-  // 4. Parameters: moves copy their input's; everything else comes from the statistics.
+  // 4. Types: int16 spreads across values that must share parameters (a move's input and
+  // output, a lookup chain's root and end, a Concat's lent inputs and its output).
+  std::vector<std::pair<ValueId, ValueId>> tied;
+  for (NodeId id : order) {
+    if (!is_int(id)) continue;
+    const Node& n = rw.node(id);
+    const NodeKind k = plan.kind[static_cast<size_t>(id)];
+    const ValueId y = n.outputs[0];
+    if (k == NodeKind::kMove) tied.emplace_back(n.inputs[0], y);
+    if (k == NodeKind::kLink && plan.quantize[static_cast<size_t>(y)]) {
+      tied.emplace_back(root[static_cast<size_t>(y)], y);
+    }
+    if (k == NodeKind::kConcat) {
+      for (ValueId in : n.inputs) {
+        auto p = rw.Producer(in);
+        if (!p || !is_int(*p) || plan.kind[static_cast<size_t>(*p)] == NodeKind::kMove) continue;
+        if (rw.NumUses(in) == 1) tied.emplace_back(in, y);
+      }
+    }
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& [a, b] : tied) {
+      const size_t ia = static_cast<size_t>(a), ib = static_cast<size_t>(b);
+      if (wide16[ia] != wide16[ib]) {
+        wide16[ia] = wide16[ib] = true;
+        changed = true;
+      }
+    }
+  }
+  plan.dtype.assign(nv, ActDType(config.act));
+  for (size_t v = 0; v < nv; ++v) {
+    if (plan.quantize[v] && wide16[v]) plan.dtype[v] = DType::kI16;
+  }
+
+  // 5. Parameters: moves copy their input's; everything else comes from the statistics.
   for (size_t v = 0; v < nv; ++v) {
     if (!plan.quantize[v]) continue;
     auto p = rw.Producer(static_cast<ValueId>(v));
@@ -246,8 +304,9 @@ Expected<QuantPlan> PlanQuantization(const GraphRewriter& rw, const QuantizeConf
                              "' (were the statistics made for this model with the same "
                              "options, e.g. --equalize?)");
     }
-    const Range r = ChooseRange(it->second, config.range, config.act);
-    plan.params[v] = ChooseActivationParams(r.lo, r.hi, config.act);
+    const ActMode mode = plan.dtype[v] == DType::kI16 ? ActMode::kSymI16 : config.act;
+    const Range r = ChooseRange(it->second, config.range, mode);
+    plan.params[v] = ChooseActivationParams(r.lo, r.hi, mode);
   }
   // Concat lends its parameters to inputs only it reads, made by requantizing integer ops.
   for (NodeId id : order) {
@@ -269,7 +328,8 @@ Expected<QuantPlan> PlanQuantization(const GraphRewriter& rw, const QuantizeConf
   }
   for (size_t v = 0; v < nv; ++v) {
     if (plan.quantize[v] && plan.params[v].empty()) {
-      return Internal("no quantization parameters planned for '" + g.value(static_cast<ValueId>(v)).name + "'");
+      return Internal("no quantization parameters planned for '" +
+                      g.value(static_cast<ValueId>(v)).name + "'");
     }
   }
   return plan;

@@ -8,7 +8,10 @@
 //     output keeps its input's parameters, a chain is quantized only where it ends;
 //   - float inputs of integer ops are quantized at the boundary;
 //   - an integer Concat lends its output parameters to inputs it alone reads, so it becomes a
-//     plain copy (and the memory planner can write those inputs in place).
+//     plain copy (and the memory planner can write those inputs in place);
+//   - a value is int16 (symmetric) with --act sym-i16, or when a node of QuantizeConfig::
+//     int16_nodes writes or reads it; a move's output, a chain's ends and a Concat's lent
+//     inputs share one type, so int16 spreads across them.
 #pragma once
 
 #include <vector>
@@ -22,10 +25,11 @@ namespace kiln::quant {
 enum class NodeKind { kFloat, kConv, kGemm, kBinary, kConcat, kPool, kMove, kLink };
 
 struct QuantPlan {
-  std::vector<NodeKind> kind;           // by node id
-  std::vector<bool> integer;            // by node id: the node becomes an integer op
-  std::vector<bool> quantize;           // by value id: a Q -> DQ pair follows the value
-  std::vector<QuantParams> params;      // by value id, for quantized values
+  std::vector<NodeKind> kind;       // by node id
+  std::vector<bool> integer;        // by node id: the node becomes an integer op
+  std::vector<bool> quantize;       // by value id: a Q -> DQ pair follows the value
+  std::vector<QuantParams> params;  // by value id, for quantized values
+  std::vector<DType> dtype;         // by value id, for quantized values: u8, i8 or i16
 };
 
 // Plans quantization of the graph under `rw` with `config` (statistics required).

@@ -33,7 +33,8 @@ class VectorSource : public calib::SampleSource {
 
 VectorSource RandomSamples(const Graph& g, int n, uint32_t seed) {
   std::vector<std::vector<HostTensor>> s;
-  for (int i = 0; i < n; ++i) s.push_back(testing::RandomInputs(g, seed + static_cast<uint32_t>(i)));
+  for (int i = 0; i < n; ++i)
+    s.push_back(testing::RandomInputs(g, seed + static_cast<uint32_t>(i)));
   return VectorSource(std::move(s));
 }
 
@@ -41,10 +42,12 @@ VectorSource RandomSamples(const Graph& g, int n, uint32_t seed) {
 Graph SmallCnn() {
   GraphBuilder b;
   const ValueId x = b.Input("x", {1, 3, 8, 8});
-  const ValueId c1 = b.Op(OpType::kConv, "conv1", {x, b.Const("w1", {6, 3, 3, 3}), b.Const("b1", {6})},
-                          Attrs({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+  const ValueId c1 =
+      b.Op(OpType::kConv, "conv1", {x, b.Const("w1", {6, 3, 3, 3}), b.Const("b1", {6})},
+           Attrs({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
   const ValueId r1 = b.Op(OpType::kRelu, "relu1", {c1});
-  const ValueId c2 = b.Op(OpType::kConv, "conv2", {r1, b.Const("w2", {6, 6, 1, 1}), b.Const("b2", {6})});
+  const ValueId c2 =
+      b.Op(OpType::kConv, "conv2", {r1, b.Const("w2", {6, 6, 1, 1}), b.Const("b2", {6})});
   const ValueId add = b.Op(OpType::kAdd, "add", {c2, r1});
   const ValueId r2 = b.Op(OpType::kRelu, "relu2", {add});
   const ValueId gap = b.Op(OpType::kGlobalAveragePool, "gap", {r2});
@@ -84,11 +87,12 @@ int Count(const Graph& g, OpType op) {
   return n;
 }
 
-// Largest output difference relative to the float output's range, over fresh inputs.
-double RelativeError(const Graph& f, const Graph& q, int samples) {
+// Largest output difference relative to the float output's range, over fresh inputs (or, with
+// seed_base 100, the calibration samples: no value outside its calibrated range).
+double RelativeError(const Graph& f, const Graph& q, int samples, uint32_t seed_base = 900) {
   double worst = 0;
   for (int s = 0; s < samples; ++s) {
-    const auto in = testing::RandomInputs(f, 900 + static_cast<uint32_t>(s));
+    const auto in = testing::RandomInputs(f, seed_base + static_cast<uint32_t>(s));
     const auto a = testing::RunGraph(f, in);
     const auto b = testing::RunGraph(q, in);
     if (a.empty() || b.empty()) return 1e9;
@@ -98,7 +102,8 @@ double RelativeError(const Graph& f, const Graph& q, int samples) {
       hi = std::max(hi, a[0].data<float>()[i]);
     }
     for (int64_t i = 0; i < a[0].num_elements(); ++i) {
-      worst = std::max(worst, std::fabs(double(a[0].data<float>()[i]) - b[0].data<float>()[i]) / (hi - lo));
+      worst = std::max(
+          worst, std::fabs(double(a[0].data<float>()[i]) - b[0].data<float>()[i]) / (hi - lo));
     }
   }
   return worst;
@@ -137,26 +142,118 @@ TEST(QuantizePasses, KeepFloatKeepsTheNamedNode) {
   EXPECT_LT(RelativeError(q.float_model.graph, q.int8.graph, 2), 0.05);
 }
 
+// The dtype of the integer value a node named `name` reads as input `slot`.
+DType InputType(const Graph& g, const std::string& name, size_t slot) {
+  for (const Node& n : g.nodes()) {
+    if (n.name == name && n.inputs.size() > slot && n.inputs[slot] != kNoValue) {
+      return g.value(n.inputs[slot]).dtype;
+    }
+  }
+  return DType::kUndefined;
+}
+
+// Pools, broadcast Mul, Add, Concat and a lookup chain: no weights, so the activations' rounding
+// is the only error, and int16 must shrink it by far more than 10x.
+Graph WeightlessNet() {
+  GraphBuilder b;
+  const ValueId x = b.Input("x", {1, 4, 8, 8});
+  const ValueId r = b.Op(OpType::kRelu, "relu", {x});
+  const ValueId p = b.Op(OpType::kAveragePool, "pool", {r},
+                         Attrs({{"kernel_shape", std::vector<int64_t>{3, 3}},
+                                {"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+  const ValueId g = b.Op(OpType::kGlobalAveragePool, "gap", {p});
+  const ValueId m = b.Op(OpType::kMul, "mul", {p, g});
+  const ValueId a = b.Op(OpType::kAdd, "add", {m, x});
+  const ValueId s = b.Op(OpType::kSigmoid, "sig", {a});
+  const ValueId c = b.Op(OpType::kConcat, "cat", {s, p}, Attrs({{"axis", int64_t{1}}}));
+  b.Output(c);
+  return b.Take();
+}
+
+TEST(QuantizePasses, Int16EverywhereIsInteger) {
+  const Graph g = SmallCnn();
+  QuantizeConfig c8, c16;
+  c16.act = ActMode::kSymI16;
+  Quantized q8 = QuantizeForTest(g, c8), q16 = QuantizeForTest(g, c16);
+  const Graph& ig = q16.int8.graph;
+  EXPECT_EQ(Count(ig, OpType::kQConv), 2);
+  EXPECT_EQ(Count(ig, OpType::kQGemm), 1);
+  EXPECT_EQ(Count(ig, OpType::kFusedConv) + Count(ig, OpType::kFusedGemm), 0);
+  for (const Node& n : ig.nodes()) {
+    if (n.op != OpType::kQConv && n.op != OpType::kQGemm) continue;
+    EXPECT_EQ(ig.value(n.inputs[0]).dtype, DType::kI16) << n.name;
+    EXPECT_EQ(ig.value(n.inputs[0]).quant.zero_points[0], 0) << n.name;
+    EXPECT_EQ(ig.value(n.inputs[2]).dtype, DType::kI64) << n.name;  // the int64 bias
+  }
+  // Here the int8 weights' rounding dominates both errors.
+  EXPECT_LT(RelativeError(q16.float_model.graph, ig, 4), 0.05);
+
+  const Graph w = WeightlessNet();
+  Quantized w8 = QuantizeForTest(w, c8), w16 = QuantizeForTest(w, c16);
+  for (OpType op : {OpType::kQAdd, OpType::kQMul, OpType::kQAveragePool,
+                    OpType::kQGlobalAveragePool, OpType::kQLookup}) {
+    EXPECT_GE(Count(w16.int8.graph, op), 1) << OpTypeName(op);
+  }
+  for (OpType op : {OpType::kAdd, OpType::kMul, OpType::kAveragePool, OpType::kSigmoid}) {
+    EXPECT_EQ(Count(w16.int8.graph, op), 0) << OpTypeName(op);
+  }
+  // On calibration samples: fresh ones exceed the calibrated ranges, and that clipping is the
+  // same at 8 and 16 bits.
+  const double e8 = RelativeError(w8.float_model.graph, w8.int8.graph, 4, 100);
+  const double e16 = RelativeError(w16.float_model.graph, w16.int8.graph, 4, 100);
+  EXPECT_LT(e16 * 30, e8) << "int8 " << e8 << " int16 " << e16;
+}
+
+TEST(QuantizePasses, Int16NodeWidensWhatItReadsAndWrites) {
+  QuantizeConfig config;
+  config.int16_nodes = {"conv2"};
+  Quantized q = QuantizeForTest(SmallCnn(), config);
+  const Graph& ig = q.int8.graph;
+  EXPECT_EQ(Count(ig, OpType::kQConv), 2);
+  EXPECT_EQ(InputType(ig, "conv1", 0), DType::kU8);
+  EXPECT_EQ(InputType(ig, "conv2", 0), DType::kI16);  // conv1's output: conv2 reads it
+  // conv1 writes the i16 value that conv2 reads (and its residual, the same tensor).
+  for (const Node& n : ig.nodes()) {
+    if (n.name == "conv1" && n.op == OpType::kQConv) {
+      EXPECT_EQ(ig.value(n.outputs[0]).dtype, DType::kI16);
+    }
+  }
+  EXPECT_LT(RelativeError(q.float_model.graph, ig, 2), 0.05);
+}
+
 TEST(QuantizePasses, ElementwiseChainBecomesOneLookup) {
   // conv -> hardswish written out (x * clip(x + 3, 0, 6) / 6) -> sigmoid -> conv.
   GraphBuilder b;
   const ValueId x = b.Input("x", {1, 2, 6, 6});
-  const ValueId c1 = b.Op(OpType::kConv, "conv1", {x, b.Const("w1", {4, 2, 3, 3}), b.Const("b1", {4})});
+  const ValueId c1 =
+      b.Op(OpType::kConv, "conv1", {x, b.Const("w1", {4, 2, 3, 3}), b.Const("b1", {4})});
   const ValueId a3 = b.Op(OpType::kAdd, "add3", {c1, b.Const("three", {}, {3.f})});
-  const ValueId cl = b.Op(OpType::kClip, "clip", {a3, b.Const("lo", {}, {0.f}), b.Const("hi", {}, {6.f})});
+  const ValueId cl =
+      b.Op(OpType::kClip, "clip", {a3, b.Const("lo", {}, {0.f}), b.Const("hi", {}, {6.f})});
   const ValueId d6 = b.Op(OpType::kDiv, "div6", {cl, b.Const("six", {}, {6.f})});
   const ValueId hs = b.Op(OpType::kMul, "mul", {c1, d6});
   const ValueId sg = b.Op(OpType::kSigmoid, "sig", {hs});
-  const ValueId c2 = b.Op(OpType::kConv, "conv2", {sg, b.Const("w2", {3, 4, 1, 1}), b.Const("b2", {3})});
+  const ValueId c2 =
+      b.Op(OpType::kConv, "conv2", {sg, b.Const("w2", {3, 4, 1, 1}), b.Const("b2", {3})});
   b.Output(c2);
   const Graph g = b.Take();
-  Quantized q = QuantizeForTest(g);
-  EXPECT_EQ(Count(q.int8.graph, OpType::kQLookup), 1);
-  EXPECT_EQ(Count(q.int8.graph, OpType::kQConv), 2);
-  for (OpType op : {OpType::kAdd, OpType::kClip, OpType::kDiv, OpType::kMul, OpType::kSigmoid}) {
-    EXPECT_EQ(Count(q.int8.graph, op), 0) << OpTypeName(op);
+  for (ActMode act : {ActMode::kAsymU8, ActMode::kSymI16}) {
+    QuantizeConfig config;
+    config.act = act;
+    Quantized q = QuantizeForTest(g, config);
+    EXPECT_EQ(Count(q.int8.graph, OpType::kQLookup), 1);
+    EXPECT_EQ(Count(q.int8.graph, OpType::kQConv), 2);
+    for (OpType op : {OpType::kAdd, OpType::kClip, OpType::kDiv, OpType::kMul, OpType::kSigmoid}) {
+      EXPECT_EQ(Count(q.int8.graph, op), 0) << OpTypeName(op);
+    }
+    for (const Node& n : q.int8.graph.nodes()) {
+      if (n.op != OpType::kQLookup) continue;
+      // int16: 513 interpolation knots.
+      EXPECT_EQ(q.int8.graph.value(n.inputs[1]).num_elements(),
+                act == ActMode::kSymI16 ? 513 : 256);
+    }
+    EXPECT_LT(RelativeError(q.float_model.graph, q.int8.graph, 3), 0.05);
   }
-  EXPECT_LT(RelativeError(q.float_model.graph, q.int8.graph, 3), 0.05);
 }
 
 TEST(QuantizePasses, ConcatSharesParametersAndMaxPoolMovesCodes) {
@@ -168,8 +265,9 @@ TEST(QuantizePasses, ConcatSharesParametersAndMaxPoolMovesCodes) {
                           Attrs({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
   const ValueId r2 = b.Op(OpType::kRelu, "r2", {c2});
   const ValueId cat = b.Op(OpType::kConcat, "cat", {r1, r2}, Attrs({{"axis", int64_t{1}}}));
-  const ValueId mp = b.Op(OpType::kMaxPool, "mp", {cat}, Attrs({{"kernel_shape", std::vector<int64_t>{2, 2}},
-                                                                {"strides", std::vector<int64_t>{2, 2}}}));
+  const ValueId mp = b.Op(OpType::kMaxPool, "mp", {cat},
+                          Attrs({{"kernel_shape", std::vector<int64_t>{2, 2}},
+                                 {"strides", std::vector<int64_t>{2, 2}}}));
   const ValueId c3 = b.Op(OpType::kConv, "c3", {mp, b.Const("w3", {2, 9, 1, 1})});
   b.Output(c3);
   const Graph g = b.Take();
@@ -192,38 +290,44 @@ TEST(LowerQdq, HandWrittenQdqConvBecomesQConv) {
   auto zp_u8 = [&](const char* name, uint8_t v) {
     return b.graph().AddConstant(name, DType::kU8, {}, ConstantBytes::Copy(&v, 1));
   };
-  const ValueId xq = b.Op(OpType::kQuantizeLinear, "xq", {x, scalar("xs", 0.05f), zp_u8("xz", 128)});
-  const ValueId xd = b.Op(OpType::kDequantizeLinear, "xd", {xq, scalar("xs2", 0.05f), zp_u8("xz2", 128)});
+  const ValueId xq =
+      b.Op(OpType::kQuantizeLinear, "xq", {x, scalar("xs", 0.05f), zp_u8("xz", 128)});
+  const ValueId xd =
+      b.Op(OpType::kDequantizeLinear, "xd", {xq, scalar("xs2", 0.05f), zp_u8("xz2", 128)});
   const std::vector<int8_t> wcodes = {1, -2, 3, -4, 5, -6, 7, -8};
   const ValueId wq = b.graph().AddConstant("wq", DType::kI8, {4, 2, 1, 1},
                                            ConstantBytes::Copy(wcodes.data(), wcodes.size()));
   const int8_t wz = 0;
-  const ValueId wd = b.Op(OpType::kDequantizeLinear, "wd",
-                          {wq, scalar("ws", 0.1f),
-                           b.graph().AddConstant("wz", DType::kI8, {}, ConstantBytes::Copy(&wz, 1))});
+  const ValueId wd =
+      b.Op(OpType::kDequantizeLinear, "wd",
+           {wq, scalar("ws", 0.1f),
+            b.graph().AddConstant("wz", DType::kI8, {}, ConstantBytes::Copy(&wz, 1))});
   Attributes act;
   act.Set("activation", std::string("relu"));
-  const ValueId y = b.Op(OpType::kFusedConv, "conv", {xd, wd, b.Const("bias", {4}, {0.1f, 0.2f, -0.3f, 0.f})}, act);
+  const ValueId y = b.Op(OpType::kFusedConv, "conv",
+                         {xd, wd, b.Const("bias", {4}, {0.1f, 0.2f, -0.3f, 0.f})}, act);
   const ValueId yq = b.Op(OpType::kQuantizeLinear, "yq", {y, scalar("ys", 0.02f), zp_u8("yz", 0)});
-  const ValueId yd = b.Op(OpType::kDequantizeLinear, "yd", {yq, scalar("ys2", 0.02f), zp_u8("yz2", 0)});
+  const ValueId yd =
+      b.Op(OpType::kDequantizeLinear, "yd", {yq, scalar("ys2", 0.02f), zp_u8("yz2", 0)});
   b.Output(yd);
   Graph g = b.Take();
   const auto in = testing::RandomInputs(g, 3);
   const auto before = testing::RunGraph(g, in);
   const std::string ir = testing::RunPassForTest(MakeLowerQdqPass(), g);
-  EXPECT_EQ(ir,
-            "graph main(%x: f32[1,2,3,3]) -> (%yd: f32[1,4,3,3])\n"
-            "  const %xs: f32[] (4 bytes)\n"
-            "  const %xz: u8[] (1 bytes)\n"
-            "  const %wq: i8[4,2,1,1] quant(scale=0.100000,zp=0) (8 bytes)\n"
-            "  const %ys2: f32[] (4 bytes)\n"
-            "  const %yz2: u8[] (1 bytes)\n"
-            "  const %conv.bias: i32[4] (16 bytes)\n"
-            "  const %conv.requant: i32[4,2] (32 bytes)\n"
-            "  %xq = QuantizeLinear(%x, %xs, %xz) : u8[1,2,3,3] quant(scale=0.050000,zp=128)  # xq\n"
-            "  %yq = QConv(%xq, %wq, %conv.bias, _, %conv.requant) {out_dtype=\"u8\", qmax=255, "
-            "qmin=0} : u8[1,4,3,3] quant(scale=0.020000,zp=0)  # conv\n"
-            "  %yd = DequantizeLinear(%yq, %ys2, %yz2) : f32[1,4,3,3]  # yd\n");
+  EXPECT_EQ(
+      ir,
+      "graph main(%x: f32[1,2,3,3]) -> (%yd: f32[1,4,3,3])\n"
+      "  const %xs: f32[] (4 bytes)\n"
+      "  const %xz: u8[] (1 bytes)\n"
+      "  const %wq: i8[4,2,1,1] quant(scale=0.100000,zp=0) (8 bytes)\n"
+      "  const %ys2: f32[] (4 bytes)\n"
+      "  const %yz2: u8[] (1 bytes)\n"
+      "  const %conv.bias: i32[4] (16 bytes)\n"
+      "  const %conv.requant: i32[4,2] (32 bytes)\n"
+      "  %xq = QuantizeLinear(%x, %xs, %xz) : u8[1,2,3,3] quant(scale=0.050000,zp=128)  # xq\n"
+      "  %yq = QConv(%xq, %wq, %conv.bias, _, %conv.requant) {out_dtype=\"u8\", qmax=255, "
+      "qmin=0} : u8[1,4,3,3] quant(scale=0.020000,zp=0)  # conv\n"
+      "  %yd = DequantizeLinear(%yq, %ys2, %yz2) : f32[1,4,3,3]  # yd\n");
   const auto after = testing::RunGraph(g, in);
   ASSERT_EQ(after.size(), 1u);
   // Within one output step of the fake-quantized float graph.
@@ -240,10 +344,12 @@ TEST(Equalize, PreservesTheFunctionAndBalancesRanges) {
   std::mt19937 rng(2);
   std::uniform_real_distribution<float> d(-1, 1);
   for (size_t i = 0; i < w1.size(); ++i) w1[i] = d(rng) * (i < 27 ? 20.f : 0.05f);
-  const ValueId c1 = b.Op(OpType::kConv, "conv1", {x, b.Const("w1", {4, 3, 3, 3}, w1), b.Const("b1", {4})});
+  const ValueId c1 =
+      b.Op(OpType::kConv, "conv1", {x, b.Const("w1", {4, 3, 3, 3}, w1), b.Const("b1", {4})});
   const ValueId r1 = b.Op(OpType::kRelu, "relu1", {c1});
-  const ValueId dw = b.Op(OpType::kConv, "dw", {r1, b.Const("wd", {4, 1, 3, 3})},
-                          Attrs({{"group", int64_t{4}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+  const ValueId dw =
+      b.Op(OpType::kConv, "dw", {r1, b.Const("wd", {4, 1, 3, 3})},
+           Attrs({{"group", int64_t{4}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
   b.Output(dw);
   Graph g = b.Take();
   CompileOptions plain;
@@ -253,7 +359,8 @@ TEST(Equalize, PreservesTheFunctionAndBalancesRanges) {
   auto e = CompileGraph(g, eq);
   ASSERT_TRUE(f.ok() && e.ok());
   bool ran = false;
-  for (const auto& r : e->reports) ran |= r.name == "equalize" && r.ran && r.counters.count("pairs");
+  for (const auto& r : e->reports)
+    ran |= r.name == "equalize" && r.ran && r.counters.count("pairs");
   EXPECT_TRUE(ran);
   const auto in = testing::RandomInputs(g, 4);
   testing::ExpectClose(testing::RunGraph(f->graph, in), testing::RunGraph(e->graph, in), 1e-5f);
@@ -324,6 +431,54 @@ TEST(AccuracyBudget, KeptTensorIsNotQuantizedAgain) {
   }
   // conv1's Relu output (read by conv2 twice: input and residual), conv2's output, the pool's.
   EXPECT_GE(checked, 2);
+}
+
+// The budget's steps give int16 activations first (weights stay int8), float only with
+// --budget-float; a budget 10 dB above the int8 model's output SQNR is met.
+TEST(AccuracyBudget, Int16StepsFirst) {
+  const Graph g = SmallCnn();
+  CompileOptions options;
+  QuantizeConfig config;
+  auto f = CompileForCalibration(g, options, config);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  VectorSource calib = RandomSamples(f->graph, 16, 100);
+  CalibrationRun run;
+  run.source = &calib;
+  for (size_t i = 0; i < calib.size(); ++i) run.samples.push_back(i);
+  run.progress = false;
+  auto stats = CollectStatistics(f->graph, run, "k");
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  auto shared = std::make_shared<calib::CalibrationStats>(std::move(stats).value());
+  VectorSource held = RandomSamples(f->graph, 3, 500);
+  auto int8 = CompileQuantized(g, options, config, shared);
+  ASSERT_TRUE(int8.ok()) << int8.status().ToString();
+  auto report = MeasureAccuracy(f->graph, int8->graph, held, {0, 1, 2}, 1, false);
+  ASSERT_TRUE(report.ok());
+  double out_sqnr = 0;
+  for (const auto& t : report->tensors) {
+    if (t.model_output) out_sqnr = t.sqnr_db;
+  }
+  for (bool int16_first : {true, false}) {
+    BudgetContext ctx;
+    ctx.imported = &g;
+    ctx.options = options;
+    ctx.config = config;
+    ctx.stats = shared;
+    ctx.float_graph = &f->graph;
+    ctx.source = &held;
+    ctx.held_back = {0, 1, 2};
+    ctx.progress = false;
+    ctx.int16_first = int16_first;
+    auto start = CompileQuantized(g, options, config, shared);
+    ASSERT_TRUE(start.ok());
+    auto r =
+        RunAccuracyBudget(ctx, BudgetSpec{BudgetSpec::kSqnr, out_sqnr + 10}, std::move(*start));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_FALSE(r->steps.empty());
+    EXPECT_EQ(r->steps[0].int16, int16_first);
+    EXPECT_TRUE(r->met) << "int16_first " << int16_first << ": " << r->final_metric << " dB";
+    if (!int16_first) EXPECT_TRUE(r->int16.empty());
+  }
 }
 
 }  // namespace

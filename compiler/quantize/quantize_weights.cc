@@ -37,22 +37,31 @@ void SetDequantizedInput(GraphRewriter& rw, NodeId id, size_t slot, const std::s
   rw.SetInput(id, slot, f);
 }
 
-// Bias (int32, scale s_x * s_w[c]) behind a DQ, as input `slot`.
+// Bias (int32, scale s_x * s_w[c]) behind a DQ, as input `slot`; for an int16 input (`x_type`)
+// a float constant: at s_x * s_w an int32 would not hold it, and lower-qdq writes it as int64.
 void SetBias(GraphRewriter& rw, NodeId id, size_t slot, const std::string& base,
-             const std::vector<float>& bias, float s_x, const std::vector<float>& s_w) {
+             const std::vector<float>& bias, float s_x, const std::vector<float>& s_w,
+             DType x_type) {
+  if (rw.node(id).inputs.size() <= slot) rw.node(id).inputs.resize(slot + 1, kNoValue);
+  if (Is16BitActivation(x_type)) {
+    const ValueId c =
+        rw.AddConstant(base + ".f32", DType::kF32, {static_cast<int64_t>(bias.size())},
+                       ConstantBytes::Copy(bias.data(), bias.size() * sizeof(float)));
+    rw.SetInput(id, slot, c);
+    return;
+  }
   const std::vector<int32_t> q = QuantizeBias(bias, s_x, s_w);
   QuantParams p;
   for (size_t c = 0; c < bias.size(); ++c) p.scales.push_back(s_x * s_w[s_w.size() == 1 ? 0 : c]);
   p.zero_points.assign(p.scales.size(), 0);
   p.axis = 0;
-  if (rw.node(id).inputs.size() <= slot) rw.node(id).inputs.resize(slot + 1, kNoValue);
   SetDequantizedInput(rw, id, slot, base, DType::kI32, {static_cast<int64_t>(bias.size())},
                       q.data(), p);
 }
 
 }  // namespace
 
-Status QuantizeConvWeights(GraphRewriter& rw, NodeId id, const QuantParams& x_params,
+Status QuantizeConvWeights(GraphRewriter& rw, NodeId id, const QuantParams& x_params, DType x_type,
                            const QuantizeConfig& config, PassContext& ctx) {
   const Node& n = rw.node(id);
   const Value& wv = rw.value(n.inputs[1]);
@@ -68,9 +77,11 @@ Status QuantizeConvWeights(GraphRewriter& rw, NodeId id, const QuantParams& x_pa
     if (!b || static_cast<int64_t>(b->size()) != m) return Internal("bias of '" + n.name + "'");
     bias = *b;
   }
-  const QuantizedWeights qw =
-      QuantizeWeightsAxis0(*w, m, config.per_channel_weights,
-                           MinWeightScales(bias, x_params.scales[0], config.per_channel_weights));
+  const bool wide = Is16BitActivation(x_type);  // int64 bias: no floor on the weight scales
+  const QuantizedWeights qw = QuantizeWeightsAxis0(
+      *w, m, config.per_channel_weights,
+      wide ? std::vector<float>{}
+           : MinWeightScales(bias, x_params.scales[0], config.per_channel_weights));
   if (config.bias_correct) {
     const std::vector<double> means = InputMeans(config, xname);
     const int64_t group = n.attrs.GetInt("group", 1);
@@ -97,13 +108,13 @@ Status QuantizeConvWeights(GraphRewriter& rw, NodeId id, const QuantParams& x_pa
   SetDequantizedInput(rw, id, 1, wname + ".i8", DType::kI8, ws, qw.values.data(),
                       WeightParams(qw, 0));
   if (has_bias || config.bias_correct) {
-    SetBias(rw, id, 2, wname + ".bias.i32", bias, x_params.scales[0], qw.scales);
+    SetBias(rw, id, 2, wname + ".bias.i32", bias, x_params.scales[0], qw.scales, x_type);
   }
   ctx.Count("weights");
   return Status::Ok();
 }
 
-Status QuantizeGemmWeights(GraphRewriter& rw, NodeId id, const QuantParams& a_params,
+Status QuantizeGemmWeights(GraphRewriter& rw, NodeId id, const QuantParams& a_params, DType a_type,
                            const QuantizeConfig& config, PassContext& ctx) {
   Node& n = rw.node(id);
   const bool tb = n.attrs.GetInt("transB", 0) != 0;
@@ -126,11 +137,14 @@ Status QuantizeGemmWeights(GraphRewriter& rw, NodeId id, const QuantParams& a_pa
       c[static_cast<size_t>(j)] = beta * (*cv)[cv->size() == 1 ? 0 : static_cast<size_t>(j)];
     }
   }
-  const std::vector<float> floor = MinWeightScales(c, a_params.scales[0], config.per_channel_weights);
-  const QuantizedWeights qw =
-      !config.per_channel_weights ? QuantizeWeightsSymmetric(*b, 1, nout * k, 1, floor)
-      : tb ? QuantizeWeightsSymmetric(*b, nout, k, 1, floor)
-           : QuantizeWeightsSymmetric(*b, nout, 1, k, floor);
+  const std::vector<float> floor =
+      Is16BitActivation(a_type)
+          ? std::vector<float>{}
+          : MinWeightScales(c, a_params.scales[0], config.per_channel_weights);
+  const QuantizedWeights qw = !config.per_channel_weights
+                                  ? QuantizeWeightsSymmetric(*b, 1, nout * k, 1, floor)
+                              : tb ? QuantizeWeightsSymmetric(*b, nout, k, 1, floor)
+                                   : QuantizeWeightsSymmetric(*b, nout, 1, k, floor);
   if (config.bias_correct) {
     const std::vector<double> means = InputMeans(config, aname);
     const Shape& as = rw.value(n.inputs[0]).shape;
@@ -155,7 +169,7 @@ Status QuantizeGemmWeights(GraphRewriter& rw, NodeId id, const QuantParams& a_pa
   SetDequantizedInput(rw, id, 1, bname + ".i8", DType::kI8, bs, qw.values.data(),
                       WeightParams(qw, tb ? 0 : 1));
   if (has_c || config.bias_correct) {
-    SetBias(rw, id, 2, bname + ".bias.i32", c, a_params.scales[0], qw.scales);
+    SetBias(rw, id, 2, bname + ".bias.i32", c, a_params.scales[0], qw.scales, a_type);
   }
   ctx.Count("weights");
   return Status::Ok();

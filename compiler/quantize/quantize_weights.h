@@ -8,11 +8,12 @@
 namespace kiln::quant {
 
 // FusedConv `id`: W becomes DQ(int8 W), B becomes DQ(int32 B) at scale s_x * s_w (bias
-// corrected with --bias-correct). `x_params` are the input's planned parameters.
-Status QuantizeConvWeights(GraphRewriter& rw, NodeId id, const QuantParams& x_params,
+// corrected with --bias-correct). `x_params` and `x_type` are the input's planned parameters
+// and type; for an int16 input B stays a float constant (lower-qdq makes it int64).
+Status QuantizeConvWeights(GraphRewriter& rw, NodeId id, const QuantParams& x_params, DType x_type,
                            const QuantizeConfig& config, PassContext& ctx);
 // FusedGemm `id`: alpha folded into B and beta into C first; B per output feature.
-Status QuantizeGemmWeights(GraphRewriter& rw, NodeId id, const QuantParams& a_params,
+Status QuantizeGemmWeights(GraphRewriter& rw, NodeId id, const QuantParams& a_params, DType a_type,
                            const QuantizeConfig& config, PassContext& ctx);
 
 }  // namespace kiln::quant

@@ -79,8 +79,8 @@ Status InferQuantizeLinear(InferenceContext& ctx) {
   DType out = DType::kU8;  // ONNX default when the zero point is omitted
   if (ctx.has_input(2)) {
     out = ctx.input_dtype(2);
-    if (out != DType::kU8 && out != DType::kI8) {
-      return InvalidArgument("zero point must be u8 or i8, got " + Name(out));
+    if (out != DType::kU8 && out != DType::kI8 && out != DType::kI16) {
+      return InvalidArgument("zero point must be u8, i8 or i16, got " + Name(out));
     }
   }
   ctx.SetOutput(0, out, ctx.input_shape(0));
@@ -89,8 +89,8 @@ Status InferQuantizeLinear(InferenceContext& ctx) {
 
 Status InferDequantizeLinear(InferenceContext& ctx) {
   const DType x = ctx.input_dtype(0);
-  if (x != DType::kU8 && x != DType::kI8 && x != DType::kI32) {
-    return InvalidArgument("input must be u8, i8 or i32, got " + Name(x));
+  if (x != DType::kU8 && x != DType::kI8 && x != DType::kI16 && x != DType::kI32) {
+    return InvalidArgument("input must be u8, i8, i16 or i32, got " + Name(x));
   }
   KILN_RETURN_IF_ERROR(CheckQuantParams(ctx));
   if (ctx.has_input(2) && ctx.input_dtype(2) != x) {

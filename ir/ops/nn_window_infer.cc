@@ -55,8 +55,9 @@ Status InferPool(InferenceContext& ctx, bool allow_ints) {
   KILN_RETURN_IF_ERROR(RequireSpatialInput(ctx));
   const DType t = ctx.input_dtype(0);
   if (!allow_ints) KILN_RETURN_IF_ERROR(RequireFloatInput(ctx, 0, "input X"));
-  if (allow_ints && !(t == DType::kF32 || t == DType::kF16 || t == DType::kI8 || t == DType::kU8)) {
-    return InvalidArgument("MaxPool input must be f32, f16, i8 or u8, got " +
+  if (allow_ints && !(t == DType::kF32 || t == DType::kF16 || t == DType::kI8 || t == DType::kU8 ||
+                      t == DType::kI16)) {
+    return InvalidArgument("MaxPool input must be f32, f16, i8, u8 or i16, got " +
                            std::string(DTypeName(t)));
   }
   const Shape& x = ctx.input_shape(0);

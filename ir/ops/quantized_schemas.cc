@@ -1,8 +1,9 @@
 // Schemas of the quantized integer ops (op values 160-199; docs/quantization.md defines them).
 // Every 8-bit operand carries per-tensor QuantParams on its value (weights may be per output
 // channel); requantization multipliers are int32 [n, 2] constants (multiplier, shift) the
-// compiler computed; `out_dtype` ("u8", "i8" or "i32") is the output type and `qmin`/`qmax`
-// its clamp (a folded Relu/Clip narrows it).
+// compiler computed; `out_dtype` ("u8", "i8", "i16" or "i32") is the output type and
+// `qmin`/`qmax` its clamp (a folded Relu/Clip narrows it). Activations may also be i16
+// (symmetric: zero point 0); QConv/QGemm reading one may take an i64 bias.
 #include <limits>
 #include <string>
 
@@ -16,14 +17,27 @@ std::string Str(int64_t v) { return std::to_string(v); }
 std::string Name(DType t) { return std::string(DTypeName(t)); }
 
 bool Is8Bit(DType t) { return t == DType::kU8 || t == DType::kI8; }
+bool IsCode(DType t) { return Is8Bit(t) || t == DType::kI16; }
 
-// Input `i` is a u8/i8 activation quantized per tensor.
-Status Require8BitActivation(const InferenceContext& ctx, size_t i, const char* what) {
+int64_t TypeLo(DType t) {
+  return t == DType::kU8 ? 0 : t == DType::kI8 ? -128 : t == DType::kI16 ? -32768 : INT32_MIN;
+}
+int64_t TypeHi(DType t) {
+  return t == DType::kU8 ? 255 : t == DType::kI8 ? 127 : t == DType::kI16 ? 32767 : INT32_MAX;
+}
+
+// Input `i` is a u8/i8/i16 activation quantized per tensor (i16: zero point 0).
+Status RequireActivation(const InferenceContext& ctx, size_t i, const char* what) {
   const Value& v = ctx.input(i);
-  if (!Is8Bit(v.dtype)) {
-    return InvalidArgument(std::string(what) + " must be u8 or i8, got " + Name(v.dtype));
+  if (!IsCode(v.dtype)) {
+    return InvalidArgument(std::string(what) + " must be u8, i8 or i16, got " + Name(v.dtype));
   }
-  return CheckQuantParamsOf(v, /*allow_per_axis=*/false, what);
+  KILN_RETURN_IF_ERROR(CheckQuantParamsOf(v, /*allow_per_axis=*/false, what));
+  if (v.dtype == DType::kI16 && !v.quant.zero_points.empty() && v.quant.zero_points[0] != 0) {
+    return InvalidArgument(std::string(what) + " ('" + v.name +
+                           "') is i16 with a non-zero zero point (i16 activations are symmetric)");
+  }
+  return Status::Ok();
 }
 
 // Input `i`, when present, is an int32 [rows, 2] constant of (multiplier, shift) pairs with
@@ -59,19 +73,20 @@ Status RequireWeight(const InferenceContext& ctx, size_t i, int64_t axis, const 
   return Status::Ok();
 }
 
-// An optional int32 bias of `channels` elements at input `i`.
+// An optional int32 bias of `channels` elements at input `i` (or int64 when input 0 is i16).
 Status RequireBias(const InferenceContext& ctx, size_t i, int64_t channels) {
   if (!ctx.has_input(i)) return Status::Ok();
   const Value& b = ctx.input(i);
-  if (b.dtype != DType::kI32 || b.shape != Shape{channels}) {
-    return InvalidArgument("bias must be i32 [" + Str(channels) + "], got " + Name(b.dtype) +
-                           ShapeToString(b.shape));
+  const bool wide = ctx.input(0).dtype == DType::kI16;
+  if ((b.dtype != DType::kI32 && !(wide && b.dtype == DType::kI64)) || b.shape != Shape{channels}) {
+    return InvalidArgument(std::string("bias must be ") + (wide ? "i32 or i64 [" : "i32 [") +
+                           Str(channels) + "], got " + Name(b.dtype) + ShapeToString(b.shape));
   }
   return Status::Ok();
 }
 
 Status QConv(InferenceContext& ctx) {
-  KILN_RETURN_IF_ERROR(Require8BitActivation(ctx, 0, "input X"));
+  KILN_RETURN_IF_ERROR(RequireActivation(ctx, 0, "input X"));
   KILN_RETURN_IF_ERROR(RequireWeight(ctx, 1, 0, "weight W"));
   KILN_RETURN_IF_ERROR(nn_infer::ConvShape(ctx, /*check_bias=*/false));
   KILN_ASSIGN_OR_RETURN(DType out, ReadOutputDType(ctx));
@@ -83,7 +98,7 @@ Status QConv(InferenceContext& ctx) {
   const Shape y = ctx.outputs()[0].shape;
   if (ctx.has_input(3)) {
     if (out == DType::kI32) return InvalidArgument("an i32 output takes no residual");
-    KILN_RETURN_IF_ERROR(Require8BitActivation(ctx, 3, "residual R"));
+    KILN_RETURN_IF_ERROR(RequireActivation(ctx, 3, "residual R"));
     if (ctx.input_shape(3) != y) {
       return InvalidArgument("residual R " + ShapeToString(ctx.input_shape(3)) +
                              " must have the output's shape " + ShapeToString(y));
@@ -98,7 +113,7 @@ Status QConv(InferenceContext& ctx) {
 }
 
 Status QGemm(InferenceContext& ctx) {
-  KILN_RETURN_IF_ERROR(Require8BitActivation(ctx, 0, "input A"));
+  KILN_RETURN_IF_ERROR(RequireActivation(ctx, 0, "input A"));
   const bool tb = ctx.attrs().GetInt("transB", 0) != 0;
   KILN_RETURN_IF_ERROR(RequireWeight(ctx, 1, tb ? 0 : 1, "input B"));
   const Shape& a_full = ctx.input_shape(0);
@@ -129,13 +144,13 @@ Status QGemm(InferenceContext& ctx) {
 
 // QAdd(A, B, requant[3, 2]) and QMul(A, B, requant[1, 2]): numpy broadcasting.
 Status QBinary(InferenceContext& ctx) {
-  KILN_RETURN_IF_ERROR(Require8BitActivation(ctx, 0, "input A"));
-  KILN_RETURN_IF_ERROR(Require8BitActivation(ctx, 1, "input B"));
+  KILN_RETURN_IF_ERROR(RequireActivation(ctx, 0, "input A"));
+  KILN_RETURN_IF_ERROR(RequireActivation(ctx, 1, "input B"));
   const bool add = ctx.node().op == OpType::kQAdd;
   KILN_RETURN_IF_ERROR(RequireRequant(ctx, 2, "requant", {add ? 3 : 1}));
   KILN_ASSIGN_OR_RETURN(Shape out, BroadcastShapes(ctx.input_shape(0), ctx.input_shape(1)));
   KILN_ASSIGN_OR_RETURN(DType t, ReadOutputDType(ctx));
-  if (!Is8Bit(t)) return InvalidArgument("out_dtype must be u8 or i8");
+  if (!IsCode(t)) return InvalidArgument("out_dtype must be u8, i8 or i16");
   KILN_RETURN_IF_ERROR(CheckClampAttrs(ctx, t));
   ctx.SetOutput(0, t, std::move(out));
   return Status::Ok();
@@ -146,7 +161,7 @@ Status QConcat(InferenceContext& ctx) {
   const size_t n = ctx.num_inputs() - 1;
   if (!ctx.attrs().Has("axis")) return InvalidArgument("attribute 'axis' is required");
   for (size_t i = 0; i < n; ++i) {
-    KILN_RETURN_IF_ERROR(Require8BitActivation(ctx, i, "input"));
+    KILN_RETURN_IF_ERROR(RequireActivation(ctx, i, "input"));
   }
   KILN_RETURN_IF_ERROR(RequireRequant(ctx, n, "requant", {static_cast<int64_t>(n)}));
   const Shape& first = ctx.input_shape(0);
@@ -169,7 +184,7 @@ Status QConcat(InferenceContext& ctx) {
     out[static_cast<size_t>(axis)] += s[static_cast<size_t>(axis)];
   }
   KILN_ASSIGN_OR_RETURN(DType t, ReadOutputDType(ctx));
-  if (!Is8Bit(t)) return InvalidArgument("out_dtype must be u8 or i8");
+  if (!IsCode(t)) return InvalidArgument("out_dtype must be u8, i8 or i16");
   ctx.SetOutput(0, t, std::move(out));
   return Status::Ok();
 }
@@ -177,7 +192,7 @@ Status QConcat(InferenceContext& ctx) {
 // QAveragePool(X, requant[k, 2]): AveragePool's attributes; row c-1 rescales the sum of a
 // window of c taps, k = the kernel's size.
 Status QAveragePool(InferenceContext& ctx) {
-  KILN_RETURN_IF_ERROR(Require8BitActivation(ctx, 0, "input X"));
+  KILN_RETURN_IF_ERROR(RequireActivation(ctx, 0, "input X"));
   if (ctx.attrs().Has("dilations")) {
     for (int64_t d : ctx.attrs().GetInts("dilations")) {
       if (d != 1) return InvalidArgument("dilated average pooling is not supported");
@@ -185,7 +200,7 @@ Status QAveragePool(InferenceContext& ctx) {
   }
   KILN_RETURN_IF_ERROR(nn_infer::MaxPool(ctx));  // the pools' geometry, 8-bit input allowed
   KILN_ASSIGN_OR_RETURN(DType t, ReadOutputDType(ctx));
-  if (!Is8Bit(t)) return InvalidArgument("out_dtype must be u8 or i8");
+  if (!IsCode(t)) return InvalidArgument("out_dtype must be u8, i8 or i16");
   int64_t taps = 1;
   for (int64_t k : ctx.attrs().GetInts("kernel_shape")) taps *= k;
   KILN_RETURN_IF_ERROR(RequireRequant(ctx, 1, "requant", {taps}));
@@ -197,7 +212,7 @@ Status QAveragePool(InferenceContext& ctx) {
 // QGlobalAveragePool(X, requant[1, 2]?): the mean over the spatial axes; an i32 output is the
 // plain sum of (x - zero point) and takes no requant.
 Status QGlobalAveragePool(InferenceContext& ctx) {
-  KILN_RETURN_IF_ERROR(Require8BitActivation(ctx, 0, "input X"));
+  KILN_RETURN_IF_ERROR(RequireActivation(ctx, 0, "input X"));
   const Shape& x = ctx.input_shape(0);
   if (x.size() < 3) return InvalidArgument("input X must be [N, C, spatial...]");
   KILN_ASSIGN_OR_RETURN(DType t, ReadOutputDType(ctx));
@@ -211,13 +226,15 @@ Status QGlobalAveragePool(InferenceContext& ctx) {
   return Status::Ok();
 }
 
-// QLookup(X, table[256]): y = table[x]; the table's dtype is the output's.
+// QLookup(X, table): y = table[x] over [256] codes (8-bit X) or interpolated between [513]
+// knots (i16 X); the table's dtype is the output's.
 Status QLookup(InferenceContext& ctx) {
-  KILN_RETURN_IF_ERROR(Require8BitActivation(ctx, 0, "input X"));
+  KILN_RETURN_IF_ERROR(RequireActivation(ctx, 0, "input X"));
   const Value& t = ctx.input(1);
-  if (!Is8Bit(t.dtype) || t.shape != Shape{256} || !t.is_constant()) {
-    return InvalidArgument("table must be a u8 or i8 [256] constant, got " + Name(t.dtype) +
-                           ShapeToString(t.shape));
+  const int64_t entries = ctx.input(0).dtype == DType::kI16 ? 513 : 256;
+  if (!IsCode(t.dtype) || t.shape != Shape{entries} || !t.is_constant()) {
+    return InvalidArgument("table must be a u8, i8 or i16 [" + Str(entries) + "] constant, got " +
+                           Name(t.dtype) + ShapeToString(t.shape));
   }
   ctx.SetOutput(0, t.dtype, ctx.input_shape(0));
   return Status::Ok();
@@ -228,7 +245,8 @@ Status QLookup(InferenceContext& ctx) {
 Status CheckQuantParamsOf(const Value& v, bool allow_per_axis, const char* what) {
   const QuantParams& q = v.quant;
   if (q.scales.empty()) {
-    return InvalidArgument(std::string(what) + " ('" + v.name + "') has no quantization parameters");
+    return InvalidArgument(std::string(what) + " ('" + v.name +
+                           "') has no quantization parameters");
   }
   if (!q.zero_points.empty() && q.zero_points.size() != q.scales.size()) {
     return InvalidArgument(std::string(what) + " ('" + v.name +
@@ -248,8 +266,7 @@ Status CheckQuantParamsOf(const Value& v, bool allow_per_axis, const char* what)
     return InvalidArgument(std::string(what) + " ('" + v.name +
                            "') has several scales but no axis");
   }
-  const int64_t lo = v.dtype == DType::kU8 ? 0 : v.dtype == DType::kI8 ? -128 : INT32_MIN;
-  const int64_t hi = v.dtype == DType::kU8 ? 255 : v.dtype == DType::kI8 ? 127 : INT32_MAX;
+  const int64_t lo = TypeLo(v.dtype), hi = TypeHi(v.dtype);
   for (int64_t zp : q.zero_points) {
     if (zp < lo || zp > hi) {
       return InvalidArgument(std::string(what) + " ('" + v.name + "') has zero point " + Str(zp) +
@@ -269,14 +286,14 @@ Expected<DType> ReadOutputDType(const InferenceContext& ctx) {
   const std::string name = ctx.attrs().GetString("out_dtype", "");
   if (name == "u8") return DType::kU8;
   if (name == "i8") return DType::kI8;
+  if (name == "i16") return DType::kI16;
   if (name == "i32") return DType::kI32;
-  return InvalidArgument("attribute out_dtype must be \"u8\", \"i8\" or \"i32\", got \"" + name +
-                         "\"");
+  return InvalidArgument("attribute out_dtype must be \"u8\", \"i8\", \"i16\" or \"i32\", got \"" +
+                         name + "\"");
 }
 
 Status CheckClampAttrs(const InferenceContext& ctx, DType out) {
-  const int64_t lo = out == DType::kU8 ? 0 : out == DType::kI8 ? -128 : INT32_MIN;
-  const int64_t hi = out == DType::kU8 ? 255 : out == DType::kI8 ? 127 : INT32_MAX;
+  const int64_t lo = TypeLo(out), hi = TypeHi(out);
   const int64_t qmin = ctx.attrs().GetInt("qmin", lo);
   const int64_t qmax = ctx.attrs().GetInt("qmax", hi);
   if (qmin < lo || qmax > hi || qmin > qmax) {

@@ -69,7 +69,7 @@ void RegisterReferenceElementwiseKernels(KernelRegistry& r) {
   RegisterFor<CastKernel, float, Float16, int8_t, uint8_t, int32_t, int64_t>(r, {OpType::kCast});
   RegisterKernel<CastKernel<BoolByte>>(r, OpType::kCast, DType::kBool);
   RegisterFor<QuantizeKernel, float, Float16>(r, {OpType::kQuantizeLinear});
-  RegisterFor<DequantizeKernel, uint8_t, int8_t, int32_t>(r, {OpType::kDequantizeLinear});
+  RegisterFor<DequantizeKernel, uint8_t, int8_t, int16_t, int32_t>(r, {OpType::kDequantizeLinear});
 }
 
 }  // namespace kiln

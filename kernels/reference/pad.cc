@@ -104,6 +104,7 @@ void RegisterPadKernels(KernelRegistry& r) {
   RegisterKernel<PadKernel<uint16_t>>(r, OpType::kPad, DType::kF16);
   RegisterKernel<PadKernel<uint8_t>>(r, OpType::kPad, DType::kI8);
   RegisterKernel<PadKernel<uint8_t>>(r, OpType::kPad, DType::kU8);
+  RegisterKernel<PadKernel<uint16_t>>(r, OpType::kPad, DType::kI16);
   RegisterKernel<PadKernel<uint8_t>>(r, OpType::kPad, DType::kBool);
   RegisterKernel<PadKernel<uint32_t>>(r, OpType::kPad, DType::kI32);
   RegisterKernel<PadKernel<uint64_t>>(r, OpType::kPad, DType::kI64);

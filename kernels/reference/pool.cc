@@ -147,6 +147,7 @@ void RegisterPoolKernels(KernelRegistry& r) {
   RegisterKernel<MaxPoolKernel<Float16>>(r, OpType::kMaxPool, DType::kF16);
   RegisterKernel<MaxPoolKernel<int8_t>>(r, OpType::kMaxPool, DType::kI8);
   RegisterKernel<MaxPoolKernel<uint8_t>>(r, OpType::kMaxPool, DType::kU8);
+  RegisterKernel<MaxPoolKernel<int16_t>>(r, OpType::kMaxPool, DType::kI16);
   RegisterKernel<AveragePoolKernel<float>>(r, OpType::kAveragePool, DType::kF32);
   RegisterKernel<AveragePoolKernel<Float16>>(r, OpType::kAveragePool, DType::kF16);
   RegisterKernel<GlobalPoolKernel<float, false>>(r, OpType::kGlobalAveragePool, DType::kF32);

@@ -1,8 +1,10 @@
 // Reference QAdd and QMul: the bit-exact quantized elementwise sum and product with numpy
 // broadcasting (docs/quantization.md).
-//   QAdd: a' = Requantize((a - za) * 2^20, requant[0]), b' likewise with requant[1],
+//   QAdd: a' = Requantize((a - za) * 2^L, requant[0]), b' likewise with requant[1],
 //         y = clamp(zy + Requantize(a' + b', requant[2]), qmin, qmax)
 //   QMul: y = clamp(zy + Requantize((a - za) * (b - zb), requant[0]), qmin, qmax)
+// L = 20 with two 8-bit inputs, 15 when either is int16 (QAddLeftShift); an int16 product is
+// at most 2^30, so QMul stays in int32.
 #include "kernels/reference/broadcast.h"
 #include "kernels/reference/quantized_kernels.h"
 #include "kernels/reference/quantized_util.h"
@@ -19,9 +21,14 @@ class QBinaryKernel : public Kernel {
     KILN_ASSIGN_OR_RETURN(requant_, ReadRequant(ctx.input(2), add_ ? 3 : 1));
     a_type_ = ctx.input(0).dtype;
     b_type_ = ctx.input(1).dtype;
-    a_zero_ = ZeroPointOf(ctx.input(0));
-    b_zero_ = ZeroPointOf(ctx.input(1));
+    if (!IsQuantCode(a_type_) || !IsQuantCode(b_type_)) {
+      return InvalidArgument("QAdd/QMul inputs must be u8, i8 or i16");
+    }
+    KILN_ASSIGN_OR_RETURN(a_zero_, CheckedZeroPoint(ctx.input(0)));
+    KILN_ASSIGN_OR_RETURN(b_zero_, CheckedZeroPoint(ctx.input(1)));
+    left_shift_ = QAddLeftShift(a_type_ == DType::kI16 || b_type_ == DType::kI16);
     out_type_ = ctx.output(0).dtype;
+    if (!IsQuantCode(out_type_)) return InvalidArgument("QAdd/QMul output must be u8, i8 or i16");
     out_zero_ = ZeroPointOf(ctx.output(0));
     clamp_ = ReadClamp(ctx.attrs(), out_type_);
     return Status::Ok();
@@ -37,9 +44,9 @@ class QBinaryKernel : public Kernel {
       const Requant ra = requant_[0], rb = requant_[1], ro = requant_[2];
       ForEachBroadcast<2>(plan_, [&](int64_t i, const std::array<int64_t, 2>& off) {
         const int32_t av = Requantize(
-            (LoadQuantized(a, a_type_, off[0]) - a_zero_) * (int32_t{1} << kAddLeftShift), ra);
+            (LoadQuantized(a, a_type_, off[0]) - a_zero_) * (int32_t{1} << left_shift_), ra);
         const int32_t bv = Requantize(
-            (LoadQuantized(b, b_type_, off[1]) - b_zero_) * (int32_t{1} << kAddLeftShift), rb);
+            (LoadQuantized(b, b_type_, off[1]) - b_zero_) * (int32_t{1} << left_shift_), rb);
         StoreQuantized(
             y, out_type_, i,
             RequantizeToOutput(WrappingAdd(av, bv), ro, out_zero_, clamp_.lo, clamp_.hi));
@@ -58,6 +65,7 @@ class QBinaryKernel : public Kernel {
 
  private:
   bool add_ = true;
+  int left_shift_ = kAddLeftShift;
   BroadcastPlan plan_;
   std::vector<Requant> requant_;
   DType a_type_ = DType::kU8, b_type_ = DType::kU8, out_type_ = DType::kU8;
@@ -71,6 +79,7 @@ void RegisterQBinaryKernels(KernelRegistry& r) {
   for (OpType op : {OpType::kQAdd, OpType::kQMul}) {
     RegisterKernel<QBinaryKernel>(r, op, DType::kU8);
     RegisterKernel<QBinaryKernel>(r, op, DType::kI8);
+    RegisterKernel<QBinaryKernel>(r, op, DType::kI16);
   }
 }
 

@@ -26,10 +26,13 @@ class QConcatKernel : public Kernel {
     for (size_t i = 0; i < n; ++i) {
       const Value& in = ctx.input(i);
       blocks_.push_back(NumElements(Shape(in.shape.begin() + axis, in.shape.end())));
+      if (!IsQuantCode(in.dtype)) return InvalidArgument("QConcat inputs must be u8, i8 or i16");
       types_.push_back(in.dtype);
-      zeros_.push_back(ZeroPointOf(in));
+      KILN_ASSIGN_OR_RETURN(int32_t zp, CheckedZeroPoint(in));
+      zeros_.push_back(zp);
     }
     out_type_ = ctx.output(0).dtype;
+    if (!IsQuantCode(out_type_)) return InvalidArgument("QConcat output must be u8, i8 or i16");
     out_zero_ = ZeroPointOf(ctx.output(0));
     return Status::Ok();
   }
@@ -67,6 +70,7 @@ class QConcatKernel : public Kernel {
 void RegisterQConcatKernels(KernelRegistry& r) {
   RegisterKernel<QConcatKernel>(r, OpType::kQConcat, DType::kU8);
   RegisterKernel<QConcatKernel>(r, OpType::kQConcat, DType::kI8);
+  RegisterKernel<QConcatKernel>(r, OpType::kQConcat, DType::kI16);
 }
 
 }  // namespace kiln::nn_ref

@@ -3,6 +3,8 @@
 //   acc[oc] += Requantize(r - zr, residual_requant[oc])          (with a residual R; saturating)
 //   y = clamp(zy + Requantize(acc, requant[oc]), qmin, qmax)      (u8/i8 output)
 //   y = clamp(acc, qmin, qmax)                                    (i32 output)
+// An int16 input (symmetric, zero point 0) accumulates in int64 with an i32 or i64 bias,
+// adds the residual term without saturation and requantizes with RequantizeWide.
 // Padding taps are skipped (they hold the real value 0). Groups (depthwise included), strides,
 // dilations, 1-3 spatial axes. Output channels are split over the session's thread pool.
 #include <algorithm>
@@ -45,8 +47,12 @@ class QConvKernel : public Kernel {
     pad_ = ToDims3(g.pads_begin, 0);
 
     x_type_ = xv.dtype;
-    x_zero_ = ZeroPointOf(xv);
+    KILN_ASSIGN_OR_RETURN(x_zero_, CheckedZeroPoint(xv));
+    wide_ = x_type_ == DType::kI16;
     out_type_ = ctx.output(0).dtype;
+    if (out_type_ != DType::kI32 && !IsQuantCode(out_type_)) {
+      return InvalidArgument("QConv output type " + std::string(DTypeName(out_type_)));
+    }
     out_zero_ = out_type_ == DType::kI32 ? 0 : ZeroPointOf(ctx.output(0));
     clamp_ = ReadClamp(ctx.attrs(), out_type_);
 
@@ -55,8 +61,8 @@ class QConvKernel : public Kernel {
     std::vector<uint8_t> unpacked;
     const uint8_t* wbytes = wv.constant->data();
     if (wv.layout != Layout::kPlain) {
-      KILN_ASSIGN_OR_RETURN(unpacked, UnpackLayout(wv.layout, wv.dtype, wv.shape, wbytes,
-                                                   wv.constant->size()));
+      KILN_ASSIGN_OR_RETURN(
+          unpacked, UnpackLayout(wv.layout, wv.dtype, wv.shape, wbytes, wv.constant->size()));
       wbytes = unpacked.data();
     }
     const std::vector<int32_t> wz = ZeroPointsOf(wv, out_channels_);
@@ -65,15 +71,14 @@ class QConvKernel : public Kernel {
     for (int64_t oc = 0; oc < out_channels_; ++oc) {
       for (int64_t i = 0; i < per_oc; ++i) {
         const int64_t k = oc * per_oc + i;
-        weights_[static_cast<size_t>(k)] = static_cast<int16_t>(
-            LoadQuantized(wbytes, wv.dtype, k) - wz[static_cast<size_t>(oc)]);
+        weights_[static_cast<size_t>(k)] =
+            static_cast<int16_t>(LoadQuantized(wbytes, wv.dtype, k) - wz[static_cast<size_t>(oc)]);
       }
     }
-    bias_.assign(static_cast<size_t>(out_channels_), 0);
     if (ctx.has_input(2)) {
-      const Value& b = ctx.input(2);
-      if (!b.is_constant()) return Unsupported("QConv reads a constant bias");
-      std::memcpy(bias_.data(), b.constant->data(), bias_.size() * sizeof(int32_t));
+      KILN_ASSIGN_OR_RETURN(bias_, ReadQuantBias(ctx.input(2), out_channels_, wide_));
+    } else {
+      bias_.assign(static_cast<size_t>(out_channels_), 0);
     }
     requant_.clear();
     if (ctx.has_input(4)) {
@@ -84,7 +89,7 @@ class QConvKernel : public Kernel {
     residual_ = ctx.has_input(3);
     if (residual_) {
       r_type_ = ctx.input(3).dtype;
-      r_zero_ = ZeroPointOf(ctx.input(3));
+      KILN_ASSIGN_OR_RETURN(r_zero_, CheckedZeroPoint(ctx.input(3)));
       KILN_ASSIGN_OR_RETURN(residual_requant_, ReadRequant(ctx.input(5), out_channels_));
     }
     pool_ = ctx.thread_pool();
@@ -95,7 +100,8 @@ class QConvKernel : public Kernel {
   // The centred input (int16) and one accumulator plane per task.
   size_t ScratchBytes() const override {
     return static_cast<size_t>(batch_ * in_channels_ * in_.size()) * sizeof(int16_t) +
-           static_cast<size_t>(tasks_ * out_.size()) * sizeof(int32_t) + 64;
+           static_cast<size_t>(tasks_ * out_.size()) * (wide_ ? sizeof(int64_t) : sizeof(int32_t)) +
+           64;
   }
 
   Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
@@ -105,13 +111,18 @@ class QConvKernel : public Kernel {
     CenterTo16(inputs[0].data, x_type_, x_zero_, in_elems, xc);
     // Accumulators start 64-byte aligned after the centred input.
     const auto base = reinterpret_cast<uintptr_t>(xc + in_elems);
-    auto* acc_all = reinterpret_cast<int32_t*>((base + 63) & ~uintptr_t{63});
+    void* acc_all = reinterpret_cast<void*>((base + 63) & ~uintptr_t{63});
     const void* residual = residual_ ? inputs[3].data : nullptr;
     void* y = outputs[0].data;
     const int64_t planes = batch_ * out_channels_;
     auto run_range = [&](int64_t task, int64_t begin, int64_t end) {
-      int32_t* acc = acc_all + task * out_.size();
-      for (int64_t p = begin; p < end; ++p) ComputePlane(p, xc, residual, y, acc);
+      if (wide_) {
+        int64_t* acc = static_cast<int64_t*>(acc_all) + task * out_.size();
+        for (int64_t p = begin; p < end; ++p) ComputePlane(p, xc, residual, y, acc);
+      } else {
+        int32_t* acc = static_cast<int32_t*>(acc_all) + task * out_.size();
+        for (int64_t p = begin; p < end; ++p) ComputePlane(p, xc, residual, y, acc);
+      }
     };
     if (tasks_ == 1 || planes < 2) {
       run_range(0, 0, planes);
@@ -128,16 +139,17 @@ class QConvKernel : public Kernel {
   }
 
  private:
-  // Output plane p = (n, oc): accumulate, add the residual, requantize, store.
-  void ComputePlane(int64_t p, const int16_t* xc, const void* residual, void* y,
-                    int32_t* acc) const {
+  // Output plane p = (n, oc): accumulate, add the residual, requantize, store. Acc is int32
+  // (8-bit input) or int64 (int16 input).
+  template <typename Acc>
+  void ComputePlane(int64_t p, const int16_t* xc, const void* residual, void* y, Acc* acc) const {
     const int64_t n = p / out_channels_;
     const int64_t oc = p % out_channels_;
     const int64_t icpg = in_channels_ / group_;
     const int64_t ocpg = out_channels_ / group_;
     const int64_t out_plane = out_.size();
     const int64_t k_size = kernel_.size();
-    std::fill(acc, acc + out_plane, bias_[static_cast<size_t>(oc)]);
+    std::fill(acc, acc + out_plane, static_cast<Acc>(bias_[static_cast<size_t>(oc)]));
     const int64_t g = oc / ocpg;
     for (int64_t icg = 0; icg < icpg; ++icg) {
       const int16_t* xp = xc + (n * in_channels_ + g * icpg + icg) * in_.size();
@@ -149,24 +161,36 @@ class QConvKernel : public Kernel {
       const Requant rq = residual_requant_[static_cast<size_t>(oc)];
       for (int64_t i = 0; i < out_plane; ++i) {
         const int32_t r = LoadQuantized(residual, r_type_, base + i) - r_zero_;
-        acc[i] = SaturatingAdd(acc[i], Requantize(r, rq));
+        if constexpr (sizeof(Acc) == 8) {
+          acc[i] += Requantize(r, rq);  // int64: cannot overflow
+        } else {
+          acc[i] = SaturatingAdd(acc[i], Requantize(r, rq));
+        }
       }
     }
     if (out_type_ == DType::kI32) {
       auto* yp = static_cast<int32_t*>(y) + base;
-      for (int64_t i = 0; i < out_plane; ++i) yp[i] = std::clamp(acc[i], clamp_.lo, clamp_.hi);
+      for (int64_t i = 0; i < out_plane; ++i) {
+        yp[i] = static_cast<int32_t>(std::clamp<Acc>(acc[i], clamp_.lo, clamp_.hi));
+      }
       return;
     }
     const Requant rq = requant_[static_cast<size_t>(oc)];
     for (int64_t i = 0; i < out_plane; ++i) {
-      StoreQuantized(y, out_type_, base + i,
-                     RequantizeToOutput(acc[i], rq, out_zero_, clamp_.lo, clamp_.hi));
+      if constexpr (sizeof(Acc) == 8) {
+        StoreQuantized(y, out_type_, base + i,
+                       RequantizeWideToOutput(acc[i], rq, out_zero_, clamp_.lo, clamp_.hi));
+      } else {
+        StoreQuantized(y, out_type_, base + i,
+                       RequantizeToOutput(acc[i], rq, out_zero_, clamp_.lo, clamp_.hi));
+      }
     }
   }
 
   // acc[o] += w * x over the kernel taps of one input channel: taps outside, output positions
   // inside, each tap's valid output range hoisted (the float reference's loop order).
-  void AccumulateChannel(const int16_t* xp, const int16_t* wk, int32_t* acc) const {
+  template <typename Acc>
+  void AccumulateChannel(const int16_t* xp, const int16_t* wk, Acc* acc) const {
     for (int64_t kd = 0; kd < kernel_.d; ++kd) {
       const int64_t off_d = kd * dilation_.d - pad_.d;
       int64_t d0, d1;
@@ -186,12 +210,12 @@ class QConvKernel : public Kernel {
             for (int64_t oh = h0; oh < h1; ++oh) {
               const int64_t ih = oh * stride_.h + off_h;
               const int16_t* xrow = xp + (id * in_.h + ih) * in_.w;
-              int32_t* arow = acc + (od * out_.h + oh) * out_.w;
+              Acc* arow = acc + (od * out_.h + oh) * out_.w;
               if (stride_.w == 1) {
-                for (int64_t ow = w0; ow < w1; ++ow) arow[ow] += wv * xrow[ow + off_w];
+                for (int64_t ow = w0; ow < w1; ++ow) arow[ow] += Acc{wv} * xrow[ow + off_w];
               } else {
                 for (int64_t ow = w0; ow < w1; ++ow) {
-                  arow[ow] += wv * xrow[ow * stride_.w + off_w];
+                  arow[ow] += Acc{wv} * xrow[ow * stride_.w + off_w];
                 }
               }
             }
@@ -207,9 +231,10 @@ class QConvKernel : public Kernel {
   int32_t x_zero_ = 0, out_zero_ = 0, r_zero_ = 0;
   QuantClamp clamp_;
   std::vector<int16_t> weights_;  // (w - zw) row-major [M, C/group, k...]
-  std::vector<int32_t> bias_;
+  std::vector<int64_t> bias_;     // i32 (8-bit input) or i64 (int16 input) constant, widened
   std::vector<Requant> requant_, residual_requant_;
   bool residual_ = false;
+  bool wide_ = false;  // int16 input: int64 accumulators
   ThreadPool* pool_ = nullptr;
   int tasks_ = 1;
 };
@@ -222,6 +247,8 @@ void RegisterQConvKernels(KernelRegistry& r) {
   RegisterKernel<QConvKernel>(r, OpType::kQConv, DType::kU8, ExecutorKind::kCpu, Isa::kReference,
                               Layout::kPlain, any_layout);
   RegisterKernel<QConvKernel>(r, OpType::kQConv, DType::kI8, ExecutorKind::kCpu, Isa::kReference,
+                              Layout::kPlain, any_layout);
+  RegisterKernel<QConvKernel>(r, OpType::kQConv, DType::kI16, ExecutorKind::kCpu, Isa::kReference,
                               Layout::kPlain, any_layout);
 }
 

@@ -3,6 +3,7 @@
 // [K, N], quantized per tensor or per output feature n:
 //   acc[m, n] = bias[n] + sum_k (a[m, k] - za) * (b[n, k] - zb[n])
 //   y = clamp(zy + Requantize(acc, requant[n]), qmin, qmax), or clamp(acc) for an i32 output.
+// An int16 A (zero point 0) accumulates in int64 (i32 or i64 bias) and uses RequantizeWide.
 #include <algorithm>
 #include <cstring>
 
@@ -28,8 +29,8 @@ class QGemmKernel : public Kernel {
     std::vector<uint8_t> unpacked;
     const uint8_t* bbytes = bv.constant->data();
     if (bv.layout != Layout::kPlain) {
-      KILN_ASSIGN_OR_RETURN(unpacked, UnpackLayout(bv.layout, bv.dtype, bv.shape, bbytes,
-                                                   bv.constant->size()));
+      KILN_ASSIGN_OR_RETURN(
+          unpacked, UnpackLayout(bv.layout, bv.dtype, bv.shape, bbytes, bv.constant->size()));
       bbytes = unpacked.data();
     }
     m_ = NumElements(Shape(a.begin(), a.begin() + axis));
@@ -43,18 +44,22 @@ class QGemmKernel : public Kernel {
     for (int64_t n = 0; n < n_; ++n) {
       for (int64_t k = 0; k < k_; ++k) {
         const int64_t src = tb ? n * k_ + k : k * n_ + n;
-        b_[static_cast<size_t>(n * k_ + k)] = static_cast<int16_t>(
-            LoadQuantized(bbytes, bv.dtype, src) - bz[static_cast<size_t>(n)]);
+        b_[static_cast<size_t>(n * k_ + k)] =
+            static_cast<int16_t>(LoadQuantized(bbytes, bv.dtype, src) - bz[static_cast<size_t>(n)]);
       }
     }
-    bias_.assign(static_cast<size_t>(n_), 0);
-    if (ctx.has_input(2)) {
-      if (!ctx.input(2).is_constant()) return Unsupported("QGemm reads a constant bias");
-      std::memcpy(bias_.data(), ctx.input(2).constant->data(), bias_.size() * sizeof(int32_t));
-    }
     a_type_ = av.dtype;
-    a_zero_ = ZeroPointOf(av);
+    KILN_ASSIGN_OR_RETURN(a_zero_, CheckedZeroPoint(av));
+    wide_ = a_type_ == DType::kI16;
+    if (ctx.has_input(2)) {
+      KILN_ASSIGN_OR_RETURN(bias_, ReadQuantBias(ctx.input(2), n_, wide_));
+    } else {
+      bias_.assign(static_cast<size_t>(n_), 0);
+    }
     out_type_ = ctx.output(0).dtype;
+    if (out_type_ != DType::kI32 && !IsQuantCode(out_type_)) {
+      return InvalidArgument("QGemm output type " + std::string(DTypeName(out_type_)));
+    }
     out_zero_ = out_type_ == DType::kI32 ? 0 : ZeroPointOf(ctx.output(0));
     clamp_ = ReadClamp(ctx.attrs(), out_type_);
     requant_.clear();
@@ -67,9 +72,7 @@ class QGemmKernel : public Kernel {
     return Status::Ok();
   }
 
-  size_t ScratchBytes() const override {
-    return static_cast<size_t>(m_ * k_) * sizeof(int16_t);
-  }
+  size_t ScratchBytes() const override { return static_cast<size_t>(m_ * k_) * sizeof(int16_t); }
 
   Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
              void* scratch) override {
@@ -81,13 +84,21 @@ class QGemmKernel : public Kernel {
         const int16_t* arow = ac + m * k_;
         for (int64_t n = n0; n < n1; ++n) {
           const int16_t* brow = b_.data() + n * k_;
-          int32_t acc = bias_[static_cast<size_t>(n)];
-          for (int64_t k = 0; k < k_; ++k) acc += static_cast<int32_t>(arow[k]) * brow[k];
-          const int32_t v =
-              out_type_ == DType::kI32
-                  ? std::clamp(acc, clamp_.lo, clamp_.hi)
-                  : RequantizeToOutput(acc, requant_[static_cast<size_t>(n)], out_zero_,
-                                       clamp_.lo, clamp_.hi);
+          int32_t v;
+          if (wide_) {
+            int64_t acc = bias_[static_cast<size_t>(n)];
+            for (int64_t k = 0; k < k_; ++k) acc += static_cast<int64_t>(arow[k]) * brow[k];
+            v = out_type_ == DType::kI32
+                    ? static_cast<int32_t>(std::clamp<int64_t>(acc, clamp_.lo, clamp_.hi))
+                    : RequantizeWideToOutput(acc, requant_[static_cast<size_t>(n)], out_zero_,
+                                             clamp_.lo, clamp_.hi);
+          } else {
+            int32_t acc = static_cast<int32_t>(bias_[static_cast<size_t>(n)]);
+            for (int64_t k = 0; k < k_; ++k) acc += static_cast<int32_t>(arow[k]) * brow[k];
+            v = out_type_ == DType::kI32 ? std::clamp(acc, clamp_.lo, clamp_.hi)
+                                         : RequantizeToOutput(acc, requant_[static_cast<size_t>(n)],
+                                                              out_zero_, clamp_.lo, clamp_.hi);
+          }
           StoreQuantized(y, out_type_, m * n_ + n, v);
         }
       }
@@ -102,9 +113,10 @@ class QGemmKernel : public Kernel {
 
  private:
   int64_t m_ = 0, k_ = 0, n_ = 0;
-  std::vector<int16_t> b_;  // (b - zb) as [N, K]
-  std::vector<int32_t> bias_;
+  std::vector<int16_t> b_;     // (b - zb) as [N, K]
+  std::vector<int64_t> bias_;  // widened from the i32 (or, int16 A, i64) constant
   std::vector<Requant> requant_;
+  bool wide_ = false;  // int16 A: int64 accumulators
   DType a_type_ = DType::kU8, out_type_ = DType::kU8;
   int32_t a_zero_ = 0, out_zero_ = 0;
   QuantClamp clamp_;
@@ -119,6 +131,8 @@ void RegisterQGemmKernels(KernelRegistry& r) {
   RegisterKernel<QGemmKernel>(r, OpType::kQGemm, DType::kU8, ExecutorKind::kCpu, Isa::kReference,
                               Layout::kPlain, any_layout);
   RegisterKernel<QGemmKernel>(r, OpType::kQGemm, DType::kI8, ExecutorKind::kCpu, Isa::kReference,
+                              Layout::kPlain, any_layout);
+  RegisterKernel<QGemmKernel>(r, OpType::kQGemm, DType::kI16, ExecutorKind::kCpu, Isa::kReference,
                               Layout::kPlain, any_layout);
 }
 

@@ -1,10 +1,18 @@
-// Reference QLookup: y = table[x] over a 256-entry table indexed by the input code (u8: x,
-// i8: x + 128). The compiler fills the table by evaluating the float function it replaces
-// (Sigmoid, Tanh, HardSwish, SiLU, any chain of elementwise float ops of one input) on all 256
-// codes, so every quantized elementwise function is one exact table read.
+// Reference QLookup: an elementwise function of one quantized input as a table of output codes
+// (docs/quantization.md). The compiler fills the table by evaluating the float function it
+// replaces (Sigmoid, Tanh, HardSwish, SiLU, any chain of elementwise float ops of one input).
+//   8-bit input: y = table[x] over 256 entries indexed by the code (u8: x, i8: x + 128); the
+//                table holds output codes of the output type (u8, i8 or i16).
+//   i16 input:   513 knots at codes -32768 + 128 k; with u = x + 32768, k = u >> 7, f = u & 127,
+//                y = clamp(t[k] + ((t[k+1] - t[k]) * f + 64) >> 7) (arithmetic shift), the
+//                linear interpolation TFLite's int16 lookups use: 65,536 entries would cost
+//                128 KiB per op.
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "kernels/reference/quantized_kernels.h"
+#include "kernels/reference/quantized_util.h"
 
 namespace kiln::nn_ref {
 namespace {
@@ -12,25 +20,60 @@ namespace {
 class QLookupKernel : public Kernel {
  public:
   Status Prepare(const KernelContext& ctx) override {
-    signed_input_ = ctx.input(0).dtype == DType::kI8;
-    std::memcpy(table_, ctx.input(1).constant->data(), sizeof(table_));
+    const DType in = ctx.input(0).dtype;
+    out_type_ = ctx.output(0).dtype;
+    const Value& t = ctx.input(1);
+    if (!IsQuantCode(in) || !IsQuantCode(out_type_)) {
+      return InvalidArgument("QLookup maps u8, i8 or i16 codes to u8, i8 or i16 codes");
+    }
+    interpolate_ = in == DType::kI16;
+    const int64_t entries = interpolate_ ? kKnots : 256;
+    if (!t.is_constant() || t.dtype != out_type_ || t.num_elements() != entries ||
+        t.constant->size() != static_cast<size_t>(entries) * DTypeSize(out_type_)) {
+      return InvalidArgument("QLookup table '" + t.name + "' must be a constant of " +
+                             std::to_string(entries) + " " + std::string(DTypeName(out_type_)) +
+                             " codes");
+    }
+    table_.resize(static_cast<size_t>(entries));
+    for (int64_t k = 0; k < entries; ++k) {
+      table_[static_cast<size_t>(k)] = LoadQuantized(t.constant->data(), out_type_, k);
+    }
+    signed_input_ = in == DType::kI8;
+    lo_ = QuantTypeMin(out_type_);
+    hi_ = QuantTypeMax(out_type_);
     return Status::Ok();
   }
 
   Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
              void*) override {
-    const auto* x = static_cast<const uint8_t*>(inputs[0].data);
-    auto* y = static_cast<uint8_t*>(outputs[0].data);
     const int64_t n = outputs[0].num_elements();
-    // The i8 code x is the byte x + 128 with the top bit flipped; in-place safe.
+    void* y = outputs[0].data;
+    // Each element is read before it is written: in-place safe (same element size both ways
+    // whenever the planner aliases the two).
+    if (interpolate_) {
+      const auto* x = static_cast<const int16_t*>(inputs[0].data);
+      for (int64_t i = 0; i < n; ++i) {
+        const int32_t u = int32_t{x[i]} + 32768;
+        const int32_t k = u >> 7, f = u & 127;
+        const int32_t a = table_[static_cast<size_t>(k)], b = table_[static_cast<size_t>(k + 1)];
+        const int32_t v = a + (((b - a) * f + 64) >> 7);
+        StoreQuantized(y, out_type_, i, std::clamp(v, lo_, hi_));
+      }
+      return Status::Ok();
+    }
+    const auto* x = static_cast<const uint8_t*>(inputs[0].data);
+    // The i8 code x is the byte x + 128 with the top bit flipped.
     const uint8_t flip = signed_input_ ? 0x80 : 0;
-    for (int64_t i = 0; i < n; ++i) y[i] = table_[x[i] ^ flip];
+    for (int64_t i = 0; i < n; ++i) StoreQuantized(y, out_type_, i, table_[x[i] ^ flip]);
     return Status::Ok();
   }
 
  private:
-  bool signed_input_ = false;
-  uint8_t table_[256] = {};  // output bytes (u8 or i8 codes)
+  static constexpr int64_t kKnots = 513;
+  bool interpolate_ = false, signed_input_ = false;
+  DType out_type_ = DType::kU8;
+  int32_t lo_ = 0, hi_ = 255;
+  std::vector<int32_t> table_;
 };
 
 }  // namespace
@@ -38,6 +81,7 @@ class QLookupKernel : public Kernel {
 void RegisterQLookupKernels(KernelRegistry& r) {
   RegisterKernel<QLookupKernel>(r, OpType::kQLookup, DType::kU8);
   RegisterKernel<QLookupKernel>(r, OpType::kQLookup, DType::kI8);
+  RegisterKernel<QLookupKernel>(r, OpType::kQLookup, DType::kI16);
 }
 
 }  // namespace kiln::nn_ref

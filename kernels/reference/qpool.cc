@@ -3,7 +3,9 @@
 //   QAveragePool:       y = clamp(zy + Requantize(sum, requant[count - 1]), qmin, qmax)
 //   QGlobalAveragePool: y = clamp(zy + Requantize(sum, requant[0]), qmin, qmax), or the plain
 //                       sum for an i32 output (scale s_x / spatial size).
-// `count` follows AveragePool's count_include_pad rule.
+// `count` follows AveragePool's count_include_pad rule. Sums are int64 (int16 inputs over a
+// large plane exceed int32) and requantized with RequantizeWide; for 8-bit inputs that is the
+// int32 arithmetic the SIMD kernels do, as no 8-bit sum reaches 2^31.
 #include <algorithm>
 
 #include "kernels/reference/pool_window.h"
@@ -21,8 +23,10 @@ class QAveragePoolKernel : public PoolBase {
     count_include_pad_ = ctx.attrs().GetInt("count_include_pad", 0) != 0;
     KILN_ASSIGN_OR_RETURN(requant_, ReadRequant(ctx.input(1), kernel_.size()));
     x_type_ = ctx.input(0).dtype;
-    x_zero_ = ZeroPointOf(ctx.input(0));
+    KILN_ASSIGN_OR_RETURN(x_zero_, CheckedZeroPoint(ctx.input(0)));
     out_type_ = ctx.output(0).dtype;
+    if (!IsQuantCode(out_type_))
+      return InvalidArgument("QAveragePool output must be u8, i8 or i16");
     out_zero_ = ZeroPointOf(ctx.output(0));
     clamp_ = ReadClamp(ctx.attrs(), out_type_);
     return Status::Ok();
@@ -36,7 +40,7 @@ class QAveragePoolKernel : public PoolBase {
       const int64_t xp = p * in_.size();
       int64_t o = p * out_.size();
       ForEachWindow([&](const Window& win) {
-        int32_t sum = 0;
+        int64_t sum = 0;
         for (int64_t kd = win.kd0; kd < win.kd1; ++kd) {
           for (int64_t kh = win.kh0; kh < win.kh1; ++kh) {
             const int64_t row = xp + ((win.d + kd) * in_.h + win.h + kh) * in_.w + win.w;
@@ -49,8 +53,8 @@ class QAveragePoolKernel : public PoolBase {
         if (count_include_pad_) count = PaddedTaps(win);
         count = std::clamp<int64_t>(count, 1, kernel_.size());
         StoreQuantized(y, out_type_, o++,
-                       RequantizeToOutput(sum, requant_[static_cast<size_t>(count - 1)], out_zero_,
-                                          clamp_.lo, clamp_.hi));
+                       RequantizeWideToOutput(sum, requant_[static_cast<size_t>(count - 1)],
+                                              out_zero_, clamp_.lo, clamp_.hi));
       });
     }
     return Status::Ok();
@@ -71,8 +75,11 @@ class QGlobalAveragePoolKernel : public Kernel {
     planes_ = x[0] * x[1];
     inner_ = NumElements(Shape(x.begin() + 2, x.end()));
     x_type_ = ctx.input(0).dtype;
-    x_zero_ = ZeroPointOf(ctx.input(0));
+    KILN_ASSIGN_OR_RETURN(x_zero_, CheckedZeroPoint(ctx.input(0)));
     out_type_ = ctx.output(0).dtype;
+    if (out_type_ != DType::kI32 && !IsQuantCode(out_type_)) {
+      return InvalidArgument("QGlobalAveragePool output type " + std::string(DTypeName(out_type_)));
+    }
     out_zero_ = out_type_ == DType::kI32 ? 0 : ZeroPointOf(ctx.output(0));
     clamp_ = ReadClamp(ctx.attrs(), out_type_);
     if (out_type_ != DType::kI32) {
@@ -87,12 +94,13 @@ class QGlobalAveragePoolKernel : public Kernel {
     const void* x = inputs[0].data;
     void* y = outputs[0].data;
     for (int64_t p = 0; p < planes_; ++p) {
-      int32_t sum = 0;
+      int64_t sum = 0;
       for (int64_t i = 0; i < inner_; ++i) sum += LoadQuantized(x, x_type_, p * inner_ + i);
-      sum -= static_cast<int32_t>(inner_) * x_zero_;
-      const int32_t v = out_type_ == DType::kI32
-                            ? std::clamp(sum, clamp_.lo, clamp_.hi)
-                            : RequantizeToOutput(sum, requant_, out_zero_, clamp_.lo, clamp_.hi);
+      sum -= inner_ * x_zero_;
+      const int32_t v =
+          out_type_ == DType::kI32
+              ? static_cast<int32_t>(std::clamp<int64_t>(sum, clamp_.lo, clamp_.hi))
+              : RequantizeWideToOutput(sum, requant_, out_zero_, clamp_.lo, clamp_.hi);
       StoreQuantized(y, out_type_, p, v);
     }
     return Status::Ok();
@@ -109,7 +117,7 @@ class QGlobalAveragePoolKernel : public Kernel {
 }  // namespace
 
 void RegisterQPoolKernels(KernelRegistry& r) {
-  for (DType t : {DType::kU8, DType::kI8}) {
+  for (DType t : {DType::kU8, DType::kI8, DType::kI16}) {
     RegisterKernel<QAveragePoolKernel>(r, OpType::kQAveragePool, t);
     RegisterKernel<QGlobalAveragePoolKernel>(r, OpType::kQGlobalAveragePool, t);
   }

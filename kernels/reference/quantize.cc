@@ -64,6 +64,9 @@ Status QuantizeKernel<TIn>::Prepare(const KernelContext& ctx) {
     case DType::kI8:
       fn_ = Quantize<TIn, int8_t>;
       break;
+    case DType::kI16:
+      fn_ = Quantize<TIn, int16_t>;
+      break;
     default:
       return Unsupported("QuantizeLinear to " + std::string(DTypeName(ctx.output(0).dtype)));
   }
@@ -106,6 +109,7 @@ template class QuantizeKernel<float>;
 template class QuantizeKernel<Float16>;
 template class DequantizeKernel<uint8_t>;
 template class DequantizeKernel<int8_t>;
+template class DequantizeKernel<int16_t>;
 template class DequantizeKernel<int32_t>;
 
 }  // namespace kiln

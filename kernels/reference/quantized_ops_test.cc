@@ -1,9 +1,8 @@
 // Quantized reference kernels against the float ops on the dequantized operands: every output
 // within one output quantization step, on random shapes and parameters; plus the requantize
 // arithmetic itself and the schemas' refusals.
-#include "kernels/reference/quantized_test_util.h"
-
 #include "ir/activation.h"
+#include "kernels/reference/quantized_test_util.h"
 
 namespace kiln::qtest {
 namespace {
@@ -18,10 +17,29 @@ QuantParams PerTensor(float scale, int64_t zp) {
   return q;
 }
 
-// Parameters covering [lo, hi] for dtype t (asym u8, or sym/asym i8).
+// Parameters covering [lo, hi] for dtype t (asym u8, sym i8 or sym i16).
 QuantParams ParamsFor(float lo, float hi, DType t) {
   if (t == DType::kU8) return quant::ChooseActivationParams(lo, hi, quant::ActMode::kAsymU8);
+  if (t == DType::kI16) return quant::ChooseActivationParams(lo, hi, quant::ActMode::kSymI16);
   return quant::ChooseActivationParams(lo, hi, quant::ActMode::kSymI8);
+}
+
+// The bias at scale s_x * s_w[c], unsaturated (an int16 input's bias is int64).
+std::vector<int64_t> BiasCodes(const std::vector<float>& b, float s_x,
+                               const std::vector<float>& s_w) {
+  std::vector<int64_t> out(b.size());
+  for (size_t c = 0; c < b.size(); ++c) {
+    out[c] = std::llround(static_cast<double>(b[c]) /
+                          (static_cast<double>(s_x) * s_w[s_w.size() == 1 ? 0 : c]));
+  }
+  return out;
+}
+
+// The bias operand: i64 for an int16 input, i32 otherwise.
+HostTensor BiasTensor(const std::vector<int64_t>& b, DType x_type) {
+  const Shape s = {static_cast<int64_t>(b.size())};
+  if (x_type == DType::kI16) return MakeI64(s, b);
+  return MakeI32(s, std::vector<int32_t>(b.begin(), b.end()));
 }
 
 std::vector<float> FloatOp(OpType op, const Attributes& a, std::vector<HostTensor> ins) {
@@ -112,7 +130,7 @@ void CheckConv(const ConvCase& cc, uint32_t seed) {
   wq.zero_points.assign(qw.scales.size(), 0);
   wq.axis = cc.per_channel ? 0 : -1;
   const auto br = RandomFloats(rng, static_cast<size_t>(cc.m), -1.f, 1.f);
-  const std::vector<int32_t> bq = quant::QuantizeBias(br, xq.scales[0], qw.scales);
+  const std::vector<int64_t> bq = BiasCodes(br, xq.scales[0], qw.scales);
 
   Attributes a;
   a.Set("group", cc.group);
@@ -162,7 +180,7 @@ void CheckConv(const ConvCase& cc, uint32_t seed) {
 
   Attributes qa = a;
   qa.Set("out_dtype", std::string(DTypeName(cc.out_type)));
-  std::vector<QIn> ins = {QIn{xt, xq}, QIn{wt, wq, true}, QIn{MakeI32({cc.m}, bq), {}, true}};
+  std::vector<QIn> ins = {QIn{xt, xq}, QIn{wt, wq, true}, QIn{BiasTensor(bq, cc.x_type), {}, true}};
   ins.push_back(cc.residual ? QIn{rt, rq} : Omitted());
   if (cc.out_type == DType::kI32) {
     // Accumulator output: real value = acc * s_x * s_w[oc]; only Relu is foldable there.
@@ -175,7 +193,8 @@ void CheckConv(const ConvCase& cc, uint32_t seed) {
       const int64_t oc = (i / plane) % cc.m;
       const double s = xq.scales[0] * qw.scales[cc.per_channel ? static_cast<size_t>(oc) : 0];
       const double real = got->data<int32_t>()[i] * s;
-      ASSERT_NEAR(real, want[static_cast<size_t>(i)], 1e-4 + 1e-5 * std::fabs(want[static_cast<size_t>(i)]));
+      ASSERT_NEAR(real, want[static_cast<size_t>(i)],
+                  1e-4 + 1e-5 * std::fabs(want[static_cast<size_t>(i)]));
     }
     return;
   }
@@ -201,12 +220,38 @@ void CheckConv(const ConvCase& cc, uint32_t seed) {
 
 TEST(QConv, HandPickedCases) {
   // n c h w m k group stride pad dil residual per_channel act x out
-  CheckConv({1, 3, 7, 7, 4, 3, 1, 1, 1, 1, false, true, Activation::kNone, DType::kU8, DType::kU8}, 1);
-  CheckConv({1, 8, 9, 9, 8, 3, 8, 2, 1, 1, false, true, Activation::kRelu, DType::kU8, DType::kU8}, 2);
-  CheckConv({2, 4, 6, 5, 6, 1, 1, 1, 0, 1, true, true, Activation::kRelu, DType::kU8, DType::kU8}, 3);
-  CheckConv({1, 4, 8, 8, 4, 3, 2, 1, 2, 2, false, false, Activation::kClip, DType::kI8, DType::kI8}, 4);
-  CheckConv({1, 6, 5, 5, 3, 3, 1, 1, 1, 1, true, false, Activation::kNone, DType::kI8, DType::kU8}, 5);
-  CheckConv({1, 5, 4, 4, 7, 2, 1, 2, 0, 1, false, true, Activation::kRelu, DType::kU8, DType::kI32}, 6);
+  CheckConv({1, 3, 7, 7, 4, 3, 1, 1, 1, 1, false, true, Activation::kNone, DType::kU8, DType::kU8},
+            1);
+  CheckConv({1, 8, 9, 9, 8, 3, 8, 2, 1, 1, false, true, Activation::kRelu, DType::kU8, DType::kU8},
+            2);
+  CheckConv({2, 4, 6, 5, 6, 1, 1, 1, 0, 1, true, true, Activation::kRelu, DType::kU8, DType::kU8},
+            3);
+  CheckConv({1, 4, 8, 8, 4, 3, 2, 1, 2, 2, false, false, Activation::kClip, DType::kI8, DType::kI8},
+            4);
+  CheckConv({1, 6, 5, 5, 3, 3, 1, 1, 1, 1, true, false, Activation::kNone, DType::kI8, DType::kU8},
+            5);
+  CheckConv({1, 5, 4, 4, 7, 2, 1, 2, 0, 1, false, true, Activation::kRelu, DType::kU8, DType::kI32},
+            6);
+}
+
+// int16 activations: int64 accumulators and bias, residual, depthwise, and the mixed cases an
+// int16 layer next to 8-bit ones gives (8-bit in, int16 out and back).
+TEST(QConv, Int16Activations) {
+  // n c h w m k group stride pad dil residual per_channel act x out
+  CheckConv(
+      {1, 3, 7, 7, 4, 3, 1, 1, 1, 1, false, true, Activation::kNone, DType::kI16, DType::kI16}, 31);
+  CheckConv(
+      {1, 8, 9, 9, 8, 3, 8, 2, 1, 1, false, true, Activation::kRelu, DType::kI16, DType::kI16}, 32);
+  CheckConv({2, 4, 6, 5, 6, 1, 1, 1, 0, 1, true, true, Activation::kClip, DType::kI16, DType::kI16},
+            33);
+  CheckConv(
+      {1, 6, 5, 5, 3, 3, 1, 1, 1, 1, false, false, Activation::kNone, DType::kI16, DType::kU8}, 34);
+  CheckConv({1, 6, 5, 5, 3, 3, 1, 1, 1, 1, true, true, Activation::kRelu, DType::kU8, DType::kI16},
+            35);
+  // 512 input channels x 9 taps of int16 x int8: sums far beyond int32.
+  CheckConv(
+      {1, 512, 3, 3, 2, 3, 1, 1, 1, 1, false, true, Activation::kNone, DType::kI16, DType::kI16},
+      36);
 }
 
 TEST(QConv, RandomShapes) {
@@ -234,9 +279,11 @@ TEST(QConv, RandomShapes) {
     cc.per_channel = pick(0, 1) == 1;
     const Activation acts[] = {Activation::kNone, Activation::kRelu, Activation::kClip};
     cc.act = acts[pick(0, 2)];
-    cc.x_type = pick(0, 1) ? DType::kU8 : DType::kI8;
-    const DType outs[] = {DType::kU8, DType::kI8, DType::kI32};
-    cc.out_type = outs[pick(0, 2)];
+    const DType ins[] = {DType::kU8, DType::kI8, DType::kI16};
+    cc.x_type = ins[pick(0, 2)];
+    const DType outs[] = {DType::kU8, DType::kI8, DType::kI32, DType::kI16};
+    cc.out_type = outs[pick(0, 3)];
+    if (cc.x_type == DType::kI16 && cc.out_type == DType::kI32) cc.out_type = DType::kI16;
     if (cc.out_type == DType::kI32 && cc.act == Activation::kClip) cc.act = Activation::kRelu;
     cc.residual = cc.out_type != DType::kI32 && pick(0, 2) == 0;
     SCOPED_TRACE("case " + std::to_string(t));
@@ -269,14 +316,16 @@ void CheckGemm(int64_t m, int64_t k, int64_t n, bool trans_b, DType x_type, DTyp
   bq.zero_points.assign(qb.scales.size(), 0);
   bq.axis = trans_b ? 0 : 1;
   const auto cr = RandomFloats(rng, static_cast<size_t>(n), -1.f, 1.f);
-  const std::vector<int32_t> cq = quant::QuantizeBias(cr, aq.scales[0], qb.scales);
+  const std::vector<int64_t> cq = BiasCodes(cr, aq.scales[0], qb.scales);
   std::vector<float> cd(static_cast<size_t>(n));
-  for (int64_t j = 0; j < n; ++j) cd[static_cast<size_t>(j)] = cq[static_cast<size_t>(j)] * aq.scales[0] * qb.scales[static_cast<size_t>(j)];
+  for (int64_t j = 0; j < n; ++j)
+    cd[static_cast<size_t>(j)] =
+        cq[static_cast<size_t>(j)] * aq.scales[0] * qb.scales[static_cast<size_t>(j)];
   Attributes a;
   a.Set("transB", int64_t{trans_b ? 1 : 0});
   const std::vector<float> want =
-      FloatOp(OpType::kGemm, a, {MakeF32({m, k}, DequantizeTensor(at, aq)),
-                                 MakeF32(bt.shape, bd), MakeF32({n}, cd)});
+      FloatOp(OpType::kGemm, a,
+              {MakeF32({m, k}, DequantizeTensor(at, aq)), MakeF32(bt.shape, bd), MakeF32({n}, cd)});
   float lo = 0, hi = 0;
   for (float v : want) {
     lo = std::min(lo, v);
@@ -284,19 +333,21 @@ void CheckGemm(int64_t m, int64_t k, int64_t n, bool trans_b, DType x_type, DTyp
   }
   Attributes qa = a;
   qa.Set("out_dtype", std::string(DTypeName(out_type)));
-  std::vector<QIn> ins = {QIn{at, aq}, QIn{bt, bq, true}, QIn{MakeI32({n}, cq), {}, true}};
+  std::vector<QIn> ins = {QIn{at, aq}, QIn{bt, bq, true}, QIn{BiasTensor(cq, x_type), {}, true}};
   if (out_type == DType::kI32) {
     auto got = RunQuantizedOp(OpType::kQGemm, qa, ins, {});
     ASSERT_TRUE(got.ok()) << got.status().ToString();
     for (int64_t i = 0; i < m * n; ++i) {
-      const double real = got->data<int32_t>()[i] * aq.scales[0] * qb.scales[static_cast<size_t>(i % n)];
+      const double real =
+          got->data<int32_t>()[i] * aq.scales[0] * qb.scales[static_cast<size_t>(i % n)];
       ASSERT_NEAR(real, want[static_cast<size_t>(i)], 1e-4);
     }
     return;
   }
   const QuantParams yq = ParamsFor(lo, hi, out_type);
   std::vector<double> mult;
-  for (int64_t j = 0; j < n; ++j) mult.push_back(aq.scales[0] * qb.scales[static_cast<size_t>(j)] / yq.scales[0]);
+  for (int64_t j = 0; j < n; ++j)
+    mult.push_back(aq.scales[0] * qb.scales[static_cast<size_t>(j)] / yq.scales[0]);
   ins.push_back(RequantInput(mult));
   auto got = RunQuantizedOp(OpType::kQGemm, qa, ins, yq);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
@@ -312,22 +363,31 @@ TEST(QGemm, RandomShapes) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
   };
   for (int t = 0; t < 20; ++t) {
-    const DType outs[] = {DType::kU8, DType::kI8, DType::kI32};
+    const DType outs[] = {DType::kU8, DType::kI8, DType::kI32, DType::kI16};
+    const DType ins[] = {DType::kU8, DType::kI8, DType::kI16};
+    const DType x = ins[pick(0, 2)];
+    DType out = outs[pick(0, 3)];
+    if (x == DType::kI16 && out == DType::kI32) out = DType::kI16;
     SCOPED_TRACE("case " + std::to_string(t));
-    CheckGemm(pick(1, 4), pick(1, 40), pick(1, 90), pick(0, 1) == 1,
-              pick(0, 1) ? DType::kU8 : DType::kI8, outs[pick(0, 2)], static_cast<uint32_t>(t));
+    CheckGemm(pick(1, 4), pick(1, 40), pick(1, 90), pick(0, 1) == 1, x, out,
+              static_cast<uint32_t>(t));
   }
+  // A long int16 dot product (sums beyond int32).
+  CheckGemm(2, 3000, 5, true, DType::kI16, DType::kI16, 99);
 }
 
-void CheckBinary(OpType op, const Shape& as, const Shape& bs, DType t, bool relu, uint32_t seed) {
+void CheckBinary(OpType op, const Shape& as, const Shape& bs, DType t, bool relu, uint32_t seed,
+                 DType b_type = DType::kUndefined, DType out_type = DType::kUndefined) {
   std::mt19937 rng(seed);
+  const DType bt_type = b_type == DType::kUndefined ? t : b_type;
+  const DType yt = out_type == DType::kUndefined ? t : out_type;
   const auto ar = RandomFloats(rng, static_cast<size_t>(NumElements(as)), -2.f, 1.f);
   const auto br = RandomFloats(rng, static_cast<size_t>(NumElements(bs)), -0.5f, 3.f);
-  const QuantParams aq = ParamsFor(-2.f, 1.f, t), bq = ParamsFor(-0.5f, 3.f, t);
-  const HostTensor at = QuantizeTensor(ar, as, t, aq), bt = QuantizeTensor(br, bs, t, bq);
-  std::vector<float> want = FloatOp(op == OpType::kQAdd ? OpType::kAdd : OpType::kMul, {},
-                                    {MakeF32(as, DequantizeTensor(at, aq)),
-                                     MakeF32(bs, DequantizeTensor(bt, bq))});
+  const QuantParams aq = ParamsFor(-2.f, 1.f, t), bq = ParamsFor(-0.5f, 3.f, bt_type);
+  const HostTensor at = QuantizeTensor(ar, as, t, aq), bt = QuantizeTensor(br, bs, bt_type, bq);
+  std::vector<float> want =
+      FloatOp(op == OpType::kQAdd ? OpType::kAdd : OpType::kMul, {},
+              {MakeF32(as, DequantizeTensor(at, aq)), MakeF32(bs, DequantizeTensor(bt, bq))});
   float lo = 0, hi = 0;
   for (float& v : want) {
     if (relu) v = std::max(v, 0.f);
@@ -335,15 +395,16 @@ void CheckBinary(OpType op, const Shape& as, const Shape& bs, DType t, bool relu
     hi = std::max(hi, v);
   }
   // A narrower output range than the data: saturation must clamp, not wrap.
-  const QuantParams yq = ParamsFor(lo * 0.8f, hi * 0.8f, t);
+  const QuantParams yq = ParamsFor(lo * 0.8f, hi * 0.8f, yt);
   Attributes qa;
-  qa.Set("out_dtype", std::string(DTypeName(t)));
+  qa.Set("out_dtype", std::string(DTypeName(yt)));
   if (relu) qa.Set("qmin", yq.zero_points[0]);
   std::vector<double> m;
   if (op == OpType::kQAdd) {
     const double twice_max = 2.0 * std::max(aq.scales[0], bq.scales[0]);
     m = {aq.scales[0] / twice_max, bq.scales[0] / twice_max,
-         twice_max / (std::ldexp(1.0, kAddLeftShift) * yq.scales[0])};
+         twice_max / (std::ldexp(1.0, QAddLeftShift(t == DType::kI16 || bt_type == DType::kI16)) *
+                      yq.scales[0])};
   } else {
     m = {static_cast<double>(aq.scales[0]) * bq.scales[0] / yq.scales[0]};
   }
@@ -353,9 +414,11 @@ void CheckBinary(OpType op, const Shape& as, const Shape& bs, DType t, bool relu
 }
 
 TEST(QAddQMul, BroadcastingAndSaturation) {
-  const std::vector<std::pair<Shape, Shape>> shapes = {
-      {{2, 3, 4, 5}, {2, 3, 4, 5}}, {{1, 8, 3, 3}, {1, 8, 1, 1}}, {{4, 1}, {1, 6}},
-      {{7}, {1}}, {{2, 5, 3}, {5, 1}}};
+  const std::vector<std::pair<Shape, Shape>> shapes = {{{2, 3, 4, 5}, {2, 3, 4, 5}},
+                                                       {{1, 8, 3, 3}, {1, 8, 1, 1}},
+                                                       {{4, 1}, {1, 6}},
+                                                       {{7}, {1}},
+                                                       {{2, 5, 3}, {5, 1}}};
   uint32_t seed = 1;
   for (const auto& [as, bs] : shapes) {
     for (DType t : {DType::kU8, DType::kI8}) {
@@ -368,9 +431,26 @@ TEST(QAddQMul, BroadcastingAndSaturation) {
   }
 }
 
+TEST(QAddQMul, Int16AndMixedOperands) {
+  const std::vector<std::pair<Shape, Shape>> shapes = {{{2, 3, 4, 5}, {2, 3, 4, 5}},
+                                                       {{1, 8, 3, 3}, {1, 8, 1, 1}}};
+  uint32_t seed = 200;
+  for (const auto& [as, bs] : shapes) {
+    for (bool relu : {false, true}) {
+      SCOPED_TRACE(ShapeToString(as) + " x " + ShapeToString(bs));
+      for (OpType op : {OpType::kQAdd, OpType::kQMul}) {
+        CheckBinary(op, as, bs, DType::kI16, relu, seed++);
+        CheckBinary(op, as, bs, DType::kI16, relu, seed++, DType::kU8, DType::kI16);
+        CheckBinary(op, as, bs, DType::kU8, relu, seed++, DType::kI16, DType::kU8);
+        CheckBinary(op, as, bs, DType::kI8, relu, seed++, DType::kI8, DType::kI16);
+      }
+    }
+  }
+}
+
 TEST(QConcat, RequantizesEachInput) {
   std::mt19937 rng(3);
-  for (DType t : {DType::kU8, DType::kI8}) {
+  for (DType t : {DType::kU8, DType::kI8, DType::kI16}) {
     const Shape a = {1, 3, 4, 2}, b = {1, 5, 4, 2};
     const auto ar = RandomFloats(rng, 24, -1.f, 1.f), br = RandomFloats(rng, 40, 0.f, 6.f);
     const QuantParams aq = ParamsFor(-1, 1, t), bq = ParamsFor(0, 6, t), yq = ParamsFor(-1, 6, t);
@@ -381,11 +461,11 @@ TEST(QConcat, RequantizesEachInput) {
         FloatOp(OpType::kConcat, attrs,
                 {MakeF32(a, DequantizeTensor(at, aq)), MakeF32(b, DequantizeTensor(bt, bq))});
     attrs.Set("out_dtype", std::string(DTypeName(t)));
-    auto got = RunQuantizedOp(
-        OpType::kQConcat, attrs,
-        {QIn{at, aq}, QIn{bt, bq},
-         RequantInput({aq.scales[0] / yq.scales[0], bq.scales[0] / yq.scales[0]})},
-        yq);
+    auto got =
+        RunQuantizedOp(OpType::kQConcat, attrs,
+                       {QIn{at, aq}, QIn{bt, bq},
+                        RequantInput({aq.scales[0] / yq.scales[0], bq.scales[0] / yq.scales[0]})},
+                       yq);
     ASSERT_TRUE(got.ok()) << got.status().ToString();
     ExpectWithinSteps(*got, yq, want);
   }
@@ -394,7 +474,7 @@ TEST(QConcat, RequantizesEachInput) {
 TEST(QAveragePool, CountsWithAndWithoutPadding) {
   std::mt19937 rng(4);
   for (int include_pad = 0; include_pad < 2; ++include_pad) {
-    for (DType t : {DType::kU8, DType::kI8}) {
+    for (DType t : {DType::kU8, DType::kI8, DType::kI16}) {
       const Shape xs = {2, 3, 7, 6};
       const auto xr = RandomFloats(rng, static_cast<size_t>(NumElements(xs)), -1.f, 4.f);
       const QuantParams xq = ParamsFor(-1, 4, t), yq = ParamsFor(-0.7f, 3.5f, t);
@@ -438,15 +518,116 @@ TEST(QGlobalAveragePool, EightBitAndAccumulatorOutputs) {
   }
 }
 
+TEST(QGlobalAveragePool, Int16Input) {
+  std::mt19937 rng(7);
+  const Shape xs = {1, 3, 40, 40};
+  const auto xr = RandomFloats(rng, static_cast<size_t>(NumElements(xs)), -3.f, 6.f);
+  const QuantParams xq = ParamsFor(-3, 6, DType::kI16), yq = ParamsFor(-1, 3, DType::kI16);
+  const HostTensor xt = QuantizeTensor(xr, xs, DType::kI16, xq);
+  const std::vector<float> want =
+      FloatOp(OpType::kGlobalAveragePool, {}, {MakeF32(xs, DequantizeTensor(xt, xq))});
+  Attributes attrs;
+  attrs.Set("out_dtype", std::string("i16"));
+  auto got =
+      RunQuantizedOp(OpType::kQGlobalAveragePool, attrs,
+                     {QIn{xt, xq}, RequantInput({xq.scales[0] / (yq.scales[0] * 1600)})}, yq);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ExpectWithinSteps(*got, yq, want);
+}
+
+// int16 input: 513 knots, linear interpolation between them. The bound: one output step for
+// the rounding (knots and interpolation), plus the interpolation error of the function itself:
+// max|f''| * h^2 / 8 for knot spacing h, and at a kink (HardSwish's slope jumps by 1/2 at -3
+// and 3) jump * h / 4.
+TEST(QLookup, Int16InterpolatedTable) {
+  struct Fn {
+    OpType op;
+    double (*f)(double);
+    float lo, hi;
+    double max_second_derivative, slope_jump;
+  };
+  const Fn fns[] = {
+      {OpType::kSigmoid, [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, 0.f, 1.f, 0.0963,
+       0.0},
+      {OpType::kHardSwish, [](double x) { return x * std::clamp(x + 3.0, 0.0, 6.0) / 6.0; },
+       -0.375f, 6.f, 1.0 / 3.0, 0.5}};
+  for (const Fn& fn : fns) {
+    for (DType out : {DType::kI16, DType::kU8}) {
+      const QuantParams xq = ParamsFor(-6, 6, DType::kI16), yq = ParamsFor(fn.lo, fn.hi, out);
+      HostTensor table("", out, {513});
+      for (int k = 0; k <= 512; ++k) {
+        const double v = fn.f(quant::Dequantize(-32768 + 128 * k, xq.scales[0], 0));
+        StoreQuantized(
+            table.bytes.data(), out, k,
+            static_cast<int32_t>(quant::QuantizeValue(v, yq.scales[0], yq.zero_points[0], out)));
+      }
+      std::mt19937 rng(10);
+      auto xr = RandomFloats(rng, 2000, -6.5f, 6.5f);
+      xr.push_back(-3.f);  // HardSwish's kinks and the ends of the range
+      xr.push_back(3.f);
+      xr.push_back(-6.f);
+      xr.push_back(6.f);
+      const Shape xs = {static_cast<int64_t>(xr.size())};
+      const HostTensor xt = QuantizeTensor(xr, xs, DType::kI16, xq);
+      const std::vector<float> want = FloatOp(fn.op, {}, {MakeF32(xs, DequantizeTensor(xt, xq))});
+      auto got = RunQuantizedOp(OpType::kQLookup, {}, {QIn{xt, xq}, QIn{table, {}, true}}, yq);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      const double h = 128.0 * xq.scales[0];
+      ExpectWithinSteps(
+          *got, yq, want,
+          1.0 + (fn.max_second_derivative * h * h / 8 + fn.slope_jump * h / 4) / yq.scales[0]);
+    }
+  }
+  // A 256-entry table is refused for an int16 input.
+  const QuantParams xq = ParamsFor(-6, 6, DType::kI16);
+  HostTensor small("", DType::kI16, {256});
+  const HostTensor xt = QuantizeTensor({0.f}, {1}, DType::kI16, xq);
+  EXPECT_FALSE(RunQuantizedOp(OpType::kQLookup, {}, {QIn{xt, xq}, QIn{small, {}, true}}, xq).ok());
+}
+
+TEST(QuantizedSchemas, RefuseInt16WithZeroPoint) {
+  HostTensor x("", DType::kI16, {1, 4});
+  Attributes a;
+  a.Set("out_dtype", std::string("i16"));
+  const QuantParams ok = PerTensor(0.1f, 0), off = PerTensor(0.1f, 5);
+  EXPECT_TRUE(
+      RunQuantizedOp(OpType::kQAdd, a, {QIn{x, ok}, QIn{x, ok}, RequantInput({0.5, 0.5, 1})}, ok)
+          .ok());
+  EXPECT_FALSE(
+      RunQuantizedOp(OpType::kQAdd, a, {QIn{x, off}, QIn{x, ok}, RequantInput({0.5, 0.5, 1})}, ok)
+          .ok());
+}
+
+TEST(Requantize, WideMatchesNarrowAndRoundsExactly) {
+  std::mt19937 rng(12);
+  std::uniform_int_distribution<int32_t> x32(std::numeric_limits<int32_t>::min(),
+                                             std::numeric_limits<int32_t>::max());
+  std::uniform_real_distribution<double> e(-40, 0);
+  for (int i = 0; i < 5000; ++i) {
+    auto r = quant::QuantizeMultiplier(std::pow(2.0, e(rng)));
+    ASSERT_TRUE(r.ok());
+    const int32_t x = x32(rng);
+    EXPECT_EQ(RequantizeWide(x, *r), Requantize(x, *r));
+  }
+  // Beyond int32: 3 * 2^40 * 0.5 = 3 * 2^39 saturates; 2^40 + 1 times 2^-10 rounds half up.
+  const Requant half{1 << 30, 31};
+  EXPECT_EQ(RequantizeWide(int64_t{3} << 40, half), std::numeric_limits<int32_t>::max());
+  const Requant tiny{1 << 30, 40};  // 2^-10
+  EXPECT_EQ(RequantizeWide((int64_t{1} << 40) + 512, tiny), (1 << 30) + 1);
+  EXPECT_EQ(RequantizeWide(-(int64_t{1} << 40) - 512, tiny), -(1 << 30));
+}
+
 TEST(QLookup, SigmoidTableIsExactPerCode) {
   for (DType t : {DType::kU8, DType::kI8}) {
     const QuantParams xq = ParamsFor(-6, 6, t), yq = ParamsFor(0, 1, t);
     HostTensor table("", t, {256});
     for (int code = 0; code < 256; ++code) {
       const int32_t x = t == DType::kU8 ? code : code - 128;
-      const double v = 1.0 / (1.0 + std::exp(-quant::Dequantize(x, xq.scales[0], xq.zero_points[0])));
-      StoreQuantized(table.bytes.data(), t, code,
-                     static_cast<int32_t>(quant::QuantizeValue(v, yq.scales[0], yq.zero_points[0], t)));
+      const double v =
+          1.0 / (1.0 + std::exp(-quant::Dequantize(x, xq.scales[0], xq.zero_points[0])));
+      StoreQuantized(
+          table.bytes.data(), t, code,
+          static_cast<int32_t>(quant::QuantizeValue(v, yq.scales[0], yq.zero_points[0], t)));
     }
     std::mt19937 rng(9);
     const auto xr = RandomFloats(rng, 300, -7.f, 7.f);
@@ -465,7 +646,8 @@ TEST(QuantizedSchemas, RefuseMissingParametersAndBadRequant) {
   Attributes a;
   a.Set("out_dtype", std::string("u8"));
   // No quantization parameters on an input.
-  auto r = RunQuantizedOp(OpType::kQAdd, a, {QIn{x, {}}, QIn{x, q}, RequantInput({0.5, 0.5, 1})}, q);
+  auto r =
+      RunQuantizedOp(OpType::kQAdd, a, {QIn{x, {}}, QIn{x, q}, RequantInput({0.5, 0.5, 1})}, q);
   EXPECT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("no quantization parameters"), std::string::npos);
   // A requant row with shift 0 (invalid) is refused at prepare.
@@ -473,7 +655,8 @@ TEST(QuantizedSchemas, RefuseMissingParametersAndBadRequant) {
   r = RunQuantizedOp(OpType::kQAdd, a, {QIn{x, q}, QIn{x, q}, bad}, q);
   EXPECT_FALSE(r.ok());
   // A zero point outside the type.
-  r = RunQuantizedOp(OpType::kQAdd, a, {QIn{x, PerTensor(0.1f, 300)}, QIn{x, q}, RequantInput({0.5, 0.5, 1})}, q);
+  r = RunQuantizedOp(OpType::kQAdd, a,
+                     {QIn{x, PerTensor(0.1f, 300)}, QIn{x, q}, RequantInput({0.5, 0.5, 1})}, q);
   EXPECT_FALSE(r.ok());
   // A clamp outside the output type.
   a.Set("qmax", int64_t{300});

@@ -21,8 +21,8 @@ namespace kiln::qtest {
 
 // An operand of a quantized op under test.
 struct QIn {
-  HostTensor tensor;     // stored (integer) values
-  QuantParams quant;     // empty for plain constants (requant tables, biases)
+  HostTensor tensor;  // stored (integer) values
+  QuantParams quant;  // empty for plain constants (requant tables, biases)
   bool constant = false;
   bool omitted = false;
 };
@@ -62,6 +62,12 @@ inline std::vector<float> DequantizeTensor(const HostTensor& h, const QuantParam
   return out;
 }
 
+inline HostTensor MakeI64(Shape shape, const std::vector<int64_t>& v) {
+  HostTensor h("", DType::kI64, std::move(shape));
+  if (!v.empty()) std::memcpy(h.bytes.data(), v.data(), v.size() * 8);
+  return h;
+}
+
 inline HostTensor MakeI32(Shape shape, const std::vector<int32_t>& v) {
   HostTensor h("", DType::kI32, std::move(shape));
   if (!v.empty()) std::memcpy(h.bytes.data(), v.data(), v.size() * 4);
@@ -99,7 +105,8 @@ inline Expected<HostTensor> RunQuantizedOp(OpType op, const Attributes& attrs,
     const HostTensor& t = ins[i].tensor;
     ValueId id;
     if (ins[i].constant) {
-      id = g->AddConstant(name, t.dtype, t.shape, ConstantBytes::Copy(t.bytes.data(), t.bytes.size()));
+      id = g->AddConstant(name, t.dtype, t.shape,
+                          ConstantBytes::Copy(t.bytes.data(), t.bytes.size()));
     } else {
       Value v;
       v.name = name;

@@ -180,6 +180,7 @@ void RegisterResizeKernels(KernelRegistry& r) {
   // Integer data: nearest only (Prepare rejects linear).
   RegisterBoth<int8_t>(r, DType::kI8);
   RegisterBoth<uint8_t>(r, DType::kU8);
+  RegisterBoth<int16_t>(r, DType::kI16);
   RegisterBoth<int32_t>(r, DType::kI32);
   RegisterBoth<int64_t>(r, DType::kI64);
 }

@@ -191,6 +191,7 @@ Expected<HostTensor> TensorProtoToHostTensor(const TensorProto& p, const std::st
       case DType::kBool:
         CopyNarrowed<uint8_t>(p.int32_data(), bytes);
         break;
+      case DType::kI16:  // not mapped from ONNX (OnnxDType refuses INT16)
       case DType::kUndefined:
         break;
     }

@@ -5,11 +5,12 @@
 // per-tensor accuracy on held-back samples, and writes a (signed) .kiln file.
 // docs/quantization.md describes every flag.
 #include <cstdio>
-#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "compiler/frontend.h"
@@ -34,10 +35,11 @@ struct QuantizeArgs {
   std::string report, config, sign_key, compress = "none", target = "cpu";
   std::string dsp_scratch;
   std::string shard, stats_out, stats_in, budget, budget_images;
-  std::vector<std::string> merge_stats, keep_float, raw_shapes, disabled_passes;
+  std::vector<std::string> merge_stats, keep_float, int16, raw_shapes, disabled_passes;
   int calib_count = 0, holdout = -1, threads = 1;
   double max_sqnr_drop = -1;
   bool equalize = false, bias_correct = false, verbose = false, quiet = false;
+  bool budget_float = false;
 };
 
 std::string Hex(const signing::Sha256Digest& d) {
@@ -79,6 +81,7 @@ Status ApplyConfig(QuantizeArgs& a, const CLI::App& cmd) {
   if (c.equalize && unset("--equalize")) a.equalize = *c.equalize;
   if (c.bias_correct && unset("--bias-correct")) a.bias_correct = *c.bias_correct;
   if (unset("--keep-float")) a.keep_float = c.keep_float;
+  if (unset("--int16")) a.int16 = c.int16;
   if (unset("--input-shape")) {
     for (const auto& [name, dims] : c.input_shapes) {
       std::string s = name + "=";
@@ -98,21 +101,27 @@ Expected<quant::QuantizeConfig> MakeConfig(const QuantizeArgs& a) {
     c.act = quant::ActMode::kAsymU8;
   } else if (a.act == "sym-i8") {
     c.act = quant::ActMode::kSymI8;
+  } else if (a.act == "sym-i16") {
+    c.act = quant::ActMode::kSymI16;
   } else {
-    return InvalidArgument("--act '" + a.act + "': expected asym-u8 or sym-i8");
+    return InvalidArgument("--act '" + a.act + "': expected asym-u8, sym-i8 or sym-i16");
   }
   if (a.weights != "per-channel" && a.weights != "per-tensor") {
     return InvalidArgument("--weights '" + a.weights + "': expected per-channel or per-tensor");
   }
   c.per_channel_weights = a.weights == "per-channel";
   c.bias_correct = a.bias_correct;
-  for (const std::string& list : a.keep_float) {
-    std::stringstream ss(list);
-    std::string node;
-    while (std::getline(ss, node, ',')) {
-      if (!node.empty()) c.keep_float.insert(node);
+  auto split = [](const std::vector<std::string>& lists, std::set<std::string>& out) {
+    for (const std::string& list : lists) {
+      std::stringstream ss(list);
+      std::string node;
+      while (std::getline(ss, node, ',')) {
+        if (!node.empty()) out.insert(node);
+      }
     }
-  }
+  };
+  split(a.keep_float, c.keep_float);
+  split(a.int16, c.int16_nodes);
   return c;
 }
 
@@ -191,7 +200,8 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   const bool need_samples = a.merge_stats.empty() && a.stats_in.empty();
   const bool measure = !a.report.empty() || a.max_sqnr_drop >= 0 || !a.budget.empty();
   if (!a.calib.empty()) {
-    KILN_ASSIGN_OR_RETURN(samples, calib::OpenSampleSource(a.calib, spec, InputsOf(float_model.graph)));
+    KILN_ASSIGN_OR_RETURN(samples,
+                          calib::OpenSampleSource(a.calib, spec, InputsOf(float_model.graph)));
     size_t n = samples->size();
     if (a.calib_count > 0) n = std::min(n, static_cast<size_t>(a.calib_count));
     const size_t hold = a.holdout >= 0 ? static_cast<size_t>(a.holdout) : n / 10;
@@ -225,8 +235,10 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
       KILN_RETURN_IF_ERROR(stats->Merge(more).WithContext(files[i]));
     }
     if (samples && stats->key != key) {
-      return InvalidArgument("the statistics were made for another model, preprocessing or "
-                             "calibration set (key '" + stats->key + "', expected '" + key + "')");
+      return InvalidArgument(
+          "the statistics were made for another model, preprocessing or "
+          "calibration set (key '" +
+          stats->key + "', expected '" + key + "')");
     }
   } else {
     quant::CalibrationRun run;
@@ -247,10 +259,14 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   }
   if (sharded || a.out.empty()) return Status::Ok();
 
-  if (a.algo == "auto") {
+  if (a.algo == "auto" && config.act == quant::ActMode::kSymI16) {
+    // int16 activations take the whole observed range whatever the algorithm.
+    config.range = *quant::ParseRangeSpec("minmax");
+  } else if (a.algo == "auto") {
     // Every range algorithm, judged by how far the int8 predictions are from the float
     // model's on calibration samples (at most 24, spread over the set).
-    if (!samples) return InvalidArgument("--algo auto measures on calibration samples: give --calib");
+    if (!samples)
+      return InvalidArgument("--algo auto measures on calibration samples: give --calib");
     std::vector<size_t> probe;
     const size_t step = std::max<size_t>(1, calib_ids.size() / 100);
     for (size_t i = 0; i < calib_ids.size(); i += step) probe.push_back(calib_ids[i]);
@@ -269,8 +285,10 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
       }
     }
     config.range = chosen;
-    std::printf("algo auto: chose %s (mean KL divergence of the predictions from float %.6g on %zu "
-                "calibration samples)\n", quant::RangeSpecName(chosen).c_str(), best, probe.size());
+    std::printf(
+        "algo auto: chose %s (mean KL divergence of the predictions from float %.6g on %zu "
+        "calibration samples)\n",
+        quant::RangeSpecName(chosen).c_str(), best, probe.size());
   }
   KILN_ASSIGN_OR_RETURN(CompiledModel qmodel,
                         quant::CompileQuantized(imported, options, config, stats));
@@ -296,13 +314,16 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
     bctx.held_back = held_ids;
     bctx.threads = a.threads;
     bctx.progress = !a.quiet;
+    bctx.int16_first = !a.budget_float;
     std::unique_ptr<EvalSet> eval;
     if (budget.kind == quant::BudgetSpec::kTop1) {
       if (a.budget_images.empty()) {
-        return InvalidArgument("--budget top1:PP measures top-1 agreement with the float model on "
-                               "--budget-images DIR");
+        return InvalidArgument(
+            "--budget top1:PP measures top-1 agreement with the float model on "
+            "--budget-images DIR");
       }
-      KILN_ASSIGN_OR_RETURN(eval, OpenEvalSet(a.budget_images, "", spec, InputsOf(float_model.graph)));
+      KILN_ASSIGN_OR_RETURN(eval,
+                            OpenEvalSet(a.budget_images, "", spec, InputsOf(float_model.graph)));
       bctx.agreement = [&, float_graph = &float_model.graph](const Graph& q) {
         return TopOneAgreement(*float_graph, q, *eval, a.threads);
       };
@@ -332,36 +353,46 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   meta.source_sha256 = model_sha;
   meta.source_name = std::filesystem::path(a.model).filename().string();
   meta.compile_options.emplace_back("quantize", "int8");
-  meta.compile_options.emplace_back("algo", (a.algo == "auto" ? "auto:" : "") +
-                                                quant::RangeSpecName(config.range));
+  meta.compile_options.emplace_back(
+      "algo", (a.algo == "auto" ? "auto:" : "") + quant::RangeSpecName(config.range));
   meta.compile_options.emplace_back("act", a.act);
   meta.compile_options.emplace_back("weights", a.weights);
   meta.compile_options.emplace_back("calibration-samples", std::to_string(stats->samples));
   if (a.equalize) meta.compile_options.emplace_back("equalize", "yes");
   if (a.bias_correct) meta.compile_options.emplace_back("bias-correct", "yes");
-  for (const auto& k : (budget.kind != quant::BudgetSpec::kNone ? budget_result.kept_float
-                                                                : std::vector<std::string>(config.keep_float.begin(), config.keep_float.end()))) {
+  for (const auto& k :
+       (budget.kind != quant::BudgetSpec::kNone
+            ? budget_result.kept_float
+            : std::vector<std::string>(config.keep_float.begin(), config.keep_float.end()))) {
     meta.compile_options.emplace_back("keep-float", k);
+  }
+  for (const auto& k :
+       (budget.kind != quant::BudgetSpec::kNone
+            ? budget_result.int16
+            : std::vector<std::string>(config.int16_nodes.begin(), config.int16_nodes.end()))) {
+    meta.compile_options.emplace_back("int16", k);
   }
   DspProgramSet dsp;
   if (a.target == "dsp") {
     DeviceArgs device;
     device.dsp_scratch = a.dsp_scratch;
     KILN_ASSIGN_OR_RETURN(dsp, PlanDspProgramsFor(qmodel.graph, &qmodel.plan, device));
-    meta.compile_options.emplace_back("dsp-scratch", a.dsp_scratch.empty() ? "256K" : a.dsp_scratch);
+    meta.compile_options.emplace_back("dsp-scratch",
+                                      a.dsp_scratch.empty() ? "256K" : a.dsp_scratch);
     meta.compile_options.emplace_back("dsp-programs", std::to_string(dsp.by_node.size()));
     meta.compile_options.emplace_back("dsp-chains", std::to_string(dsp.chains.size()));
   }
-  KILN_ASSIGN_OR_RETURN(WrittenModel written,
-                        WriteKilnModel(qmodel.graph, qmodel.plan, std::move(meta),
-                                       {a.out, a.compress, a.sign_key, nullptr,
-                                        a.target == "dsp" ? &dsp : nullptr}));
+  KILN_ASSIGN_OR_RETURN(
+      WrittenModel written,
+      WriteKilnModel(qmodel.graph, qmodel.plan, std::move(meta),
+                     {a.out, a.compress, a.sign_key, nullptr, a.target == "dsp" ? &dsp : nullptr}));
   std::cout << "wrote " << a.out << " (" << written.bytes << " bytes, " << qmodel.graph.num_nodes()
             << " nodes: " << Composition(qmodel.graph) << "; " << stats->samples
             << " calibration samples, " << quant::RangeSpecName(config.range) << ", " << a.act
             << ", weights " << a.weights << (a.equalize ? ", equalized" : "")
             << (a.bias_correct ? ", bias-corrected" : "") << ", "
-            << (written.key_id.empty() ? std::string("unsigned") : "signed by key id " + written.key_id)
+            << (written.key_id.empty() ? std::string("unsigned")
+                                       : "signed by key id " + written.key_id)
             << ")\n";
   return Status::Ok();
 }
@@ -380,28 +411,38 @@ void RegisterQuantize(CLI::App& app, int* exit_code) {
   cmd->add_option("--holdout", a->holdout,
                   "Hold back the last N of those from calibration, for --report and the budget "
                   "(default: a tenth)");
-  cmd->add_option("--preprocess", a->preprocess, "Image preprocessing SPEC (docs/preprocessing.md)");
+  cmd->add_option("--preprocess", a->preprocess,
+                  "Image preprocessing SPEC (docs/preprocessing.md)");
   cmd->add_option("--algo", a->algo,
                   "Range algorithm: auto (default: the one of mse, percentile:99.99, "
                   "percentile:99.999 whose predictions stay closest to float on the calibration "
                   "samples) | minmax | percentile[:P] | kl | mse")
       ->default_val("auto");
-  cmd->add_option("--act", a->act, "Activations: asym-u8 (scale + offset) | sym-i8")
+  cmd->add_option("--act", a->act,
+                  "Activations: asym-u8 (scale + offset) | sym-i8 | sym-i16 (every activation "
+                  "16-bit, weights still int8)")
       ->default_val("asym-u8");
   cmd->add_option("--weights", a->weights, "Weights (int8 symmetric): per-channel | per-tensor")
       ->default_val("per-channel");
   cmd->add_flag("--equalize", a->equalize, "Cross-layer equalization before calibration");
   cmd->add_flag("--bias-correct", a->bias_correct, "Correct the bias for the weight rounding");
   cmd->add_option("--keep-float", a->keep_float, "Keep these ONNX nodes in float (NODE[,NODE...])");
-  cmd->add_option("--report", a->report,
-                  "Write per-tensor SQNR/cosine on the held-back samples (text, or JSON for .json)");
+  cmd->add_option(
+      "--int16", a->int16,
+      "Give these ONNX nodes int16 activations: what they read and write (NODE[,NODE...])");
+  cmd->add_option(
+      "--report", a->report,
+      "Write per-tensor SQNR/cosine on the held-back samples (text, or JSON for .json)");
   cmd->add_option("--max-sqnr-drop", a->max_sqnr_drop,
-                  "Accuracy budget: keep layers float until every output's SQNR is within DB of "
-                  "the 8-bit ideal (49.9 dB)");
+                  "Accuracy budget: give the worst layers int16 activations (then float) until "
+                  "every output's SQNR is within DB of the 8-bit ideal (49.9 dB)");
   cmd->add_option("--budget", a->budget,
                   "Accuracy budget: top1:PP (top-1 agreement with float >= 100-PP % on "
                   "--budget-images) or sqnr:DB (output SQNR >= DB)");
   cmd->add_option("--budget-images", a->budget_images, "Images for --budget top1:PP");
+  cmd->add_flag("--budget-float", a->budget_float,
+                "Budget steps keep layers in float only (default: int16 activations first, float "
+                "if the layer is still the worst)");
   cmd->add_option("--config", a->config, "YAML deploy file (flags override it)");
   cmd->add_option("--shard", a->shard, "Calibrate only shard I of N (writes --stats-out)");
   cmd->add_option("--stats-out", a->stats_out, "Write the calibration statistics here");
@@ -413,8 +454,9 @@ void RegisterQuantize(CLI::App& app, int* exit_code) {
   cmd->add_option("--target", a->target,
                   "cpu (default), reference, or dsp (plain weights plus the DSP command streams, "
                   "docs/dsp-target.md)");
-  cmd->add_option("--dsp-scratch", a->dsp_scratch,
-                  "With --target dsp: the scratchpad size to tile for (bytes, or K/M; default 256K)");
+  cmd->add_option(
+      "--dsp-scratch", a->dsp_scratch,
+      "With --target dsp: the scratchpad size to tile for (bytes, or K/M; default 256K)");
   cmd->add_option("--input-shape", a->raw_shapes, "Fix an input's dims: NAME=D0,D1,...");
   cmd->add_option("--threads", a->threads, "Threads for calibration and measuring")->default_val(1);
   cmd->add_flag("-v,--verbose", a->verbose, "Print the compiler's pass table");

@@ -14,12 +14,13 @@
 namespace kiln::cli {
 
 struct DeployConfig {
-  std::optional<std::string> model, output, preprocess, calib, algo, act, weights, report,
-      budget, sign_key, compress, stats, stats_out, budget_images;
+  std::optional<std::string> model, output, preprocess, calib, algo, act, weights, report, budget,
+      sign_key, compress, stats, stats_out, budget_images;
   std::optional<int> calib_count, holdout, threads;
   std::optional<double> max_sqnr_drop;
   std::optional<bool> equalize, bias_correct;
   std::vector<std::string> keep_float;
+  std::vector<std::string> int16;  // quantization.int16: nodes with int16 activations
   std::map<std::string, std::vector<int64_t>> input_shapes;
 };
 

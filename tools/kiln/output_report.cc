@@ -28,6 +28,9 @@ std::vector<double> ToDoubles(const HostTensor& t) {
       case DType::kU8:
         v = t.data<uint8_t>()[i];
         break;
+      case DType::kI16:
+        v = t.data<int16_t>()[i];
+        break;
       case DType::kI32:
         v = t.data<int32_t>()[i];
         break;
