@@ -55,8 +55,7 @@ Expected<BudgetResult> RunAccuracyBudget(const BudgetContext& ctx, const BudgetS
   QuantizeConfig config = ctx.config;
   CompiledModel current = std::move(start);
   std::map<std::string, int> tried;  // tensor -> steps taken for it (int16, then float)
-  // With --act sym-i16 every activation is int16 already: steps keep float.
-  const bool int16_steps = ctx.int16_first && config.act != ActMode::kSymI16;
+  const bool int16_steps = ctx.int16_first;
   for (int step = 0; step < 64; ++step) {
     KILN_ASSIGN_OR_RETURN(AccuracyReport report,
                           MeasureAccuracy(*ctx.float_graph, current.graph, *ctx.source,
@@ -113,7 +112,10 @@ Expected<BudgetResult> RunAccuracyBudget(const BudgetContext& ctx, const BudgetS
     BudgetStep s;
     s.tensor = worst->name;
     s.kept = NodesKeepingFloat(*worst);
-    s.int16 = int16_steps && taken == 0;
+    // int16 first (activations and weights), unless those nodes are int16 already.
+    bool all16 = true;
+    for (const auto& node : s.kept) all16 &= config.int16_nodes.count(node) > 0;
+    s.int16 = int16_steps && taken == 0 && !all16;
     s.drop_db = worst_drop;
     s.metric = metric;
     result.steps.push_back(s);
@@ -145,14 +147,13 @@ std::string FormatBudget(const BudgetResult& r, const BudgetSpec& spec) {
     std::snprintf(line, sizeof(line), " lost %.2f dB; %s was %.4g)\n", r.steps[i].drop_db,
                   top1 ? "agreement %" : "output SQNR dB",
                   top1 ? r.steps[i].metric * 100 : r.steps[i].metric);
-    os << "budget: " << (r.steps[i].int16 ? "int16 activations for " : "kept in float: ") << nodes
+    os << "budget: " << (r.steps[i].int16 ? "made int16: " : "kept in float: ") << nodes
        << " (tensor " << r.steps[i].tensor << line;
   }
-  std::snprintf(line, sizeof(line),
-                "budget %s: %zu node(s) kept in float, %zu with int16 activations, %s %.4g\n",
-                r.met ? "met" : "NOT met", r.kept_float.size(), r.int16.size(),
-                top1 ? "agreement %" : "output SQNR dB",
-                top1 ? r.final_metric * 100 : r.final_metric);
+  std::snprintf(
+      line, sizeof(line), "budget %s: %zu node(s) kept in float, %zu made int16, %s %.4g\n",
+      r.met ? "met" : "NOT met", r.kept_float.size(), r.int16.size(),
+      top1 ? "agreement %" : "output SQNR dB", top1 ? r.final_metric * 100 : r.final_metric);
   os << line;
   return os.str();
 }

@@ -1,8 +1,8 @@
 // The accuracy budget of `kiln quantize`: starting from the fully quantized model, the tensor
-// that loses most SQNR (its SQNR below its inputs') is given int16 activations, one at a time,
-// with the layer producing it and the layers reading it (their weights stay int8, so the file
-// hardly grows); a tensor that is still the worst after that is kept in float. Until the budget
-// holds:
+// that loses most SQNR (its SQNR below its inputs') is made int16, one at a time, with the layer
+// producing it and the layers reading it (their activations and weights: still integer, at
+// most twice the layer's int8 size); a tensor that is still the worst after that is kept in
+// float. Until the budget holds:
 //   --max-sqnr-drop DB  every model output's SQNR (held-back samples) >= 49.9 dB - DB, 49.9 dB
 //                       being the SQNR of an ideal 8-bit quantizer (6.02 * 8 + 1.76);
 //   --budget sqnr:DB    every model output's SQNR >= DB;

@@ -108,10 +108,11 @@ Expected<Requant> QuantizeMultiplier(double m) {
 
 QuantizedWeights QuantizeWeightsSymmetric(const std::vector<float>& w, int64_t channels,
                                           int64_t inner_stride, int64_t outer_count,
-                                          const std::vector<float>& min_scales) {
+                                          const std::vector<float>& min_scales, int bits) {
   // Element index = (outer * channels + c) * inner_stride + i.
+  const double qmax = bits == 16 ? 32767.0 : 127.0;
   QuantizedWeights out;
-  out.values.resize(w.size());
+  (bits == 16 ? out.values16.resize(w.size()) : out.values.resize(w.size()));
   out.scales.assign(static_cast<size_t>(channels), 0.f);
   std::vector<float> max_abs(static_cast<size_t>(channels), 0.f);
   for (int64_t o = 0; o < outer_count; ++o) {
@@ -125,7 +126,7 @@ QuantizedWeights QuantizeWeightsSymmetric(const std::vector<float>& w, int64_t c
   }
   for (int64_t c = 0; c < channels; ++c) {
     const float m = max_abs[static_cast<size_t>(c)];
-    float scale = m > 0 ? m / 127.f : 1.f;
+    float scale = m > 0 ? static_cast<float>(m / qmax) : 1.f;
     if (static_cast<size_t>(c) < min_scales.size()) {
       scale = std::max(scale, min_scales[static_cast<size_t>(c)]);
     }
@@ -136,8 +137,13 @@ QuantizedWeights QuantizeWeightsSymmetric(const std::vector<float>& w, int64_t c
       const double s = out.scales[static_cast<size_t>(c)];
       for (int64_t i = 0; i < inner_stride; ++i) {
         const size_t k = static_cast<size_t>((o * channels + c) * inner_stride + i);
-        const double q = std::round(static_cast<double>(w[k]) / s);
-        out.values[k] = static_cast<int8_t>(std::clamp(std::isfinite(q) ? q : 0.0, -127.0, 127.0));
+        const double q = std::clamp(
+            std::isfinite(std::round(w[k] / s)) ? std::round(w[k] / s) : 0.0, -qmax, qmax);
+        if (bits == 16) {
+          out.values16[k] = static_cast<int16_t>(q);
+        } else {
+          out.values[k] = static_cast<int8_t>(q);
+        }
       }
     }
   }
@@ -145,12 +151,13 @@ QuantizedWeights QuantizeWeightsSymmetric(const std::vector<float>& w, int64_t c
 }
 
 QuantizedWeights QuantizeWeightsAxis0(const std::vector<float>& w, int64_t channels,
-                                      bool per_channel, const std::vector<float>& min_scales) {
+                                      bool per_channel, const std::vector<float>& min_scales,
+                                      int bits) {
   if (!per_channel || channels <= 0) {
-    return QuantizeWeightsSymmetric(w, 1, static_cast<int64_t>(w.size()), 1, min_scales);
+    return QuantizeWeightsSymmetric(w, 1, static_cast<int64_t>(w.size()), 1, min_scales, bits);
   }
   return QuantizeWeightsSymmetric(w, channels, static_cast<int64_t>(w.size()) / channels, 1,
-                                  min_scales);
+                                  min_scales, bits);
 }
 
 std::vector<float> MinWeightScales(const std::vector<float>& bias, float input_scale,

@@ -40,18 +40,23 @@ Expected<Requant> QuantizeMultiplier(double m);
 // Symmetric int8 weights: per output channel (axis 0, `channels` = shape[0]) or per tensor
 // (channels = 1), scale = max|w| / 127 (1 for an all-zero channel), q = round(w / scale) in
 // [-127, 127] (round half away from zero).
+// With `bits` = 16 (the weights of --int16 nodes): scale = max|w| / 32767, codes in
+// [-32767, 32767] in `values16` (and `values` empty).
 struct QuantizedWeights {
   std::vector<int8_t> values;
+  std::vector<int16_t> values16;
   std::vector<float> scales;  // one per channel
+  int64_t code(size_t k) const { return values16.empty() ? values[k] : values16[k]; }
 };
 // `min_scales` (one per channel, optional) raises a channel's scale where needed (so that its
 // int32 bias stays in range: see MinWeightScales).
 QuantizedWeights QuantizeWeightsSymmetric(const std::vector<float>& w, int64_t channels,
                                           int64_t inner_stride, int64_t outer_count,
-                                          const std::vector<float>& min_scales = {});
+                                          const std::vector<float>& min_scales = {}, int bits = 8);
 // Convenience for axis 0 of a row-major tensor: channels = shape[0], per_channel or not.
 QuantizedWeights QuantizeWeightsAxis0(const std::vector<float>& w, int64_t channels,
-                                      bool per_channel, const std::vector<float>& min_scales = {});
+                                      bool per_channel, const std::vector<float>& min_scales = {},
+                                      int bits = 8);
 
 // Per channel, the smallest weight scale for which the int32 bias round(b / (s_in * s_w))
 // stays within +-2^30 (only for 8-bit inputs: an int16 input's bias is int64) (a channel with tiny

@@ -6,12 +6,17 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "calibration/stats_file.h"
 #include "quantizer/quant_math.h"
 #include "quantizer/range_algorithms.h"
 
 namespace kiln::quant {
+
+// --int16 @depthwise: every depthwise convolution (a few taps per output channel make their
+// int8 weights the first to limit accuracy; their weights are small, so int16 costs little).
+inline constexpr std::string_view kInt16Depthwise = "@depthwise";
 
 struct QuantizeConfig {
   // Statistics of the float graph's values (by value name); null while calibrating.
@@ -22,8 +27,9 @@ struct QuantizeConfig {
   bool bias_correct = false;        // --bias-correct: empirical bias correction
   // Nodes kept in float, by source (ONNX) node name: --keep-float and the accuracy budget.
   std::set<std::string> keep_float;
-  // Nodes whose activations (the data they read and write) are int16, by source (ONNX) node
-  // name: --int16 and the accuracy budget. Their weights stay int8.
+  // Nodes made int16, by source (ONNX) node name: --int16 and the accuracy budget. The
+  // activations they read and write are int16, and so are their weights (Conv/Gemm). The name
+  // kInt16Depthwise stands for every depthwise convolution.
   std::set<std::string> int16_nodes;
 };
 

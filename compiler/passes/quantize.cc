@@ -33,10 +33,11 @@ class QuantizePass : public Pass {
       const size_t xv = static_cast<size_t>(rw.node(id).inputs[0]);
       const QuantParams& x = plan.params[xv];
       const DType xt = plan.dtype[xv];
+      const bool w16 = plan.int16_weights[static_cast<size_t>(id)];
       if (k == quant::NodeKind::kConv) {
-        KILN_RETURN_IF_ERROR(quant::QuantizeConvWeights(rw, id, x, xt, config, ctx));
+        KILN_RETURN_IF_ERROR(quant::QuantizeConvWeights(rw, id, x, xt, w16, config, ctx));
       } else if (k == quant::NodeKind::kGemm) {
-        KILN_RETURN_IF_ERROR(quant::QuantizeGemmWeights(rw, id, x, xt, config, ctx));
+        KILN_RETURN_IF_ERROR(quant::QuantizeGemmWeights(rw, id, x, xt, w16, config, ctx));
       }
       ctx.Count("integer-nodes");
     }

@@ -17,8 +17,6 @@
 namespace kiln::quant {
 namespace {
 
-bool Is8Bit(DType t) { return t == DType::kU8 || t == DType::kI8; }
-
 // An activation operand: DQ of an 8-bit or (zero point 0) int16 value, per tensor.
 std::optional<DqMatch> ActivationDq(const GraphRewriter& rw, ValueId v) {
   auto d = MatchDq(rw, v);
@@ -33,7 +31,9 @@ std::optional<DqMatch> WeightDq(const GraphRewriter& rw, ValueId v, int64_t axis
   auto d = MatchDq(rw, v);
   if (!d) return std::nullopt;
   const Value& w = rw.value(d->int_value);
-  if (!Is8Bit(w.dtype) || !w.is_constant() || w.layout != Layout::kPlain) return std::nullopt;
+  if (!IsActivationCode(w.dtype, d->params) || !w.is_constant() || w.layout != Layout::kPlain) {
+    return std::nullopt;  // (int16 weights: zero points 0, as int16 activations)
+  }
   if (d->params.per_axis() && d->params.axis != axis) return std::nullopt;
   return d;
 }
@@ -212,7 +212,9 @@ Expected<bool> LowerConv(GraphRewriter& rw, NodeId id, PassContext& ctx) {
   const ValueId y = f.outputs[0];
   const auto q = MatchSoleQ(rw, y);
   const bool wide = !q;
-  const bool x16 = Is16BitActivation(rw.value(dx->int_value).dtype);
+  // int16 input or weights: int64 accumulator and bias.
+  const bool x16 = Is16BitActivation(rw.value(dx->int_value).dtype) ||
+                   rw.value(dw->int_value).dtype == DType::kI16;
   if (wide &&
       (x16 || has_residual || (act.kind != Activation::kNone && act.kind != Activation::kRelu))) {
     return false;
@@ -284,7 +286,7 @@ Expected<bool> LowerConv(GraphRewriter& rw, NodeId id, PassContext& ctx) {
   KILN_RETURN_IF_ERROR(rw.EraseNode(q->node));
   KILN_RETURN_IF_ERROR(rw.EraseNode(id));
   ctx.Count(has_residual ? "conv-residual" : "conv");
-  if (x16) ctx.Count("conv-int16-input");
+  if (x16) ctx.Count("conv-int64-accumulator");
   return true;
 }
 
@@ -311,7 +313,8 @@ Expected<bool> LowerGemm(GraphRewriter& rw, NodeId id, PassContext& ctx) {
   const ValueId y = f.outputs[0];
   const auto q = MatchSoleQ(rw, y);
   const bool wide = !q;
-  const bool a16 = Is16BitActivation(rw.value(da->int_value).dtype);
+  const bool a16 = Is16BitActivation(rw.value(da->int_value).dtype) ||
+                   rw.value(db->int_value).dtype == DType::kI16;
   if (wide && (a16 || (act.kind != Activation::kNone && act.kind != Activation::kRelu))) {
     return false;
   }

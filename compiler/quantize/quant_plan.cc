@@ -34,6 +34,20 @@ bool Named(const Node& n, const std::set<std::string>& names) {
 
 bool KeptFloat(const Node& n, const QuantizeConfig& config) { return Named(n, config.keep_float); }
 
+// A depthwise convolution: one input channel per group, several groups.
+bool IsDepthwise(const GraphRewriter& rw, const Node& n) {
+  if (n.op != OpType::kFusedConv || n.inputs.size() < 2 || n.inputs[1] == kNoValue) return false;
+  const int64_t group = n.attrs.GetInt("group", 1);
+  const Shape& w = rw.value(n.inputs[1]).shape;
+  return group > 1 && w.size() >= 2 && w[1] == 1;
+}
+
+// An --int16 node: named, or a depthwise convolution under "@depthwise".
+bool Int16Node(const GraphRewriter& rw, const Node& n, const QuantizeConfig& config) {
+  return Named(n, config.int16_nodes) ||
+         (config.int16_nodes.count(std::string(kInt16Depthwise)) && IsDepthwise(rw, n));
+}
+
 // The kind of `n` before integer regions are decided (links are resolved by the caller).
 NodeKind Classify(const GraphRewriter& rw, const Node& n) {
   auto in = [&](size_t i) -> const Value* {
@@ -203,10 +217,12 @@ Expected<QuantPlan> PlanQuantization(const GraphRewriter& rw, const QuantizeConf
 
   // Values an --int16 node writes or reads (refined below, once the quantized values are known).
   std::vector<bool> wide16(nv, config.act == ActMode::kSymI16);
+  plan.int16_weights.assign(nn, false);
   if (!config.int16_nodes.empty()) {
     for (NodeId id : order) {
       const Node& n = rw.node(id);
-      if (!Named(n, config.int16_nodes)) continue;
+      if (!Int16Node(rw, n, config)) continue;
+      plan.int16_weights[static_cast<size_t>(id)] = true;
       for (ValueId v : n.inputs) {
         if (v != kNoValue) wide16[static_cast<size_t>(v)] = true;
       }

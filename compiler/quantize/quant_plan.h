@@ -10,8 +10,8 @@
 //   - an integer Concat lends its output parameters to inputs it alone reads, so it becomes a
 //     plain copy (and the memory planner can write those inputs in place);
 //   - a value is int16 (symmetric) with --act sym-i16, or when a node of QuantizeConfig::
-//     int16_nodes writes or reads it; a move's output, a chain's ends and a Concat's lent
-//     inputs share one type, so int16 spreads across them.
+//     int16_nodes writes or reads it (such a node's weights are int16 too); a move's output, a
+//     chain's ends and a Concat's lent inputs share one type, so int16 spreads across them.
 #pragma once
 
 #include <vector>
@@ -29,6 +29,7 @@ struct QuantPlan {
   std::vector<bool> integer;        // by node id: the node becomes an integer op
   std::vector<bool> quantize;       // by value id: a Q -> DQ pair follows the value
   std::vector<QuantParams> params;  // by value id, for quantized values
+  std::vector<bool> int16_weights;  // by node id: an --int16 Conv/Gemm (int16 weights)
   std::vector<DType> dtype;         // by value id, for quantized values: u8, i8 or i16
 };
 

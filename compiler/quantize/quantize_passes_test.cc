@@ -211,7 +211,10 @@ TEST(QuantizePasses, Int16NodeWidensWhatItReadsAndWrites) {
   const Graph& ig = q.int8.graph;
   EXPECT_EQ(Count(ig, OpType::kQConv), 2);
   EXPECT_EQ(InputType(ig, "conv1", 0), DType::kU8);
+  EXPECT_EQ(InputType(ig, "conv1", 1), DType::kI8);
   EXPECT_EQ(InputType(ig, "conv2", 0), DType::kI16);  // conv1's output: conv2 reads it
+  EXPECT_EQ(InputType(ig, "conv2", 1), DType::kI16);  // its weights
+  EXPECT_EQ(InputType(ig, "conv2", 2), DType::kI64);  // its bias
   // conv1 writes the i16 value that conv2 reads (and its residual, the same tensor).
   for (const Node& n : ig.nodes()) {
     if (n.name == "conv1" && n.op == OpType::kQConv) {
@@ -219,6 +222,26 @@ TEST(QuantizePasses, Int16NodeWidensWhatItReadsAndWrites) {
     }
   }
   EXPECT_LT(RelativeError(q.float_model.graph, ig, 2), 0.05);
+}
+
+TEST(QuantizePasses, Int16DepthwiseSelectsDepthwiseConvs) {
+  GraphBuilder b;
+  const ValueId x = b.Input("x", {1, 4, 8, 8});
+  const ValueId d =
+      b.Op(OpType::kConv, "dw", {x, b.Const("wd", {4, 1, 3, 3}), b.Const("bd", {4})},
+           Attrs({{"group", int64_t{4}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+  const ValueId r = b.Op(OpType::kRelu, "relu", {d});
+  const ValueId p = b.Op(OpType::kConv, "pw", {r, b.Const("wp", {6, 4, 1, 1}), b.Const("bp", {6})});
+  b.Output(p);
+  const Graph g = b.Take();
+  QuantizeConfig config;
+  config.int16_nodes = {std::string(kInt16Depthwise)};
+  Quantized q = QuantizeForTest(g, config);
+  EXPECT_EQ(Count(q.int8.graph, OpType::kQConv), 2);
+  EXPECT_EQ(InputType(q.int8.graph, "dw", 1), DType::kI16);
+  EXPECT_EQ(InputType(q.int8.graph, "pw", 1), DType::kI8);
+  EXPECT_EQ(InputType(q.int8.graph, "pw", 0), DType::kI16);  // what dw writes
+  EXPECT_LT(RelativeError(q.float_model.graph, q.int8.graph, 2), 0.05);
 }
 
 TEST(QuantizePasses, ElementwiseChainBecomesOneLookup) {

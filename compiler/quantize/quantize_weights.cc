@@ -37,13 +37,13 @@ void SetDequantizedInput(GraphRewriter& rw, NodeId id, size_t slot, const std::s
   rw.SetInput(id, slot, f);
 }
 
-// Bias (int32, scale s_x * s_w[c]) behind a DQ, as input `slot`; for an int16 input (`x_type`)
-// a float constant: at s_x * s_w an int32 would not hold it, and lower-qdq writes it as int64.
+// Bias (int32, scale s_x * s_w[c]) behind a DQ, as input `slot`; with an int16 input or int16
+// weights (`wide`) a float constant: at s_x * s_w an int32 would not hold it, and lower-qdq
+// writes it as int64.
 void SetBias(GraphRewriter& rw, NodeId id, size_t slot, const std::string& base,
-             const std::vector<float>& bias, float s_x, const std::vector<float>& s_w,
-             DType x_type) {
+             const std::vector<float>& bias, float s_x, const std::vector<float>& s_w, bool wide) {
   if (rw.node(id).inputs.size() <= slot) rw.node(id).inputs.resize(slot + 1, kNoValue);
-  if (Is16BitActivation(x_type)) {
+  if (wide) {
     const ValueId c =
         rw.AddConstant(base + ".f32", DType::kF32, {static_cast<int64_t>(bias.size())},
                        ConstantBytes::Copy(bias.data(), bias.size() * sizeof(float)));
@@ -62,7 +62,7 @@ void SetBias(GraphRewriter& rw, NodeId id, size_t slot, const std::string& base,
 }  // namespace
 
 Status QuantizeConvWeights(GraphRewriter& rw, NodeId id, const QuantParams& x_params, DType x_type,
-                           const QuantizeConfig& config, PassContext& ctx) {
+                           bool w16, const QuantizeConfig& config, PassContext& ctx) {
   const Node& n = rw.node(id);
   const Value& wv = rw.value(n.inputs[1]);
   const std::string wname = wv.name, xname = rw.value(n.inputs[0]).name;
@@ -77,11 +77,13 @@ Status QuantizeConvWeights(GraphRewriter& rw, NodeId id, const QuantParams& x_pa
     if (!b || static_cast<int64_t>(b->size()) != m) return Internal("bias of '" + n.name + "'");
     bias = *b;
   }
-  const bool wide = Is16BitActivation(x_type);  // int64 bias: no floor on the weight scales
+  // int16 input or weights: an int64 bias, so no floor on the weight scales.
+  const bool wide = Is16BitActivation(x_type) || w16;
   const QuantizedWeights qw = QuantizeWeightsAxis0(
       *w, m, config.per_channel_weights,
       wide ? std::vector<float>{}
-           : MinWeightScales(bias, x_params.scales[0], config.per_channel_weights));
+           : MinWeightScales(bias, x_params.scales[0], config.per_channel_weights),
+      w16 ? 16 : 8);
   if (config.bias_correct) {
     const std::vector<double> means = InputMeans(config, xname);
     const int64_t group = n.attrs.GetInt("group", 1);
@@ -97,7 +99,7 @@ Status QuantizeConvWeights(GraphRewriter& rw, NodeId id, const QuantParams& x_pa
           const double mean = means[static_cast<size_t>((oc / ocpg) * icpg + ic)];
           for (int64_t t = 0; t < taps; ++t) {
             const size_t k = static_cast<size_t>((oc * icpg + ic) * taps + t);
-            shift += (qw.values[k] * s - (*w)[k]) * mean;
+            shift += (static_cast<double>(qw.code(k)) * s - (*w)[k]) * mean;
           }
         }
         bias[static_cast<size_t>(oc)] -= static_cast<float>(shift);
@@ -105,17 +107,22 @@ Status QuantizeConvWeights(GraphRewriter& rw, NodeId id, const QuantParams& x_pa
       ctx.Count("bias-corrected");
     }
   }
-  SetDequantizedInput(rw, id, 1, wname + ".i8", DType::kI8, ws, qw.values.data(),
-                      WeightParams(qw, 0));
+  if (w16) {
+    SetDequantizedInput(rw, id, 1, wname + ".i16", DType::kI16, ws, qw.values16.data(),
+                        WeightParams(qw, 0));
+  } else {
+    SetDequantizedInput(rw, id, 1, wname + ".i8", DType::kI8, ws, qw.values.data(),
+                        WeightParams(qw, 0));
+  }
   if (has_bias || config.bias_correct) {
-    SetBias(rw, id, 2, wname + ".bias.i32", bias, x_params.scales[0], qw.scales, x_type);
+    SetBias(rw, id, 2, wname + ".bias.i32", bias, x_params.scales[0], qw.scales, wide);
   }
   ctx.Count("weights");
   return Status::Ok();
 }
 
 Status QuantizeGemmWeights(GraphRewriter& rw, NodeId id, const QuantParams& a_params, DType a_type,
-                           const QuantizeConfig& config, PassContext& ctx) {
+                           bool w16, const QuantizeConfig& config, PassContext& ctx) {
   Node& n = rw.node(id);
   const bool tb = n.attrs.GetInt("transB", 0) != 0;
   const float alpha = n.attrs.GetFloat("alpha", 1.f), beta = n.attrs.GetFloat("beta", 1.f);
@@ -137,14 +144,15 @@ Status QuantizeGemmWeights(GraphRewriter& rw, NodeId id, const QuantParams& a_pa
       c[static_cast<size_t>(j)] = beta * (*cv)[cv->size() == 1 ? 0 : static_cast<size_t>(j)];
     }
   }
+  const bool wide = Is16BitActivation(a_type) || w16;
   const std::vector<float> floor =
-      Is16BitActivation(a_type)
-          ? std::vector<float>{}
-          : MinWeightScales(c, a_params.scales[0], config.per_channel_weights);
+      wide ? std::vector<float>{}
+           : MinWeightScales(c, a_params.scales[0], config.per_channel_weights);
+  const int bits = w16 ? 16 : 8;
   const QuantizedWeights qw = !config.per_channel_weights
-                                  ? QuantizeWeightsSymmetric(*b, 1, nout * k, 1, floor)
-                              : tb ? QuantizeWeightsSymmetric(*b, nout, k, 1, floor)
-                                   : QuantizeWeightsSymmetric(*b, nout, 1, k, floor);
+                                  ? QuantizeWeightsSymmetric(*b, 1, nout * k, 1, floor, bits)
+                              : tb ? QuantizeWeightsSymmetric(*b, nout, k, 1, floor, bits)
+                                   : QuantizeWeightsSymmetric(*b, nout, 1, k, floor, bits);
   if (config.bias_correct) {
     const std::vector<double> means = InputMeans(config, aname);
     const Shape& as = rw.value(n.inputs[0]).shape;
@@ -157,7 +165,8 @@ Status QuantizeGemmWeights(GraphRewriter& rw, NodeId id, const QuantParams& a_pa
         double shift = 0;
         for (int64_t kk = 0; kk < k; ++kk) {
           const size_t idx = static_cast<size_t>(tb ? j * k + kk : kk * nout + j);
-          shift += (qw.values[idx] * s - (*b)[idx]) * means[static_cast<size_t>(kk / inner)];
+          shift += (static_cast<double>(qw.code(idx)) * s - (*b)[idx]) *
+                   means[static_cast<size_t>(kk / inner)];
         }
         c[static_cast<size_t>(j)] -= static_cast<float>(shift);
       }
@@ -166,10 +175,15 @@ Status QuantizeGemmWeights(GraphRewriter& rw, NodeId id, const QuantParams& a_pa
   }
   rw.node(id).attrs.Set("alpha", 1.f);
   rw.node(id).attrs.Set("beta", 1.f);
-  SetDequantizedInput(rw, id, 1, bname + ".i8", DType::kI8, bs, qw.values.data(),
-                      WeightParams(qw, tb ? 0 : 1));
+  if (w16) {
+    SetDequantizedInput(rw, id, 1, bname + ".i16", DType::kI16, bs, qw.values16.data(),
+                        WeightParams(qw, tb ? 0 : 1));
+  } else {
+    SetDequantizedInput(rw, id, 1, bname + ".i8", DType::kI8, bs, qw.values.data(),
+                        WeightParams(qw, tb ? 0 : 1));
+  }
   if (has_c || config.bias_correct) {
-    SetBias(rw, id, 2, bname + ".bias.i32", c, a_params.scales[0], qw.scales, a_type);
+    SetBias(rw, id, 2, bname + ".bias.i32", c, a_params.scales[0], qw.scales, wide);
   }
   ctx.Count("weights");
   return Status::Ok();

@@ -2,8 +2,8 @@
 // Every 8-bit operand carries per-tensor QuantParams on its value (weights may be per output
 // channel); requantization multipliers are int32 [n, 2] constants (multiplier, shift) the
 // compiler computed; `out_dtype` ("u8", "i8", "i16" or "i32") is the output type and
-// `qmin`/`qmax` its clamp (a folded Relu/Clip narrows it). Activations may also be i16
-// (symmetric: zero point 0); QConv/QGemm reading one may take an i64 bias.
+// `qmin`/`qmax` its clamp (a folded Relu/Clip narrows it). Activations and QConv/QGemm weights
+// may also be i16 (symmetric: zero point 0); QConv/QGemm reading one may take an i64 bias.
 #include <limits>
 #include <string>
 
@@ -61,11 +61,16 @@ Status RequireRequant(const InferenceContext& ctx, size_t i, const char* what,
 // Weight input `i`: an 8-bit constant, per tensor or per axis `axis`.
 Status RequireWeight(const InferenceContext& ctx, size_t i, int64_t axis, const char* what) {
   const Value& w = ctx.input(i);
-  if (!Is8Bit(w.dtype)) {
-    return InvalidArgument(std::string(what) + " must be i8 or u8, got " + Name(w.dtype));
+  if (!IsCode(w.dtype)) {
+    return InvalidArgument(std::string(what) + " must be i8, u8 or i16, got " + Name(w.dtype));
   }
   if (!w.is_constant()) return InvalidArgument(std::string(what) + " must be a constant");
   KILN_RETURN_IF_ERROR(CheckQuantParamsOf(w, /*allow_per_axis=*/true, what));
+  if (w.dtype == DType::kI16) {
+    for (int64_t z : w.quant.zero_points) {
+      if (z != 0) return InvalidArgument(std::string(what) + " is i16 with a non-zero zero point");
+    }
+  }
   if (w.quant.per_axis() && w.quant.axis != axis) {
     return InvalidArgument(std::string(what) + " is quantized along axis " + Str(w.quant.axis) +
                            "; only axis " + Str(axis) + " (output channels) is supported");
@@ -73,11 +78,12 @@ Status RequireWeight(const InferenceContext& ctx, size_t i, int64_t axis, const 
   return Status::Ok();
 }
 
-// An optional int32 bias of `channels` elements at input `i` (or int64 when input 0 is i16).
+// An optional int32 bias of `channels` elements at input `i` (or int64 when input 0 or the
+// weight, input 1, is i16).
 Status RequireBias(const InferenceContext& ctx, size_t i, int64_t channels) {
   if (!ctx.has_input(i)) return Status::Ok();
   const Value& b = ctx.input(i);
-  const bool wide = ctx.input(0).dtype == DType::kI16;
+  const bool wide = ctx.input(0).dtype == DType::kI16 || ctx.input(1).dtype == DType::kI16;
   if ((b.dtype != DType::kI32 && !(wide && b.dtype == DType::kI64)) || b.shape != Shape{channels}) {
     return InvalidArgument(std::string("bias must be ") + (wide ? "i32 or i64 [" : "i32 [") +
                            Str(channels) + "], got " + Name(b.dtype) + ShapeToString(b.shape));

@@ -3,8 +3,8 @@
 //   acc[oc] += Requantize(r - zr, residual_requant[oc])          (with a residual R; saturating)
 //   y = clamp(zy + Requantize(acc, requant[oc]), qmin, qmax)      (u8/i8 output)
 //   y = clamp(acc, qmin, qmax)                                    (i32 output)
-// An int16 input (symmetric, zero point 0) accumulates in int64 with an i32 or i64 bias,
-// adds the residual term without saturation and requantizes with RequantizeWide.
+// An int16 input or int16 weights (symmetric, zero point 0) accumulate in int64 with an i32 or
+// i64 bias, add the residual term without saturation and requantize with RequantizeWide.
 // Padding taps are skipped (they hold the real value 0). Groups (depthwise included), strides,
 // dilations, 1-3 spatial axes. Output channels are split over the session's thread pool.
 #include <algorithm>
@@ -48,7 +48,7 @@ class QConvKernel : public Kernel {
 
     x_type_ = xv.dtype;
     KILN_ASSIGN_OR_RETURN(x_zero_, CheckedZeroPoint(xv));
-    wide_ = x_type_ == DType::kI16;
+    wide_ = x_type_ == DType::kI16 || wv.dtype == DType::kI16;
     out_type_ = ctx.output(0).dtype;
     if (out_type_ != DType::kI32 && !IsQuantCode(out_type_)) {
       return InvalidArgument("QConv output type " + std::string(DTypeName(out_type_)));
@@ -66,6 +66,7 @@ class QConvKernel : public Kernel {
       wbytes = unpacked.data();
     }
     const std::vector<int32_t> wz = ZeroPointsOf(wv, out_channels_);
+    KILN_RETURN_IF_ERROR(CheckWeightType(wv, wz));
     const int64_t per_oc = NumElements(w) / out_channels_;
     weights_.resize(static_cast<size_t>(NumElements(w)));
     for (int64_t oc = 0; oc < out_channels_; ++oc) {
@@ -234,7 +235,7 @@ class QConvKernel : public Kernel {
   std::vector<int64_t> bias_;     // i32 (8-bit input) or i64 (int16 input) constant, widened
   std::vector<Requant> requant_, residual_requant_;
   bool residual_ = false;
-  bool wide_ = false;  // int16 input: int64 accumulators
+  bool wide_ = false;  // int16 input or weights: int64 accumulators
   ThreadPool* pool_ = nullptr;
   int tasks_ = 1;
 };

@@ -3,7 +3,8 @@
 // [K, N], quantized per tensor or per output feature n:
 //   acc[m, n] = bias[n] + sum_k (a[m, k] - za) * (b[n, k] - zb[n])
 //   y = clamp(zy + Requantize(acc, requant[n]), qmin, qmax), or clamp(acc) for an i32 output.
-// An int16 A (zero point 0) accumulates in int64 (i32 or i64 bias) and uses RequantizeWide.
+// An int16 A or int16 B (zero point 0) accumulates in int64 (i32 or i64 bias) and uses
+// RequantizeWide.
 #include <algorithm>
 #include <cstring>
 
@@ -40,6 +41,7 @@ class QGemmKernel : public Kernel {
     if ((tb ? bv.shape[1] : bv.shape[0]) != k_) return InvalidArgument("QGemm inner dims differ");
     // B centred and stored [N, K] so each output feature is a contiguous dot product.
     const std::vector<int32_t> bz = ZeroPointsOf(bv, n_);
+    KILN_RETURN_IF_ERROR(CheckWeightType(bv, bz));
     b_.resize(static_cast<size_t>(n_ * k_));
     for (int64_t n = 0; n < n_; ++n) {
       for (int64_t k = 0; k < k_; ++k) {
@@ -50,7 +52,7 @@ class QGemmKernel : public Kernel {
     }
     a_type_ = av.dtype;
     KILN_ASSIGN_OR_RETURN(a_zero_, CheckedZeroPoint(av));
-    wide_ = a_type_ == DType::kI16;
+    wide_ = a_type_ == DType::kI16 || bv.dtype == DType::kI16;
     if (ctx.has_input(2)) {
       KILN_ASSIGN_OR_RETURN(bias_, ReadQuantBias(ctx.input(2), n_, wide_));
     } else {
@@ -116,7 +118,7 @@ class QGemmKernel : public Kernel {
   std::vector<int16_t> b_;     // (b - zb) as [N, K]
   std::vector<int64_t> bias_;  // widened from the i32 (or, int16 A, i64) constant
   std::vector<Requant> requant_;
-  bool wide_ = false;  // int16 A: int64 accumulators
+  bool wide_ = false;  // int16 A or B: int64 accumulators
   DType a_type_ = DType::kU8, out_type_ = DType::kU8;
   int32_t a_zero_ = 0, out_zero_ = 0;
   QuantClamp clamp_;

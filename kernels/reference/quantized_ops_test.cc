@@ -110,6 +110,7 @@ struct ConvCase {
   bool residual, per_channel;
   Activation act;
   DType x_type, out_type;
+  bool w16 = false;  // int16 weights (an --int16 node's)
 };
 
 // One random QConv case: quantized operands, the float FusedConv on their real values, and
@@ -122,9 +123,14 @@ void CheckConv(const ConvCase& cc, uint32_t seed) {
   const QuantParams xq = ParamsFor(-1.5f, 3.f, cc.x_type);
   const HostTensor xt = QuantizeTensor(xr, xs, cc.x_type, xq);
   const auto wr = RandomFloats(rng, static_cast<size_t>(NumElements(ws)), -0.5f, 0.5f);
-  const quant::QuantizedWeights qw = quant::QuantizeWeightsAxis0(wr, cc.m, cc.per_channel);
-  HostTensor wt("", DType::kI8, ws);
-  std::memcpy(wt.bytes.data(), qw.values.data(), qw.values.size());
+  const quant::QuantizedWeights qw =
+      quant::QuantizeWeightsAxis0(wr, cc.m, cc.per_channel, {}, cc.w16 ? 16 : 8);
+  HostTensor wt("", cc.w16 ? DType::kI16 : DType::kI8, ws);
+  if (cc.w16) {
+    std::memcpy(wt.bytes.data(), qw.values16.data(), qw.values16.size() * 2);
+  } else {
+    std::memcpy(wt.bytes.data(), qw.values.data(), qw.values.size());
+  }
   QuantParams wq;
   wq.scales = qw.scales;
   wq.zero_points.assign(qw.scales.size(), 0);
@@ -143,7 +149,8 @@ void CheckConv(const ConvCase& cc, uint32_t seed) {
   for (int64_t o = 0; o < cc.m; ++o) {
     const float s = qw.scales[cc.per_channel ? static_cast<size_t>(o) : 0];
     for (int64_t i = 0; i < per; ++i) {
-      wd[static_cast<size_t>(o * per + i)] = qw.values[static_cast<size_t>(o * per + i)] * s;
+      wd[static_cast<size_t>(o * per + i)] =
+          static_cast<float>(qw.code(static_cast<size_t>(o * per + i))) * s;
     }
     bd[static_cast<size_t>(o)] = static_cast<float>(bq[static_cast<size_t>(o)]) * xq.scales[0] * s;
   }
@@ -252,6 +259,16 @@ TEST(QConv, Int16Activations) {
   CheckConv(
       {1, 512, 3, 3, 2, 3, 1, 1, 1, 1, false, true, Activation::kNone, DType::kI16, DType::kI16},
       36);
+  // int16 weights (an --int16 node's): with int16 and with 8-bit activations, depthwise too.
+  CheckConv(
+      {1, 6, 7, 7, 4, 3, 1, 1, 1, 1, true, true, Activation::kRelu, DType::kI16, DType::kI16, true},
+      37);
+  CheckConv({1, 8, 9, 9, 8, 5, 8, 2, 2, 1, false, true, Activation::kNone, DType::kI16, DType::kI16,
+             true},
+            38);
+  CheckConv(
+      {1, 5, 6, 6, 3, 3, 1, 1, 1, 1, false, false, Activation::kClip, DType::kU8, DType::kU8, true},
+      39);
 }
 
 TEST(QConv, RandomShapes) {
@@ -292,7 +309,7 @@ TEST(QConv, RandomShapes) {
 }
 
 void CheckGemm(int64_t m, int64_t k, int64_t n, bool trans_b, DType x_type, DType out_type,
-               uint32_t seed) {
+               uint32_t seed, bool w16 = false) {
   std::mt19937 rng(seed);
   const auto ar = RandomFloats(rng, static_cast<size_t>(m * k), -1.f, 2.f);
   const QuantParams aq = ParamsFor(-1.f, 2.f, x_type);
@@ -300,15 +317,15 @@ void CheckGemm(int64_t m, int64_t k, int64_t n, bool trans_b, DType x_type, DTyp
   // B quantized per output feature: lay it out [N, K], quantize along axis 0, then transpose
   // when transB = 0.
   const auto br = RandomFloats(rng, static_cast<size_t>(n * k), -0.4f, 0.4f);
-  const quant::QuantizedWeights qb = quant::QuantizeWeightsAxis0(br, n, true);
-  HostTensor bt("", DType::kI8, trans_b ? Shape{n, k} : Shape{k, n});
+  const quant::QuantizedWeights qb = quant::QuantizeWeightsAxis0(br, n, true, {}, w16 ? 16 : 8);
+  HostTensor bt("", w16 ? DType::kI16 : DType::kI8, trans_b ? Shape{n, k} : Shape{k, n});
   std::vector<float> bd(static_cast<size_t>(n * k));
   for (int64_t j = 0; j < n; ++j) {
     for (int64_t i = 0; i < k; ++i) {
-      const int8_t v = qb.values[static_cast<size_t>(j * k + i)];
+      const int32_t v = static_cast<int32_t>(qb.code(static_cast<size_t>(j * k + i)));
       const int64_t dst = trans_b ? j * k + i : i * n + j;
-      bt.data<int8_t>()[dst] = v;
-      bd[static_cast<size_t>(dst)] = v * qb.scales[static_cast<size_t>(j)];
+      StoreQuantized(bt.bytes.data(), bt.dtype, dst, v);
+      bd[static_cast<size_t>(dst)] = static_cast<float>(v) * qb.scales[static_cast<size_t>(j)];
     }
   }
   QuantParams bq;
@@ -372,8 +389,10 @@ TEST(QGemm, RandomShapes) {
     CheckGemm(pick(1, 4), pick(1, 40), pick(1, 90), pick(0, 1) == 1, x, out,
               static_cast<uint32_t>(t));
   }
-  // A long int16 dot product (sums beyond int32).
+  // A long int16 dot product (sums beyond int32); int16 weights.
   CheckGemm(2, 3000, 5, true, DType::kI16, DType::kI16, 99);
+  CheckGemm(3, 700, 9, false, DType::kI16, DType::kI16, 98, true);
+  CheckGemm(2, 70, 33, true, DType::kU8, DType::kU8, 97, true);
 }
 
 void CheckBinary(OpType op, const Shape& as, const Shape& bs, DType t, bool relu, uint32_t seed,

@@ -72,6 +72,18 @@ Expected<std::vector<Requant>> ReadRequant(const Value& v, int64_t rows) {
   return out;
 }
 
+Status CheckWeightType(const Value& w, const std::vector<int32_t>& zero_points) {
+  if (w.dtype != DType::kU8 && w.dtype != DType::kI8 && w.dtype != DType::kI16) {
+    return InvalidArgument("weight '" + w.name + "' must be u8, i8 or i16");
+  }
+  if (w.dtype == DType::kI16) {
+    for (int32_t z : zero_points) {
+      if (z != 0) return InvalidArgument("i16 weight '" + w.name + "' has a non-zero zero point");
+    }
+  }
+  return Status::Ok();
+}
+
 Expected<std::vector<int64_t>> ReadQuantBias(const Value& b, int64_t n, bool wide) {
   const bool i64 = b.dtype == DType::kI64;
   if (!b.is_constant() || (b.dtype != DType::kI32 && !(wide && i64)) || b.num_elements() != n ||

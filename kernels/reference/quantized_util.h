@@ -24,8 +24,13 @@ std::vector<int32_t> ZeroPointsOf(const Value& v, int64_t channels);
 // repeated to `rows` (per-tensor use of a per-channel op).
 Expected<std::vector<Requant>> ReadRequant(const Value& v, int64_t rows);
 
+// A QConv/QGemm weight: u8/i8, or i16 with every zero point 0 (its centred codes must fit the
+// kernels' int16 weight copy).
+Status CheckWeightType(const Value& w, const std::vector<int32_t>& zero_points);
+
 // The bias of QConv/QGemm: `n` values, widened to int64. An i32 constant; with an int16 input
-// (`wide`) an i64 constant too (its scale s_x * s_w is 256 times finer than an 8-bit input's).
+// (`wide`: an int16 input or int16 weights) an i64 constant too (its scale s_x * s_w is 256
+// times finer than with 8-bit operands).
 Expected<std::vector<int64_t>> ReadQuantBias(const Value& b, int64_t n, bool wide);
 
 // The output clamp: attributes qmin/qmax, defaulting to `out`'s whole range.

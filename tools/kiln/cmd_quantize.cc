@@ -429,7 +429,8 @@ void RegisterQuantize(CLI::App& app, int* exit_code) {
   cmd->add_option("--keep-float", a->keep_float, "Keep these ONNX nodes in float (NODE[,NODE...])");
   cmd->add_option(
       "--int16", a->int16,
-      "Give these ONNX nodes int16 activations: what they read and write (NODE[,NODE...])");
+      "Make these ONNX nodes int16: the activations they read and write, and their weights "
+      "(NODE[,NODE...]; @depthwise: every depthwise convolution)");
   cmd->add_option(
       "--report", a->report,
       "Write per-tensor SQNR/cosine on the held-back samples (text, or JSON for .json)");
