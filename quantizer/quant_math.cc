@@ -6,6 +6,8 @@
 #include <limits>
 #include <string>
 
+#include "ir/quant_code.h"
+
 namespace kiln::quant {
 
 DType ActDType(ActMode mode) {
@@ -20,30 +22,8 @@ DType ActDType(ActMode mode) {
   return DType::kU8;
 }
 
-int64_t TypeMin(DType t) {
-  switch (t) {
-    case DType::kU8:
-      return 0;
-    case DType::kI8:
-      return -128;
-    case DType::kI16:
-      return -32768;
-    default:
-      return std::numeric_limits<int32_t>::min();
-  }
-}
-int64_t TypeMax(DType t) {
-  switch (t) {
-    case DType::kU8:
-      return 255;
-    case DType::kI8:
-      return 127;
-    case DType::kI16:
-      return 32767;
-    default:
-      return std::numeric_limits<int32_t>::max();
-  }
-}
+int64_t TypeMin(DType t) { return QuantCodeMin(t); }
+int64_t TypeMax(DType t) { return QuantCodeMax(t); }
 
 QuantParams ChooseActivationParams(double lo, double hi, ActMode mode) {
   if (!std::isfinite(lo)) lo = 0;

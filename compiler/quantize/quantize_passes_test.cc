@@ -420,6 +420,19 @@ TEST(QuantizeDriver, ShardedStatisticsMergeToOnePass) {
   EXPECT_EQ(ParseShard("1/3")->second, 3);
 }
 
+// Statistics of the float graph `f` over 16 random samples.
+std::shared_ptr<calib::CalibrationStats> Calibrate(const Graph& f) {
+  VectorSource calib = RandomSamples(f, 16, 100);
+  CalibrationRun run;
+  run.source = &calib;
+  for (size_t i = 0; i < calib.size(); ++i) run.samples.push_back(i);
+  run.progress = false;
+  auto stats = CollectStatistics(f, run, "k");
+  EXPECT_TRUE(stats.ok()) << stats.status().ToString();
+  if (!stats.ok()) return nullptr;
+  return std::make_shared<calib::CalibrationStats>(std::move(stats).value());
+}
+
 // A budget step keeps a tensor in float: for every tensor of the report, the nodes it names
 // leave no quantized copy of that tensor in the int8 graph (no "<name>.q" value: neither an
 // integer op's output nor a QuantizeLinear in front of an integer reader).
@@ -429,14 +442,8 @@ TEST(AccuracyBudget, KeptTensorIsNotQuantizedAgain) {
   QuantizeConfig config;
   auto f = CompileForCalibration(g, options, config);
   ASSERT_TRUE(f.ok()) << f.status().ToString();
-  VectorSource calib = RandomSamples(f->graph, 16, 100);
-  CalibrationRun run;
-  run.source = &calib;
-  for (size_t i = 0; i < calib.size(); ++i) run.samples.push_back(i);
-  run.progress = false;
-  auto stats = CollectStatistics(f->graph, run, "k");
-  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
-  auto shared = std::make_shared<calib::CalibrationStats>(std::move(stats).value());
+  auto shared = Calibrate(f->graph);
+  ASSERT_TRUE(shared);
   auto int8 = CompileQuantized(g, options, config, shared);
   ASSERT_TRUE(int8.ok()) << int8.status().ToString();
   VectorSource held = RandomSamples(f->graph, 2, 500);
@@ -456,7 +463,7 @@ TEST(AccuracyBudget, KeptTensorIsNotQuantizedAgain) {
   EXPECT_GE(checked, 2);
 }
 
-// The budget's steps give int16 activations first (weights stay int8), float only with
+// The budget's steps make layers int16 first (activations and weights), float only with
 // --budget-float; a budget 10 dB above the int8 model's output SQNR is met.
 TEST(AccuracyBudget, Int16StepsFirst) {
   const Graph g = SmallCnn();
@@ -464,14 +471,8 @@ TEST(AccuracyBudget, Int16StepsFirst) {
   QuantizeConfig config;
   auto f = CompileForCalibration(g, options, config);
   ASSERT_TRUE(f.ok()) << f.status().ToString();
-  VectorSource calib = RandomSamples(f->graph, 16, 100);
-  CalibrationRun run;
-  run.source = &calib;
-  for (size_t i = 0; i < calib.size(); ++i) run.samples.push_back(i);
-  run.progress = false;
-  auto stats = CollectStatistics(f->graph, run, "k");
-  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
-  auto shared = std::make_shared<calib::CalibrationStats>(std::move(stats).value());
+  auto shared = Calibrate(f->graph);
+  ASSERT_TRUE(shared);
   VectorSource held = RandomSamples(f->graph, 3, 500);
   auto int8 = CompileQuantized(g, options, config, shared);
   ASSERT_TRUE(int8.ok()) << int8.status().ToString();

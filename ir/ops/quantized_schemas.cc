@@ -9,6 +9,7 @@
 
 #include "ir/ops/nn_infer.h"
 #include "ir/ops/quantized_infer.h"
+#include "ir/quant_code.h"
 
 namespace kiln {
 namespace {
@@ -18,13 +19,6 @@ std::string Name(DType t) { return std::string(DTypeName(t)); }
 
 bool Is8Bit(DType t) { return t == DType::kU8 || t == DType::kI8; }
 bool IsCode(DType t) { return Is8Bit(t) || t == DType::kI16; }
-
-int64_t TypeLo(DType t) {
-  return t == DType::kU8 ? 0 : t == DType::kI8 ? -128 : t == DType::kI16 ? -32768 : INT32_MIN;
-}
-int64_t TypeHi(DType t) {
-  return t == DType::kU8 ? 255 : t == DType::kI8 ? 127 : t == DType::kI16 ? 32767 : INT32_MAX;
-}
 
 // Input `i` is a u8/i8/i16 activation quantized per tensor (i16: zero point 0).
 Status RequireActivation(const InferenceContext& ctx, size_t i, const char* what) {
@@ -272,7 +266,7 @@ Status CheckQuantParamsOf(const Value& v, bool allow_per_axis, const char* what)
     return InvalidArgument(std::string(what) + " ('" + v.name +
                            "') has several scales but no axis");
   }
-  const int64_t lo = TypeLo(v.dtype), hi = TypeHi(v.dtype);
+  const int64_t lo = QuantCodeMin(v.dtype), hi = QuantCodeMax(v.dtype);
   for (int64_t zp : q.zero_points) {
     if (zp < lo || zp > hi) {
       return InvalidArgument(std::string(what) + " ('" + v.name + "') has zero point " + Str(zp) +
@@ -299,7 +293,7 @@ Expected<DType> ReadOutputDType(const InferenceContext& ctx) {
 }
 
 Status CheckClampAttrs(const InferenceContext& ctx, DType out) {
-  const int64_t lo = TypeLo(out), hi = TypeHi(out);
+  const int64_t lo = QuantCodeMin(out), hi = QuantCodeMax(out);
   const int64_t qmin = ctx.attrs().GetInt("qmin", lo);
   const int64_t qmax = ctx.attrs().GetInt("qmax", hi);
   if (qmin < lo || qmax > hi || qmin > qmax) {

@@ -5,33 +5,12 @@
 #include <limits>
 #include <string>
 
+#include "ir/quant_code.h"
+
 namespace kiln {
 
-int32_t QuantTypeMin(DType t) {
-  switch (t) {
-    case DType::kU8:
-      return 0;
-    case DType::kI8:
-      return -128;
-    case DType::kI16:
-      return -32768;
-    default:
-      return std::numeric_limits<int32_t>::min();
-  }
-}
-
-int32_t QuantTypeMax(DType t) {
-  switch (t) {
-    case DType::kU8:
-      return 255;
-    case DType::kI8:
-      return 127;
-    case DType::kI16:
-      return 32767;
-    default:
-      return std::numeric_limits<int32_t>::max();
-  }
-}
+int32_t QuantTypeMin(DType t) { return QuantCodeMin(t); }
+int32_t QuantTypeMax(DType t) { return QuantCodeMax(t); }
 
 int32_t ZeroPointOf(const Value& v) {
   return v.quant.zero_points.empty() ? 0 : static_cast<int32_t>(v.quant.zero_points[0]);
