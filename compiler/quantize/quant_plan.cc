@@ -252,9 +252,11 @@ Expected<QuantPlan> PlanQuantization(const GraphRewriter& rw, const QuantizeConf
       plan.quantize[static_cast<size_t>(y)] = !internal;
     } else {
       // Only float readers: Conv/Gemm (Relu at most) and global pools keep int32 results
-      // (not from an int16 input: those accumulate in int64).
+      // (not with an int16 input or int16 weights: those accumulate in int64; an input that
+      // becomes int16 through a tie below is caught after the ties).
       const bool wide =
           !any_int_user && !wide16[static_cast<size_t>(n.inputs[0])] &&
+          !plan.int16_weights[static_cast<size_t>(id)] &&
           ((k == NodeKind::kConv && DataInputs(k, n).size() == 1 && FoldableActivation(n, true)) ||
            (k == NodeKind::kGemm && FoldableActivation(n, true)) ||
            n.op == OpType::kGlobalAveragePool);
@@ -302,6 +304,15 @@ Expected<QuantPlan> PlanQuantization(const GraphRewriter& rw, const QuantizeConf
         changed = true;
       }
     }
+  }
+  // A Conv/Gemm that kept its int32 accumulator but now reads an int16 value quantizes its
+  // output instead (an int64 accumulator has no such form).
+  for (NodeId id : order) {
+    const NodeKind k = plan.kind[static_cast<size_t>(id)];
+    if (!is_int(id) || (k != NodeKind::kConv && k != NodeKind::kGemm)) continue;
+    const Node& n = rw.node(id);
+    if (wide16[static_cast<size_t>(n.inputs[0])])
+      plan.quantize[static_cast<size_t>(n.outputs[0])] = true;
   }
   plan.dtype.assign(nv, ActDType(config.act));
   for (size_t v = 0; v < nv; ++v) {

@@ -224,6 +224,30 @@ TEST(QuantizePasses, Int16NodeWidensWhatItReadsAndWrites) {
   EXPECT_LT(RelativeError(q.float_model.graph, ig, 2), 0.05);
 }
 
+// The conv's int16 output reaches the classifier through MaxPool (a move: same type), so the
+// classifier reads int16 and cannot keep an int32 accumulator: it gets a quantized output.
+TEST(QuantizePasses, Int16ThroughAMoveReachesTheGemm) {
+  GraphBuilder b;
+  const ValueId x = b.Input("x", {1, 3, 8, 8});
+  const ValueId c =
+      b.Op(OpType::kConv, "conv", {x, b.Const("w", {4, 3, 3, 3}), b.Const("cb", {4})});
+  const ValueId r = b.Op(OpType::kRelu, "relu", {c});
+  const ValueId p = b.Op(OpType::kMaxPool, "pool", {r},
+                         Attrs({{"kernel_shape", std::vector<int64_t>{2, 2}},
+                                {"strides", std::vector<int64_t>{2, 2}}}));
+  const ValueId f = b.Op(OpType::kFlatten, "flat", {p}, Attrs({{"axis", int64_t{1}}}));
+  const ValueId y = b.Op(OpType::kGemm, "fc", {f, b.Const("wf", {36, 5}), b.Const("bf", {5})});
+  b.Output(y);
+  QuantizeConfig config;
+  config.int16_nodes = {"conv"};
+  Quantized q = QuantizeForTest(b.Take(), config);
+  const Graph& ig = q.int8.graph;
+  EXPECT_EQ(Count(ig, OpType::kQGemm), 1);
+  EXPECT_EQ(Count(ig, OpType::kFusedGemm), 0);
+  EXPECT_EQ(InputType(ig, "fc", 0), DType::kI16);
+  EXPECT_LT(RelativeError(q.float_model.graph, ig, 2), 0.05);
+}
+
 TEST(QuantizePasses, Int16DepthwiseSelectsDepthwiseConvs) {
   GraphBuilder b;
   const ValueId x = b.Input("x", {1, 4, 8, 8});
