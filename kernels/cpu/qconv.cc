@@ -438,9 +438,11 @@ void QConvCpu::RunGemm(const uint8_t* x, const int8_t* w, const void* residual, 
     return;
   }
   for (int64_t n = 0; n < g.batch; ++n) {
-    // Shared only for large layers: the pool's workers sleep, and waking one for the copy of a
-    // small layer costs more than it saves (measured on mobilenetv2 and resnet18_rw, 2 threads).
-    const bool share = g.groups * c4_ * plane_ * 4 > (int64_t{64} << 10) && g.macs() > (32 << 20);
+    // Shared above 64 KiB of input: below, waking a worker for the copy costs more than it
+    // saves. (It also required 32M MACs until the pool spun before sleeping; without that,
+    // MobileNetV2's projection convs, few MACs but a large input, rewrote it on one thread:
+    // int8 mobilenetv2 at 2 threads is 1.19x faster without it, resnet18_rw unchanged.)
+    const bool share = g.groups * c4_ * plane_ * 4 > (int64_t{64} << 10);
     ForShares(share ? pool : nullptr, threads_, g.groups * c4_, [&](int64_t, int64_t b, int64_t e) {
       for (int64_t u = b; u < e; ++u) Interleave(x, n, u / c4_, u % c4_, x4);
     });
