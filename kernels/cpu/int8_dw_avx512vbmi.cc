@@ -8,21 +8,41 @@
 
 namespace kiln::cpu {
 #if defined(__AVX512VBMI__) && defined(__AVX512VNNI__)
+namespace {
+
+// Byte 4j + k of quad q's index: column stride_w * j + 4q + k of a 16-output block (at most
+// 2 * 15 + 4 + 3 = 37: inside the 64-byte load). Built at compile time for strides 1 and 2:
+// a 7x7 plane is a few dozen vpdpbusd, so building them per call cost as much as the work.
+struct QuadIndex {
+  alignas(64) uint8_t bytes[kQDwU8MaxQuads][64];
+};
+constexpr QuadIndex MakeQuadIndex(int64_t stride_w) {
+  QuadIndex t{};
+  for (int q = 0; q < kQDwU8MaxQuads; ++q) {
+    for (int j = 0; j < 16; ++j) {
+      for (int k = 0; k < 4; ++k)
+        t.bytes[q][4 * j + k] = static_cast<uint8_t>(stride_w * j + 4 * q + k);
+    }
+  }
+  return t;
+}
+constexpr QuadIndex kQuadIndex1 = MakeQuadIndex(1);
+constexpr QuadIndex kQuadIndex2 = MakeQuadIndex(2);
+
+}  // namespace
 
 void QDwU8Avx512Vbmi(const QDwU8Params& p, const uint8_t* plane, const int32_t* w,
                      int32_t correction, int32_t* acc) {
-  // Byte 4j + k of quad q's index: column stride_w * j + 4q + k of a 16-output block (at most
-  // 2 * 15 + 4 + 3 = 37: inside the 64-byte load).
-  __m512i idx[kQDwU8MaxQuads];
-  for (int q = 0; q < kQDwU8MaxQuads; ++q) {
-    alignas(64) uint8_t bytes[64];
-    for (int j = 0; j < 16; ++j) {
-      for (int k = 0; k < 4; ++k) {
-        bytes[4 * j + k] = static_cast<uint8_t>(p.stride_w * j + 4 * q + k);
-      }
-    }
-    idx[q] = _mm512_load_si512(bytes);
+  QuadIndex local;
+  const QuadIndex* table = p.stride_w == 1   ? &kQuadIndex1
+                           : p.stride_w == 2 ? &kQuadIndex2
+                                             : nullptr;
+  if (!table) {
+    local = MakeQuadIndex(p.stride_w);
+    table = &local;
   }
+  __m512i idx[kQDwU8MaxQuads];
+  for (int q = 0; q < kQDwU8MaxQuads; ++q) idx[q] = _mm512_load_si512(table->bytes[q]);
   const __m512i start = _mm512_set1_epi32(-correction);
   const int64_t kh = p.kernel_h, quads = p.quads;
   for (int64_t oy = 0; oy < p.out_h; ++oy) {
