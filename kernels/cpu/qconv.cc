@@ -167,6 +167,8 @@ QConvCpu QConvCpu::Depthwise(QConvSpec spec, const void* plain_w, bool w_signed,
     }
     // The plane and the 64 bytes a last-row load may read past it.
     c.dw_plane_bytes_ = std::max(c.dw_plane_bytes_, AlignUp(c.dw_hp_ * wp + 64));
+    const bool epilogue_rows = !c.s_.residual && c.s_.out_type != QType::kI32;
+    if (epilogue_rows && g.out_plane() <= 256) c.dw_group_ = kQGemmMr;
   }
   c.MakeRows();
   return c;
@@ -175,7 +177,7 @@ QConvCpu QConvCpu::Depthwise(QConvSpec spec, const void* plain_w, bool w_signed,
 size_t QConvCpu::ScratchBytes() const {
   const Conv2dGeometry& g = s_.g;
   if (depthwise_) {
-    const int64_t per = dw_plane_bytes_ + AlignUp(g.out_plane() * 4);
+    const int64_t per = dw_plane_bytes_ + AlignUp(dw_group_ * g.out_plane() * 4);
     return static_cast<size_t>(MaxShares(threads_) * per + kAlign);
   }
   if (gemv_) return static_cast<size_t>(AlignUp(c4_ * 4) + kAlign);
@@ -528,7 +530,8 @@ void QConvCpu::RunDepthwise(const uint8_t* x, const void* residual, void* y, uin
 void QConvCpu::RunDepthwiseU8(const uint8_t* x, const void* residual, void* y, uint8_t* scratch,
                               ThreadPool* pool) const {
   const Conv2dGeometry& g = s_.g;
-  const int64_t per = dw_plane_bytes_ + AlignUp(g.out_plane() * 4);
+  const int64_t out_plane = g.out_plane();
+  const int64_t per = dw_plane_bytes_ + AlignUp(dw_group_ * out_plane * 4);
   const int64_t esize = Elem(s_.out_type);
   const bool x_signed = s_.x_type == QType::kI8;
   const uint8_t flip = x_signed ? 0x80 : 0;
@@ -539,24 +542,35 @@ void QConvCpu::RunDepthwiseU8(const uint8_t* x, const void* residual, void* y, u
     auto* acc = reinterpret_cast<int32_t*>(scratch + share * per + dw_plane_bytes_);
     // The padding (and the slack past the last row) keeps the zero code for every channel.
     std::fill(plane, plane + dw_hp_ * row + 64, static_cast<uint8_t>(zero_u));
-    for (int64_t p = b; p < e; ++p) {
-      const int64_t c = p % g.out_c;
-      const uint8_t* xc = x + p * g.in_plane();
-      for (int64_t iy = 0; iy < g.in_h; ++iy) {
-        uint8_t* dst = plane + (iy + g.pad_top) * row + g.pad_left;
-        const uint8_t* src = xc + iy * g.in_w;
-        if (flip) {
-          for (int64_t ix = 0; ix < g.in_w; ++ix) dst[ix] = src[ix] ^ flip;
-        } else {
-          std::memcpy(dst, src, static_cast<size_t>(g.in_w));
+    for (int64_t p = b; p < e;) {
+      // Up to dw_group_ channels of one image, their accumulators one plane apart.
+      const int64_t c0 = p % g.out_c;
+      const int64_t count = std::min({dw_group_, e - p, g.out_c - c0});
+      for (int64_t r = 0; r < count; ++r) {
+        const int64_t c = c0 + r;
+        const uint8_t* xc = x + (p + r) * g.in_plane();
+        for (int64_t iy = 0; iy < g.in_h; ++iy) {
+          uint8_t* dst = plane + (iy + g.pad_top) * row + g.pad_left;
+          const uint8_t* src = xc + iy * g.in_w;
+          if (flip) {
+            for (int64_t ix = 0; ix < g.in_w; ++ix) dst[ix] = src[ix] ^ flip;
+          } else {
+            std::memcpy(dst, src, static_cast<size_t>(g.in_w));
+          }
         }
+        k_->dw_u8(dw_u8_, plane, dw_quads_.data() + c * kq,
+                  zero_u * dw_wsum_[static_cast<size_t>(c)], acc + r * out_plane);
       }
-      k_->dw_u8(dw_u8_, plane, dw_quads_.data() + c * kq, zero_u * dw_wsum_[static_cast<size_t>(c)],
-                acc);
-      QRowParams rp = RowFor(c, nullptr);
-      const int64_t plane0 = p * g.out_plane();
-      rp.residual = residual ? static_cast<const uint8_t*>(residual) + plane0 : nullptr;
-      k_->requant_row(rp, acc, nullptr, static_cast<uint8_t*>(y) + plane0 * esize, g.out_plane());
+      auto* out = static_cast<uint8_t*>(y) + p * out_plane * esize;
+      if (dw_group_ > 1) {  // no residual, 8-bit output (see Depthwise)
+        k_->requant_rows(rows_.data() + c0, static_cast<int>(count), acc, out_plane, nullptr, out,
+                         out_plane, out_plane);
+      } else {
+        QRowParams rp = RowFor(c0, nullptr);
+        rp.residual = residual ? static_cast<const uint8_t*>(residual) + p * out_plane : nullptr;
+        k_->requant_row(rp, acc, nullptr, out, out_plane);
+      }
+      p += count;
     }
   });
 }

@@ -91,6 +91,10 @@ class QConvCpu {
   QDwU8Params dw_u8_;
   std::vector<int32_t> dw_quads_, dw_wsum_;
   int64_t dw_plane_bytes_ = 0;  // per share: the int16 phase planes or the 8-bit plane
+  // Channels the 8-bit path accumulates before one multi-row epilogue call: up to kQGemmMr for
+  // small planes without a residual (7x7 and 14x14: the per-channel epilogue call and row
+  // setup cost as much as the channel's arithmetic), else 1.
+  int64_t dw_group_ = 1;
   void RunDepthwiseU8(const uint8_t* x, const void* residual, void* y, uint8_t* scratch,
                       ThreadPool* pool) const;
 };
