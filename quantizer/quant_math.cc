@@ -92,7 +92,11 @@ QuantizedWeights QuantizeWeightsSymmetric(const std::vector<float>& w, int64_t c
   // Element index = (outer * channels + c) * inner_stride + i.
   const double qmax = bits == 16 ? 32767.0 : 127.0;
   QuantizedWeights out;
-  (bits == 16 ? out.values16.resize(w.size()) : out.values.resize(w.size()));
+  if (bits == 16) {
+    out.values16.resize(w.size());
+  } else {
+    out.values.resize(w.size());
+  }
   out.scales.assign(static_cast<size_t>(channels), 0.f);
   std::vector<float> max_abs(static_cast<size_t>(channels), 0.f);
   for (int64_t o = 0; o < outer_count; ++o) {
@@ -106,7 +110,8 @@ QuantizedWeights QuantizeWeightsSymmetric(const std::vector<float>& w, int64_t c
   }
   for (int64_t c = 0; c < channels; ++c) {
     const float m = max_abs[static_cast<size_t>(c)];
-    float scale = m > 0 ? static_cast<float>(m / qmax) : 1.f;
+    // (8-bit: the float division the int8 files were always made with.)
+    float scale = m > 0 ? (bits == 16 ? static_cast<float>(m / 32767.0) : m / 127.f) : 1.f;
     if (static_cast<size_t>(c) < min_scales.size()) {
       scale = std::max(scale, min_scales[static_cast<size_t>(c)]);
     }
