@@ -116,6 +116,7 @@ Expected<BudgetResult> RunAccuracyBudget(const BudgetContext& ctx, const BudgetS
     bool all16 = true;
     for (const auto& node : s.kept) all16 &= config.int16_nodes.count(node) > 0;
     s.int16 = int16_steps && taken == 0 && !all16;
+    if (!s.int16) tried[worst->name] = 2;  // kept float: never a candidate again
     s.drop_db = worst_drop;
     s.metric = metric;
     result.steps.push_back(s);
