@@ -101,13 +101,21 @@ using QDwAccumulateFn = void (*)(const QDwParams& p, const int16_t* x, const int
 //                          ox * stride_w + kx] - correction,
 // with correction = zero code * sum of the weights, so acc is the centred sum of QDwParams'
 // kernels (padding contributes 0). Dilation 1, stride_w 1 or 2, windows up to 8 columns.
+// PrepareQDwU8 fills the last two fields from the others: narrow planes (out_w <= 8) put
+// several output rows in one 16-lane vector (a 7x7 plane: 2 rows per vector, 14 of 16 lanes
+// busy instead of 7), and `index` holds each lane's byte quads within a 64-byte load.
+inline constexpr int64_t kQDwU8MaxQuads = 2;
 struct QDwU8Params {
   int64_t out_h = 0, out_w = 0;
   int64_t kernel_h = 3, quads = 1;
   int64_t stride_h = 1, stride_w = 1;
   int64_t row = 0;
+  int64_t rows_per_vector = 1;
+  // Byte 4j + k of quad q: the plane byte (relative to the vector's first output) lane j
+  // multiplies by window column 4q + k.
+  uint8_t index[kQDwU8MaxQuads][64] = {};
 };
-inline constexpr int64_t kQDwU8MaxQuads = 2;
+void PrepareQDwU8(QDwU8Params& p);
 using QDwU8Fn = void (*)(const QDwU8Params& p, const uint8_t* plane, const int32_t* w,
                          int32_t correction, int32_t* acc);
 

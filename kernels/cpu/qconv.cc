@@ -100,6 +100,30 @@ QConvCpu QConvCpu::Gemm(QConvSpec spec, const int8_t* packed, const Int8Kernels&
   return c;
 }
 
+void PrepareQDwU8(QDwU8Params& p) {
+  // Lane j reads bytes up to r * stride_h * row + ox * stride_w + 4 * quads - 1, which must
+  // stay inside the 64-byte load (vpermb indexes 6 bits).
+  int64_t rpv = 1;
+  if (p.out_w > 0 && p.out_w <= 8) {
+    rpv = std::min<int64_t>(16 / p.out_w, std::max<int64_t>(1, p.out_h));
+    while (rpv > 1 &&
+           (rpv - 1) * p.stride_h * p.row + (p.out_w - 1) * p.stride_w + 4 * p.quads > 64) {
+      --rpv;
+    }
+  }
+  p.rows_per_vector = rpv;
+  for (int64_t q = 0; q < kQDwU8MaxQuads; ++q) {
+    for (int64_t j = 0; j < 16; ++j) {
+      const int64_t r = rpv > 1 ? std::min(j / p.out_w, rpv - 1) : 0;
+      const int64_t ox = rpv > 1 ? j % p.out_w : j;
+      for (int64_t k = 0; k < 4; ++k) {
+        p.index[q][4 * j + k] =
+            static_cast<uint8_t>((r * p.stride_h * p.row + ox * p.stride_w + 4 * q + k) & 63);
+      }
+    }
+  }
+}
+
 QConvCpu QConvCpu::Depthwise(QConvSpec spec, const void* plain_w, bool w_signed,
                              const Int8Kernels& k, int threads) {
   QConvCpu c;
@@ -151,6 +175,7 @@ QConvCpu QConvCpu::Depthwise(QConvSpec spec, const void* plain_w, bool w_signed,
     u.stride_h = g.stride_h;
     u.stride_w = g.stride_w;
     u.row = wp;
+    PrepareQDwU8(u);
     c.dw_quads_.assign(static_cast<size_t>(g.out_c * g.kernel_h * quads), 0);
     c.dw_wsum_.assign(static_cast<size_t>(g.out_c), 0);
     for (int64_t oc = 0; oc < g.out_c; ++oc) {
