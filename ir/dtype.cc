@@ -7,48 +7,30 @@ namespace kiln {
 
 size_t DTypeSize(DType t) {
   switch (t) {
-    case DType::kF32:
-      return 4;
-    case DType::kF16:
-      return 2;
-    case DType::kI8:
-      return 1;
-    case DType::kU8:
-      return 1;
-    case DType::kI32:
-      return 4;
-    case DType::kI64:
-      return 8;
-    case DType::kBool:
-      return 1;
-    case DType::kI16:
-      return 2;
-    case DType::kUndefined:
-      return 0;
+    case DType::kF32: return 4;
+    case DType::kF16: return 2;
+    case DType::kI8: return 1;
+    case DType::kU8: return 1;
+    case DType::kI32: return 4;
+    case DType::kI64: return 8;
+    case DType::kBool: return 1;
+    case DType::kI16: return 2;
+    case DType::kUndefined: return 0;
   }
   return 0;
 }
 
 std::string_view DTypeName(DType t) {
   switch (t) {
-    case DType::kF32:
-      return "f32";
-    case DType::kF16:
-      return "f16";
-    case DType::kI8:
-      return "i8";
-    case DType::kU8:
-      return "u8";
-    case DType::kI32:
-      return "i32";
-    case DType::kI64:
-      return "i64";
-    case DType::kBool:
-      return "bool";
-    case DType::kI16:
-      return "i16";
-    case DType::kUndefined:
-      return "undefined";
+    case DType::kF32: return "f32";
+    case DType::kF16: return "f16";
+    case DType::kI8: return "i8";
+    case DType::kU8: return "u8";
+    case DType::kI32: return "i32";
+    case DType::kI64: return "i64";
+    case DType::kBool: return "bool";
+    case DType::kI16: return "i16";
+    case DType::kUndefined: return "undefined";
   }
   return "undefined";
 }

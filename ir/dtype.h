@@ -17,7 +17,7 @@ enum class DType : int32_t {
   kI32 = 5,
   kI64 = 6,
   kBool = 7,  // one byte per element, 0 or 1
-  kI16 = 8,   // 16-bit quantized activations (format 1.6)
+  kI16 = 8,   // 16-bit quantized activations and weights (format 1.6)
 };
 
 size_t DTypeSize(DType t);
@@ -33,39 +33,14 @@ struct Float16 {
 float HalfToFloat(uint16_t h);
 uint16_t FloatToHalf(float f);  // round to nearest even
 
-template <typename T>
-struct DTypeOf;
-template <>
-struct DTypeOf<float> {
-  static constexpr DType value = DType::kF32;
-};
-template <>
-struct DTypeOf<Float16> {
-  static constexpr DType value = DType::kF16;
-};
-template <>
-struct DTypeOf<int8_t> {
-  static constexpr DType value = DType::kI8;
-};
-template <>
-struct DTypeOf<uint8_t> {
-  static constexpr DType value = DType::kU8;
-};
-template <>
-struct DTypeOf<int16_t> {
-  static constexpr DType value = DType::kI16;
-};
-template <>
-struct DTypeOf<int32_t> {
-  static constexpr DType value = DType::kI32;
-};
-template <>
-struct DTypeOf<int64_t> {
-  static constexpr DType value = DType::kI64;
-};
-template <>
-struct DTypeOf<bool> {
-  static constexpr DType value = DType::kBool;
-};
+template <typename T> struct DTypeOf;
+template <> struct DTypeOf<float> { static constexpr DType value = DType::kF32; };
+template <> struct DTypeOf<Float16> { static constexpr DType value = DType::kF16; };
+template <> struct DTypeOf<int8_t> { static constexpr DType value = DType::kI8; };
+template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::kU8; };
+template <> struct DTypeOf<int16_t> { static constexpr DType value = DType::kI16; };
+template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::kI32; };
+template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::kI64; };
+template <> struct DTypeOf<bool> { static constexpr DType value = DType::kBool; };
 
 }  // namespace kiln

@@ -67,8 +67,7 @@ Expected<BudgetResult> RunAccuracyBudget(const BudgetContext& ctx, const BudgetS
       met = metric * 100.0 >= 100.0 - spec.value - 1e-9;
     } else {
       metric = OutputSqnr(report);
-      const double target =
-          spec.kind == BudgetSpec::kSqnr ? spec.value : kIdeal8BitSqnrDb - spec.value;
+      const double target = spec.kind == BudgetSpec::kSqnr ? spec.value : kIdeal8BitSqnrDb - spec.value;
       met = metric >= target;
     }
     if (ctx.progress) {

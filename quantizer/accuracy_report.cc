@@ -85,10 +85,8 @@ Expected<AccuracyReport> MeasureAccuracy(const Graph& float_graph, const Graph& 
     return false;
   };
   auto observe_float = [&](const Value& v) { return counterpart.count(v.name) > 0; };
-  KILN_ASSIGN_OR_RETURN(auto fs,
-                        calib::ObservedSession::Create(float_graph, observe_float, threads));
-  KILN_ASSIGN_OR_RETURN(auto qs,
-                        calib::ObservedSession::Create(quant_graph, observe_quant, threads));
+  KILN_ASSIGN_OR_RETURN(auto fs, calib::ObservedSession::Create(float_graph, observe_float, threads));
+  KILN_ASSIGN_OR_RETURN(auto qs, calib::ObservedSession::Create(quant_graph, observe_quant, threads));
   std::map<std::string, size_t> f_index, q_index;
   for (size_t i = 0; i < fs->size(); ++i) f_index[fs->name(i)] = i;
   for (size_t i = 0; i < qs->size(); ++i) q_index[qs->name(i)] = i;
@@ -137,8 +135,7 @@ Expected<AccuracyReport> MeasureAccuracy(const Graph& float_graph, const Graph& 
       for (ValueId in : p.inputs) {
         if (in == kNoValue) continue;
         const std::string& n = quant_graph.value(in).name;
-        if (n.size() > 2 && n.compare(n.size() - 2, 2, ".q") == 0)
-          t.inputs.push_back(n.substr(0, n.size() - 2));
+        if (n.size() > 2 && n.compare(n.size() - 2, 2, ".q") == 0) t.inputs.push_back(n.substr(0, n.size() - 2));
       }
       // The ops reading the quantized tensor (a DequantizeLinear feeds float readers, which do
       // not need it quantized).
@@ -151,14 +148,13 @@ Expected<AccuracyReport> MeasureAccuracy(const Graph& float_graph, const Graph& 
       }
       t.readers.assign(readers.begin(), readers.end());
     }
-    t.sqnr_db =
-        a.noise > 0 ? 10 * std::log10(a.signal / a.noise) : std::numeric_limits<double>::infinity();
+    t.sqnr_db = a.noise > 0 ? 10 * std::log10(a.signal / a.noise)
+                            : std::numeric_limits<double>::infinity();
     t.cosine = a.signal > 0 && a.qq > 0 ? a.dot / std::sqrt(a.signal * a.qq) : 1.0;
     report.tensors.push_back(std::move(t));
   }
-  std::stable_sort(
-      report.tensors.begin(), report.tensors.end(),
-      [](const TensorAccuracy& x, const TensorAccuracy& y) { return x.sqnr_db < y.sqnr_db; });
+  std::stable_sort(report.tensors.begin(), report.tensors.end(),
+                   [](const TensorAccuracy& x, const TensorAccuracy& y) { return x.sqnr_db < y.sqnr_db; });
   return report;
 }
 
@@ -173,8 +169,7 @@ std::string FormatReportText(const AccuracyReport& report) {
     std::string sources;
     for (const auto& s : t.sources) sources += (sources.empty() ? "" : ",") + s;
     std::snprintf(line, sizeof(line), "%9.2f %9.6f  %-20s %-40s %s%s\n", t.sqnr_db, t.cosine,
-                  t.op.c_str(), t.name.c_str(), sources.c_str(),
-                  t.model_output ? "  [output]" : "");
+                  t.op.c_str(), t.name.c_str(), sources.c_str(), t.model_output ? "  [output]" : "");
     os << line;
   }
   return os.str();

@@ -8,6 +8,7 @@
 
 #include "ir/activation.h"
 #include "ir/dtype.h"
+#include "ir/quant_code.h"
 #include "ir/quant_params.h"
 #include "ir/status.h"
 #include "kernels/requantize.h"
@@ -47,6 +48,10 @@ struct QuantizedWeights {
   std::vector<int16_t> values16;
   std::vector<float> scales;  // one per channel
   int64_t code(size_t k) const { return values16.empty() ? values[k] : values16[k]; }
+  DType dtype() const { return values16.empty() ? DType::kI8 : DType::kI16; }
+  const void* data() const {
+    return values16.empty() ? static_cast<const void*>(values.data()) : values16.data();
+  }
 };
 // `min_scales` (one per channel, optional) raises a channel's scale where needed (so that its
 // int32 bias stays in range: see MinWeightScales).
@@ -59,9 +64,9 @@ QuantizedWeights QuantizeWeightsAxis0(const std::vector<float>& w, int64_t chann
                                       int bits = 8);
 
 // Per channel, the smallest weight scale for which the int32 bias round(b / (s_in * s_w))
-// stays within +-2^30 (only for 8-bit inputs: an int16 input's bias is int64) (a channel with tiny
-// weights and a large bias, common after BatchNorm folding, would otherwise overflow it).
-// Per-tensor: the largest of them.
+// stays within +-2^30 (a channel with tiny weights and a large bias, common after BatchNorm
+// folding, would otherwise overflow it). Per-tensor: the largest of them. Only for 8-bit
+// operands: with int16 ones the bias is int64.
 std::vector<float> MinWeightScales(const std::vector<float>& bias, float input_scale,
                                    bool per_channel);
 
@@ -85,8 +90,5 @@ inline double Dequantize(int64_t code, float scale, int64_t zero_point) {
 }
 // Nearest code for real v (round half away from zero), clamped to t's range.
 int64_t QuantizeValue(double v, float scale, int64_t zero_point, DType t);
-
-int64_t TypeMin(DType t);
-int64_t TypeMax(DType t);
 
 }  // namespace kiln::quant

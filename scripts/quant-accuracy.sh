@@ -118,12 +118,12 @@ for step in "$@"; do
         # Measured on the calibration photos, so the eval figures stay unbiased. The budget
         # starts from the default row's model: the algo `--algo auto` chose there (its
         # quantize.txt) is passed on, instead of repeating auto's three int8 passes.
-        local_algo=$(sed -n 's/^algo auto: chose \([^ ]*\) .*/\1/p' "$out/${m}_default.quantize.txt" 2>/dev/null)
+        local_algo=$(sed -n 's/^algo auto: chose \([^ ]*\) .*/\1/p' "$out/${m}_default.quantize.txt" 2>/dev/null || true)
         row "$m" budget --algo "${local_algo:-auto}" --budget top1:1 --budget-images "$img/calib"
       done ;;
     budget0)  # the strictest top-1 budget: every calibration photo agrees with float
       for m in squeezenet mobilenetv2; do
-        local_algo=$(sed -n 's/^algo auto: chose \([^ ]*\) .*/\1/p' "$out/${m}_default.quantize.txt" 2>/dev/null)
+        local_algo=$(sed -n 's/^algo auto: chose \([^ ]*\) .*/\1/p' "$out/${m}_default.quantize.txt" 2>/dev/null || true)
         row "$m" budget0 --algo "${local_algo:-auto}" --budget top1:0 --budget-images "$img/calib"
       done ;;
     int16)  # every activation int16, weights int8 (the reference kernels run it)

@@ -208,6 +208,15 @@ TEST_F(CliBadInput, MissingInputFile) {
                      "not found");
 }
 
+// A --keep-float / --int16 name the model does not have is an error, not a silent no-op.
+TEST_F(CliBadInput, QuantizeUnknownNodeNames) {
+  const std::string base = "quantize " + Quote(Path("tiny.onnx")) + " --calib " +
+                           Quote(Path("x.npy")) + " -o " + Quote(Path("q.kiln"));
+  ExpectCleanFailure(base + " --keep-float no_such_node", "no node named 'no_such_node'");
+  ExpectCleanFailure(base + " --int16 @depthwise,no_such_node", "no node named 'no_such_node'");
+  ExpectCleanFailure(base + " --act sym-i32", "expected asym-u8, sym-i8 or sym-i16");
+}
+
 TEST_F(CliBadInput, BadPreprocessSpecAndUnreadableImage) {
   ExpectCleanFailure("run " + Quote(Path("tiny.onnx")) + " --input x=" + Quote(Path("x.npy")) +
                          " --preprocess resize=banana",

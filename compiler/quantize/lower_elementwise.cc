@@ -3,7 +3,6 @@
 // (Reshape, Transpose, MaxPool, nearest Resize, ...) -> the same op on the integer values, and
 // at a Q: elementwise chains -> QLookup, DQ -> Q -> QLookup (requantize) or nothing.
 #include <cmath>
-#include <cstring>
 
 #include "compiler/quantize/lower_ops.h"
 #include "compiler/quantize/lut_builder.h"
@@ -13,14 +12,6 @@
 
 namespace kiln::quant {
 namespace {
-
-std::optional<DqMatch> ActivationDq(const GraphRewriter& rw, ValueId v) {
-  auto d = MatchDq(rw, v);
-  if (!d || d->params.per_axis() || !IsActivationCode(rw.value(d->int_value).dtype, d->params)) {
-    return std::nullopt;
-  }
-  return d;
-}
 
 ActMode ModeOf(DType t) {
   return t == DType::kU8 ? ActMode::kAsymU8 : t == DType::kI16 ? ActMode::kSymI16 : ActMode::kSymI8;
@@ -46,20 +37,14 @@ std::optional<Operand> BinaryOperand(GraphRewriter& rw, ValueId v, DType type_hi
     hi = std::max<double>(hi, x);
   }
   const QuantParams q = ChooseActivationParams(lo, hi, ModeOf(type_hint));
-  const size_t width = DTypeSize(type_hint);
-  std::vector<uint8_t> codes(data->size() * width);
+  std::vector<int64_t> codes(data->size());
   for (size_t i = 0; i < data->size(); ++i) {
-    const int64_t code = QuantizeValue((*data)[i], q.scales[0], q.zero_points[0], type_hint);
-    if (width == 2) {
-      const int16_t c16 = static_cast<int16_t>(code);
-      std::memcpy(codes.data() + i * 2, &c16, 2);
-    } else {
-      codes[i] = static_cast<uint8_t>(code & 0xff);
-    }
+    codes[i] = QuantizeValue((*data)[i], q.scales[0], q.zero_points[0], type_hint);
   }
   const Shape shape = c.shape;
   const std::string name = c.name + ".q";
-  return Operand{AddQuantizedConstant(rw, name, type_hint, shape, codes.data(), q), q};
+  return Operand{
+      AddQuantizedConstant(rw, name, type_hint, shape, CodeBytes(codes, type_hint).data(), q), q};
 }
 
 // The Q ending an Add: directly, or through a Relu/Clip (folded into the clamp).
@@ -116,25 +101,15 @@ Node MakeNode(const Node& from, OpType op) {
 
 // A QLookup of `input` through `table` (output codes, stored in the output's type).
 Node LookupNode(GraphRewriter& rw, const std::string& name, ValueId input,
-                const std::vector<int32_t>& table, DType out_type,
+                const std::vector<int64_t>& table, DType out_type,
                 const std::vector<std::string>& sources) {
   Node n;
   n.name = name;
   n.op = OpType::kQLookup;
   n.opset = 17;
   n.sources = sources;
-  const size_t width = DTypeSize(out_type);
-  std::vector<uint8_t> bytes(table.size() * width);
-  for (size_t k = 0; k < table.size(); ++k) {
-    if (width == 2) {
-      const int16_t c16 = static_cast<int16_t>(table[k]);
-      std::memcpy(bytes.data() + k * 2, &c16, 2);
-    } else {
-      bytes[k] = static_cast<uint8_t>(table[k] & 0xff);
-    }
-  }
   const ValueId t = rw.AddConstant(name + ".table", out_type, {static_cast<int64_t>(table.size())},
-                                   ConstantBytes::FromVector(std::move(bytes)));
+                                   ConstantBytes::FromVector(CodeBytes(table, out_type)));
   n.inputs = {input, t};
   return n;
 }
@@ -277,17 +252,10 @@ Expected<bool> LowerPool(GraphRewriter& rw, NodeId id, PassContext& ctx) {
 
 bool IsPassThroughOp(const Node& n) {
   switch (n.op) {
-    case OpType::kReshape:
-    case OpType::kFlatten:
-    case OpType::kSqueeze:
-    case OpType::kUnsqueeze:
-    case OpType::kTranspose:
-    case OpType::kIdentity:
-    case OpType::kSlice:
-    case OpType::kDepthToSpace:
-    case OpType::kSpaceToDepth:
-    case OpType::kExpand:
-    case OpType::kTile:
+    case OpType::kReshape: case OpType::kFlatten: case OpType::kSqueeze:
+    case OpType::kUnsqueeze: case OpType::kTranspose: case OpType::kIdentity:
+    case OpType::kSlice: case OpType::kDepthToSpace: case OpType::kSpaceToDepth:
+    case OpType::kExpand: case OpType::kTile:
       return true;
     case OpType::kMaxPool:
       return n.outputs.size() == 1 || n.outputs[1] == kNoValue;
@@ -398,8 +366,7 @@ Expected<bool> LowerAtQuantize(GraphRewriter& rw, NodeId qid, PassContext& ctx) 
                         rw.MergeSources(nodes));
   KILN_RETURN_IF_ERROR(Replace(rw, std::move(lut), kNoNode, end));
   // The chain's nodes go when nothing else reads them (later nodes first).
-  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it)
-    KILN_RETURN_IF_ERROR(EraseIfUnused(rw, *it));
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) KILN_RETURN_IF_ERROR(EraseIfUnused(rw, *it));
   ctx.Count("lookup");
   return true;
 }

@@ -3,7 +3,8 @@
 // of int32 constants or float constants (requantized to s_x * s_w), the epilogue Relu/Clip
 // becomes the output clamp, a residual its own requantization; with no Q after the op (its
 // readers are float) the output is the exact int32 accumulator, dequantized per channel.
-// An int16 input (symmetric) gets an int64 bias and needs a Q after the op.
+// An int16 input or int16 weights make an int64 accumulator: an int64 bias, and a Q after the
+// op (no int32 accumulator output).
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -17,15 +18,6 @@
 namespace kiln::quant {
 namespace {
 
-// An activation operand: DQ of an 8-bit or (zero point 0) int16 value, per tensor.
-std::optional<DqMatch> ActivationDq(const GraphRewriter& rw, ValueId v) {
-  auto d = MatchDq(rw, v);
-  if (!d || d->params.per_axis() || !IsActivationCode(rw.value(d->int_value).dtype, d->params)) {
-    return std::nullopt;
-  }
-  return d;
-}
-
 // A weight operand: DQ of an 8-bit constant, per tensor or per axis `axis`.
 std::optional<DqMatch> WeightDq(const GraphRewriter& rw, ValueId v, int64_t axis) {
   auto d = MatchDq(rw, v);
@@ -36,6 +28,11 @@ std::optional<DqMatch> WeightDq(const GraphRewriter& rw, ValueId v, int64_t axis
   }
   if (d->params.per_axis() && d->params.axis != axis) return std::nullopt;
   return d;
+}
+
+// int16 activations or weights: the op accumulates in int64 (with an int64 bias).
+bool AccumulatesInInt64(const GraphRewriter& rw, const DqMatch& x, const DqMatch& w) {
+  return rw.value(x.int_value).dtype == DType::kI16 || rw.value(w.int_value).dtype == DType::kI16;
 }
 
 // The real values of a bias operand (DQ of a constant, or a float constant), broadcast to `n`.
@@ -49,17 +46,10 @@ std::optional<std::vector<double>> BiasValues(const GraphRewriter& rw, ValueId v
     for (int64_t i = 0; i < b.num_elements(); ++i) {
       int64_t code = 0;
       switch (b.dtype) {
-        case DType::kI32:
-          code = b.constant->as<int32_t>()[i];
-          break;
-        case DType::kU8:
-          code = b.constant->as<uint8_t>()[i];
-          break;
-        case DType::kI8:
-          code = b.constant->as<int8_t>()[i];
-          break;
-        default:
-          return std::nullopt;
+        case DType::kI32: code = b.constant->as<int32_t>()[i]; break;
+        case DType::kU8: code = b.constant->as<uint8_t>()[i]; break;
+        case DType::kI8: code = b.constant->as<int8_t>()[i]; break;
+        default: return std::nullopt;
       }
       const size_t c = d->params.per_axis() ? static_cast<size_t>(i) : 0;
       raw.push_back(Dequantize(code, d->params.scales[c], d->params.zero_points[c]));
@@ -87,8 +77,8 @@ std::vector<int64_t> CentredAbsSums(const Value& w, const QuantParams& q, int64_
     const int64_t zp = q.zero_points[q.per_axis() ? static_cast<size_t>(c) : 0];
     for (int64_t i = 0; i < k; ++i) {
       const int64_t idx = channel_major ? c * k + i : i * channels + c;
-      const int64_t code =
-          w.dtype == DType::kU8 ? w.constant->as<uint8_t>()[idx] : w.constant->as<int8_t>()[idx];
+      const int64_t code = w.dtype == DType::kU8 ? w.constant->as<uint8_t>()[idx]
+                                                 : w.constant->as<int8_t>()[idx];
       sums[static_cast<size_t>(c)] += std::llabs(code - zp);
     }
   }
@@ -136,8 +126,7 @@ ValueId AddBiasConstant(GraphRewriter& rw, const std::string& base, const std::v
 
 std::vector<double> WeightScales(const QuantParams& q, int64_t channels) {
   std::vector<double> s(static_cast<size_t>(channels));
-  for (int64_t c = 0; c < channels; ++c)
-    s[static_cast<size_t>(c)] = q.scales[q.per_axis() ? static_cast<size_t>(c) : 0];
+  for (int64_t c = 0; c < channels; ++c) s[static_cast<size_t>(c)] = q.scales[q.per_axis() ? static_cast<size_t>(c) : 0];
   return s;
 }
 
@@ -212,11 +201,9 @@ Expected<bool> LowerConv(GraphRewriter& rw, NodeId id, PassContext& ctx) {
   const ValueId y = f.outputs[0];
   const auto q = MatchSoleQ(rw, y);
   const bool wide = !q;
-  // int16 input or weights: int64 accumulator and bias.
-  const bool x16 = Is16BitActivation(rw.value(dx->int_value).dtype) ||
-                   rw.value(dw->int_value).dtype == DType::kI16;
+  const bool acc64 = AccumulatesInInt64(rw, *dx, *dw);
   if (wide &&
-      (x16 || has_residual || (act.kind != Activation::kNone && act.kind != Activation::kRelu))) {
+      (acc64 || has_residual || (act.kind != Activation::kNone && act.kind != Activation::kRelu))) {
     return false;
   }
   if (!q && rw.NumUses(y) == 0) return false;
@@ -227,7 +214,7 @@ Expected<bool> LowerConv(GraphRewriter& rw, NodeId id, PassContext& ctx) {
   const std::vector<double> s_w = WeightScales(dw->params, m);
   auto bias_real = BiasValues(rw, f.inputs.size() > 2 ? f.inputs[2] : kNoValue, m);
   if (!bias_real) return false;
-  auto bias = QuantizeBiasTo(*bias_real, s_x, s_w, x16);
+  auto bias = QuantizeBiasTo(*bias_real, s_x, s_w, acc64);
   if (!bias) return false;
   std::vector<double> residual_m;
   int64_t residual_bound = 0;
@@ -238,7 +225,7 @@ Expected<bool> LowerConv(GraphRewriter& rw, NodeId id, PassContext& ctx) {
       residual_bound = std::max<int64_t>(residual_bound, static_cast<int64_t>(std::ceil(rm * 256)));
     }
   }
-  if (!x16 && !AccumulatorFits(CentredAbsSums(w, dw->params, m, true, k), *bias, residual_bound)) {
+  if (!acc64 && !AccumulatorFits(CentredAbsSums(w, dw->params, m, true, k), *bias, residual_bound)) {
     ctx.Count("kept-float-accumulator-range");
     return false;
   }
@@ -251,7 +238,7 @@ Expected<bool> LowerConv(GraphRewriter& rw, NodeId id, PassContext& ctx) {
   const std::string base = rw.value(y).name;
   rw.value(dx->int_value).quant = dx->params;
   rw.value(dw->int_value).quant = dw->params;
-  const ValueId bias_v = AddBiasConstant(rw, base + ".bias", *bias, x16);
+  const ValueId bias_v = AddBiasConstant(rw, base + ".bias", *bias, acc64);
   qc.inputs = {dx->int_value, dw->int_value, bias_v, kNoValue};
   if (wide) {
     qc.attrs.Set("out_dtype", DTypeAttr(DType::kI32));
@@ -265,8 +252,7 @@ Expected<bool> LowerConv(GraphRewriter& rw, NodeId id, PassContext& ctx) {
     return true;
   }
   std::vector<double> mult;
-  for (int64_t c = 0; c < m; ++c)
-    mult.push_back(s_x * s_w[static_cast<size_t>(c)] / q->params.scales[0]);
+  for (int64_t c = 0; c < m; ++c) mult.push_back(s_x * s_w[static_cast<size_t>(c)] / q->params.scales[0]);
   auto requant = AddRequantConstant(rw, base, mult);
   if (!requant.ok()) return false;
   qc.inputs.push_back(*requant);
@@ -286,7 +272,7 @@ Expected<bool> LowerConv(GraphRewriter& rw, NodeId id, PassContext& ctx) {
   KILN_RETURN_IF_ERROR(rw.EraseNode(q->node));
   KILN_RETURN_IF_ERROR(rw.EraseNode(id));
   ctx.Count(has_residual ? "conv-residual" : "conv");
-  if (x16) ctx.Count("conv-int64-accumulator");
+  if (acc64) ctx.Count("conv-int64-accumulator");
   return true;
 }
 
@@ -313,9 +299,8 @@ Expected<bool> LowerGemm(GraphRewriter& rw, NodeId id, PassContext& ctx) {
   const ValueId y = f.outputs[0];
   const auto q = MatchSoleQ(rw, y);
   const bool wide = !q;
-  const bool a16 = Is16BitActivation(rw.value(da->int_value).dtype) ||
-                   rw.value(db->int_value).dtype == DType::kI16;
-  if (wide && (a16 || (act.kind != Activation::kNone && act.kind != Activation::kRelu))) {
+  const bool acc64 = AccumulatesInInt64(rw, *da, *db);
+  if (wide && (acc64 || (act.kind != Activation::kNone && act.kind != Activation::kRelu))) {
     return false;
   }
   if (!q && rw.NumUses(y) == 0) return false;
@@ -324,9 +309,9 @@ Expected<bool> LowerGemm(GraphRewriter& rw, NodeId id, PassContext& ctx) {
   auto c_real = BiasValues(rw, !matmul && f.inputs.size() > 2 ? f.inputs[2] : kNoValue, n);
   if (!c_real) return false;
   for (double& c : *c_real) c *= beta;
-  auto bias = QuantizeBiasTo(*c_real, s_a, s_b, a16);
+  auto bias = QuantizeBiasTo(*c_real, s_a, s_b, acc64);
   if (!bias) return false;
-  if (!a16 && !AccumulatorFits(CentredAbsSums(b, db->params, n, tb, k), *bias, 0)) {
+  if (!acc64 && !AccumulatorFits(CentredAbsSums(b, db->params, n, tb, k), *bias, 0)) {
     ctx.Count("kept-float-accumulator-range");
     return false;
   }
@@ -340,7 +325,7 @@ Expected<bool> LowerGemm(GraphRewriter& rw, NodeId id, PassContext& ctx) {
   rw.value(da->int_value).quant = da->params;
   rw.value(db->int_value).quant = db->params;
   const std::string base = rw.value(y).name;
-  qg.inputs = {da->int_value, db->int_value, AddBiasConstant(rw, base + ".bias", *bias, a16)};
+  qg.inputs = {da->int_value, db->int_value, AddBiasConstant(rw, base + ".bias", *bias, acc64)};
   if (wide) {
     qg.attrs.Set("out_dtype", DTypeAttr(DType::kI32));
     if (act.kind == Activation::kRelu) qg.attrs.Set("qmin", int64_t{0});
@@ -353,8 +338,7 @@ Expected<bool> LowerGemm(GraphRewriter& rw, NodeId id, PassContext& ctx) {
     return true;
   }
   std::vector<double> mult;
-  for (int64_t j = 0; j < n; ++j)
-    mult.push_back(s_a * s_b[static_cast<size_t>(j)] / q->params.scales[0]);
+  for (int64_t j = 0; j < n; ++j) mult.push_back(s_a * s_b[static_cast<size_t>(j)] / q->params.scales[0]);
   auto requant = AddRequantConstant(rw, base, mult);
   if (!requant.ok()) return false;
   qg.inputs.push_back(*requant);

@@ -15,35 +15,14 @@ namespace {
 
 bool IsElementwiseFloatOp(OpType op) {
   switch (op) {
-    case OpType::kRelu:
-    case OpType::kLeakyRelu:
-    case OpType::kPRelu:
-    case OpType::kClip:
-    case OpType::kSigmoid:
-    case OpType::kTanh:
-    case OpType::kHardSigmoid:
-    case OpType::kHardSwish:
-    case OpType::kElu:
-    case OpType::kSelu:
-    case OpType::kSoftplus:
-    case OpType::kErf:
-    case OpType::kExp:
-    case OpType::kLog:
-    case OpType::kSqrt:
-    case OpType::kAbs:
-    case OpType::kNeg:
-    case OpType::kReciprocal:
-    case OpType::kFloor:
-    case OpType::kCeil:
-    case OpType::kSign:
-    case OpType::kAdd:
-    case OpType::kSub:
-    case OpType::kMul:
-    case OpType::kDiv:
-    case OpType::kPow:
-    case OpType::kMax:
-    case OpType::kMin:
-    case OpType::kIdentity:
+    case OpType::kRelu: case OpType::kLeakyRelu: case OpType::kPRelu: case OpType::kClip:
+    case OpType::kSigmoid: case OpType::kTanh: case OpType::kHardSigmoid:
+    case OpType::kHardSwish: case OpType::kElu: case OpType::kSelu: case OpType::kSoftplus:
+    case OpType::kErf: case OpType::kExp: case OpType::kLog: case OpType::kSqrt:
+    case OpType::kAbs: case OpType::kNeg: case OpType::kReciprocal: case OpType::kFloor:
+    case OpType::kCeil: case OpType::kSign: case OpType::kAdd: case OpType::kSub:
+    case OpType::kMul: case OpType::kDiv: case OpType::kPow: case OpType::kMax:
+    case OpType::kMin: case OpType::kIdentity:
       return true;
     default:
       return false;
@@ -104,7 +83,7 @@ std::optional<std::vector<NodeId>> FindLookupChain(const GraphRewriter& rw, Valu
 
 int LookupTableEntries(DType in_type) { return in_type == DType::kI16 ? 513 : 256; }
 
-Expected<std::vector<int32_t>> BuildLookupTable(const GraphRewriter& rw,
+Expected<std::vector<int64_t>> BuildLookupTable(const GraphRewriter& rw,
                                                 const std::vector<NodeId>& chain, ValueId source,
                                                 ValueId y, DType in_type,
                                                 const QuantParams& in_params, DType out_type,
@@ -130,8 +109,7 @@ Expected<std::vector<int32_t>> BuildLookupTable(const GraphRewriter& rw,
       ValueId& m = map[static_cast<size_t>(in)];
       if (m == kNoValue) {
         const Value& c = rw.value(in);
-        if (!c.is_constant())
-          return Internal("lookup chain input '" + c.name + "' is not in the chain");
+        if (!c.is_constant()) return Internal("lookup chain input '" + c.name + "' is not in the chain");
         m = g->AddConstant(c.name, c.dtype, c.shape, *c.constant);
       }
       in = m;
@@ -161,23 +139,23 @@ Expected<std::vector<int32_t>> BuildLookupTable(const GraphRewriter& rw,
   }
   KILN_ASSIGN_OR_RETURN(auto session, Session::Create(g));
   KILN_ASSIGN_OR_RETURN(auto outs, session->Run(std::vector<HostTensor>{codes}));
-  std::vector<int32_t> table(static_cast<size_t>(entries));
+  std::vector<int64_t> table(static_cast<size_t>(entries));
   const float* r = outs[0].data<float>();
   for (int k = 0; k < entries; ++k) {
-    table[static_cast<size_t>(k)] = static_cast<int32_t>(
-        QuantizeValue(r[k], out_params.scales[0], out_params.zero_points[0], out_type));
+    table[static_cast<size_t>(k)] =
+        QuantizeValue(r[k], out_params.scales[0], out_params.zero_points[0], out_type);
   }
   return table;
 }
 
-std::vector<int32_t> RequantizeTable(DType in_type, const QuantParams& in_params, DType out_type,
+std::vector<int64_t> RequantizeTable(DType in_type, const QuantParams& in_params, DType out_type,
                                      const QuantParams& out_params) {
   const int entries = LookupTableEntries(in_type);
-  std::vector<int32_t> table(static_cast<size_t>(entries));
+  std::vector<int64_t> table(static_cast<size_t>(entries));
   for (int k = 0; k < entries; ++k) {
     const double v = Dequantize(CodeOf(k, in_type), in_params.scales[0], in_params.zero_points[0]);
-    table[static_cast<size_t>(k)] = static_cast<int32_t>(
-        QuantizeValue(v, out_params.scales[0], out_params.zero_points[0], out_type));
+    table[static_cast<size_t>(k)] =
+        QuantizeValue(v, out_params.scales[0], out_params.zero_points[0], out_type);
   }
   return table;
 }

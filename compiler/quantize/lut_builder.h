@@ -29,14 +29,14 @@ int LookupTableEntries(DType in_type);
 
 // The table (output codes): entry k = Q_out(chain(dequantize(code k))), code k = k (u8),
 // k - 128 (i8) or -32768 + 128 k (i16).
-Expected<std::vector<int32_t>> BuildLookupTable(const GraphRewriter& rw,
+Expected<std::vector<int64_t>> BuildLookupTable(const GraphRewriter& rw,
                                                 const std::vector<NodeId>& chain, ValueId source,
                                                 ValueId y, DType in_type,
                                                 const QuantParams& in_params, DType out_type,
                                                 const QuantParams& out_params);
 
 // The table that only requantizes: real value kept, parameters changed.
-std::vector<int32_t> RequantizeTable(DType in_type, const QuantParams& in_params, DType out_type,
+std::vector<int64_t> RequantizeTable(DType in_type, const QuantParams& in_params, DType out_type,
                                      const QuantParams& out_params);
 
 }  // namespace kiln::quant

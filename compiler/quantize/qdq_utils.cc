@@ -87,6 +87,17 @@ std::optional<QMatch> MatchSoleQ(const GraphRewriter& rw, ValueId v) {
   return QMatch{*user, n.outputs[0], *q, t};
 }
 
+std::vector<uint8_t> CodeBytes(const std::vector<int64_t>& codes, DType t) {
+  const size_t width = DTypeSize(t);
+  std::vector<uint8_t> out(codes.size() * width);
+  for (size_t i = 0; i < codes.size(); ++i) {
+    // Little-endian two's complement: the low `width` bytes of the code.
+    const auto v = static_cast<uint64_t>(codes[i]);
+    for (size_t b = 0; b < width; ++b) out[i * width + b] = static_cast<uint8_t>(v >> (8 * b));
+  }
+  return out;
+}
+
 bool IsActivationCode(DType t, const QuantParams& q) {
   if (t == DType::kU8 || t == DType::kI8) return true;
   if (t != DType::kI16) return false;
@@ -94,6 +105,14 @@ bool IsActivationCode(DType t, const QuantParams& q) {
     if (z != 0) return false;
   }
   return true;
+}
+
+std::optional<DqMatch> ActivationDq(const GraphRewriter& rw, ValueId v) {
+  auto d = MatchDq(rw, v);
+  if (!d || d->params.per_axis() || !IsActivationCode(rw.value(d->int_value).dtype, d->params)) {
+    return std::nullopt;
+  }
+  return d;
 }
 
 bool SameParams(const QuantParams& a, const QuantParams& b) {
@@ -107,23 +126,10 @@ std::pair<ValueId, ValueId> ParamConstants(GraphRewriter& rw, const std::string&
                                            const QuantParams& q, DType t) {
   const Shape shape = q.per_axis() ? Shape{static_cast<int64_t>(q.scales.size())} : Shape{};
   const ValueId s = AddF32Constant(rw, base + ".scale", shape, q.scales);
-  std::vector<uint8_t> zp(q.scales.size() * DTypeSize(t), 0);
-  for (size_t i = 0; i < q.scales.size(); ++i) {
-    const int64_t z = q.zero_points.empty() ? 0 : q.zero_points[i];
-    if (t == DType::kU8) {
-      zp[i] = static_cast<uint8_t>(z);
-    } else if (t == DType::kI8) {
-      zp[i] = static_cast<uint8_t>(static_cast<int8_t>(z));
-    } else if (t == DType::kI16) {
-      const int16_t z16 = static_cast<int16_t>(z);
-      std::memcpy(zp.data() + i * 2, &z16, 2);
-    } else {
-      const int32_t z32 = static_cast<int32_t>(z);
-      std::memcpy(zp.data() + i * 4, &z32, 4);
-    }
-  }
-  const ValueId z =
-      rw.AddConstant(base + ".zero_point", t, shape, ConstantBytes::FromVector(std::move(zp)));
+  std::vector<int64_t> zp = q.zero_points;
+  zp.resize(q.scales.size(), 0);
+  const ValueId z = rw.AddConstant(base + ".zero_point", t, shape,
+                                   ConstantBytes::FromVector(CodeBytes(zp, t)));
   return {s, z};
 }
 
@@ -179,8 +185,7 @@ ValueId InsertQdqPair(GraphRewriter& rw, ValueId v, const QuantParams& params, D
 }
 
 ValueId InsertDequantize(GraphRewriter& rw, ValueId int_value, const QuantParams& params,
-                         ValueId float_out, NodeId anchor,
-                         const std::vector<std::string>& sources) {
+                         ValueId float_out, NodeId anchor, const std::vector<std::string>& sources) {
   const std::string base = rw.value(int_value).name;
   auto [scale, zp] = ParamConstants(rw, base, params, rw.value(int_value).dtype);
   if (float_out == kNoValue) {

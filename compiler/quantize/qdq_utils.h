@@ -35,9 +35,15 @@ std::optional<QuantParams> ReadQdqParams(const Graph& g, const Node& n);
 
 bool SameParams(const QuantParams& a, const QuantParams& b);
 
+// Integer codes stored as a constant's bytes of type `t` (u8, i8, i16 or i32).
+std::vector<uint8_t> CodeBytes(const std::vector<int64_t>& codes, DType t);
+
 // Whether values of type `t` with parameters `q` are activation codes the integer ops read:
 // u8, i8, or i16 with zero point 0 (int16 activations are symmetric).
 bool IsActivationCode(DType t, const QuantParams& q);
+
+// An activation operand of an integer op: DQ of activation codes, per tensor.
+std::optional<DqMatch> ActivationDq(const GraphRewriter& rw, ValueId v);
 
 // Q(v) -> DQ, inserted before `anchor`; every former use of `v` (graph outputs included) reads
 // the DQ's output afterwards. Returns the integer value (named "<v>.q", carrying `params`).

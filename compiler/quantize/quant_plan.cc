@@ -183,11 +183,8 @@ Expected<QuantPlan> PlanQuantization(const GraphRewriter& rw, const QuantizeConf
     const NodeKind k = plan.kind[static_cast<size_t>(id)];
     bool integer = false;
     switch (k) {
-      case NodeKind::kConv:
-      case NodeKind::kGemm:
-      case NodeKind::kBinary:
-      case NodeKind::kConcat:
-      case NodeKind::kPool:
+      case NodeKind::kConv: case NodeKind::kGemm: case NodeKind::kBinary:
+      case NodeKind::kConcat: case NodeKind::kPool:
         integer = true;
         break;
       case NodeKind::kMove:
@@ -210,8 +207,7 @@ Expected<QuantPlan> PlanQuantization(const GraphRewriter& rw, const QuantizeConf
       continue;
     }
     bool int_user = false;
-    for (const auto& u : rw.uses(rw.node(*it).outputs[0]))
-      int_user |= plan.integer[static_cast<size_t>(u.node)];
+    for (const auto& u : rw.uses(rw.node(*it).outputs[0])) int_user |= plan.integer[static_cast<size_t>(u.node)];
     if (!int_user) plan.integer[static_cast<size_t>(*it)] = false;
   }
 
@@ -252,11 +248,9 @@ Expected<QuantPlan> PlanQuantization(const GraphRewriter& rw, const QuantizeConf
       plan.quantize[static_cast<size_t>(y)] = !internal;
     } else {
       // Only float readers: Conv/Gemm (Relu at most) and global pools keep int32 results
-      // (not with an int16 input or int16 weights: those accumulate in int64; an input that
-      // becomes int16 through a tie below is caught after the ties).
+      // (unless they accumulate int16 operands: step 4).
       const bool wide =
-          !any_int_user && !wide16[static_cast<size_t>(n.inputs[0])] &&
-          !plan.int16_weights[static_cast<size_t>(id)] &&
+          !any_int_user &&
           ((k == NodeKind::kConv && DataInputs(k, n).size() == 1 && FoldableActivation(n, true)) ||
            (k == NodeKind::kGemm && FoldableActivation(n, true)) ||
            n.op == OpType::kGlobalAveragePool);
@@ -269,8 +263,7 @@ Expected<QuantPlan> PlanQuantization(const GraphRewriter& rw, const QuantizeConf
     } else {
       for (size_t i : DataInputs(k, n)) {
         const ValueId v = n.inputs[i];
-        if (v != kNoValue && IsDynamicF32(rw.value(v)))
-          plan.quantize[static_cast<size_t>(v)] = true;
+        if (v != kNoValue && IsDynamicF32(rw.value(v))) plan.quantize[static_cast<size_t>(v)] = true;
       }
     }
   }
@@ -305,14 +298,17 @@ Expected<QuantPlan> PlanQuantization(const GraphRewriter& rw, const QuantizeConf
       }
     }
   }
-  // A Conv/Gemm that kept its int32 accumulator but now reads an int16 value quantizes its
-  // output instead (an int64 accumulator has no such form).
+  // An op with int16 operands accumulates in int64, which has no int32-accumulator output
+  // form: a Conv/Gemm/global pool that kept one (float readers only) quantizes its output.
   for (NodeId id : order) {
     const NodeKind k = plan.kind[static_cast<size_t>(id)];
-    if (!is_int(id) || (k != NodeKind::kConv && k != NodeKind::kGemm)) continue;
+    if (!is_int(id) || (k != NodeKind::kConv && k != NodeKind::kGemm && k != NodeKind::kPool)) {
+      continue;
+    }
     const Node& n = rw.node(id);
-    if (wide16[static_cast<size_t>(n.inputs[0])])
+    if (wide16[static_cast<size_t>(n.inputs[0])] || plan.int16_weights[static_cast<size_t>(id)]) {
       plan.quantize[static_cast<size_t>(n.outputs[0])] = true;
+    }
   }
   plan.dtype.assign(nv, ActDType(config.act));
   for (size_t v = 0; v < nv; ++v) {
@@ -355,8 +351,7 @@ Expected<QuantPlan> PlanQuantization(const GraphRewriter& rw, const QuantizeConf
   }
   for (size_t v = 0; v < nv; ++v) {
     if (plan.quantize[v] && plan.params[v].empty()) {
-      return Internal("no quantization parameters planned for '" +
-                      g.value(static_cast<ValueId>(v)).name + "'");
+      return Internal("no quantization parameters planned for '" + g.value(static_cast<ValueId>(v)).name + "'");
     }
   }
   return plan;

@@ -107,13 +107,8 @@ Status QuantizeConvWeights(GraphRewriter& rw, NodeId id, const QuantParams& x_pa
       ctx.Count("bias-corrected");
     }
   }
-  if (w16) {
-    SetDequantizedInput(rw, id, 1, wname + ".i16", DType::kI16, ws, qw.values16.data(),
-                        WeightParams(qw, 0));
-  } else {
-    SetDequantizedInput(rw, id, 1, wname + ".i8", DType::kI8, ws, qw.values.data(),
-                        WeightParams(qw, 0));
-  }
+  SetDequantizedInput(rw, id, 1, wname + (w16 ? ".i16" : ".i8"), qw.dtype(), ws, qw.data(),
+                      WeightParams(qw, 0));
   if (has_bias || config.bias_correct) {
     SetBias(rw, id, 2, wname + ".bias.i32", bias, x_params.scales[0], qw.scales, wide);
   }
@@ -175,13 +170,8 @@ Status QuantizeGemmWeights(GraphRewriter& rw, NodeId id, const QuantParams& a_pa
   }
   rw.node(id).attrs.Set("alpha", 1.f);
   rw.node(id).attrs.Set("beta", 1.f);
-  if (w16) {
-    SetDequantizedInput(rw, id, 1, bname + ".i16", DType::kI16, bs, qw.values16.data(),
-                        WeightParams(qw, tb ? 0 : 1));
-  } else {
-    SetDequantizedInput(rw, id, 1, bname + ".i8", DType::kI8, bs, qw.values.data(),
-                        WeightParams(qw, tb ? 0 : 1));
-  }
+  SetDequantizedInput(rw, id, 1, bname + (w16 ? ".i16" : ".i8"), qw.dtype(), bs, qw.data(),
+                      WeightParams(qw, tb ? 0 : 1));
   if (has_c || config.bias_correct) {
     SetBias(rw, id, 2, bname + ".bias.i32", c, a_params.scales[0], qw.scales, wide);
   }

@@ -20,18 +20,13 @@ std::string Name(DType t) { return std::string(DTypeName(t)); }
 bool Is8Bit(DType t) { return t == DType::kU8 || t == DType::kI8; }
 bool IsCode(DType t) { return Is8Bit(t) || t == DType::kI16; }
 
-// Input `i` is a u8/i8/i16 activation quantized per tensor (i16: zero point 0).
+// Input `i` is a u8/i8/i16 activation quantized per tensor.
 Status RequireActivation(const InferenceContext& ctx, size_t i, const char* what) {
   const Value& v = ctx.input(i);
   if (!IsCode(v.dtype)) {
     return InvalidArgument(std::string(what) + " must be u8, i8 or i16, got " + Name(v.dtype));
   }
-  KILN_RETURN_IF_ERROR(CheckQuantParamsOf(v, /*allow_per_axis=*/false, what));
-  if (v.dtype == DType::kI16 && !v.quant.zero_points.empty() && v.quant.zero_points[0] != 0) {
-    return InvalidArgument(std::string(what) + " ('" + v.name +
-                           "') is i16 with a non-zero zero point (i16 activations are symmetric)");
-  }
-  return Status::Ok();
+  return CheckQuantParamsOf(v, /*allow_per_axis=*/false, what);
 }
 
 // Input `i`, when present, is an int32 [rows, 2] constant of (multiplier, shift) pairs with
@@ -60,11 +55,6 @@ Status RequireWeight(const InferenceContext& ctx, size_t i, int64_t axis, const 
   }
   if (!w.is_constant()) return InvalidArgument(std::string(what) + " must be a constant");
   KILN_RETURN_IF_ERROR(CheckQuantParamsOf(w, /*allow_per_axis=*/true, what));
-  if (w.dtype == DType::kI16) {
-    for (int64_t z : w.quant.zero_points) {
-      if (z != 0) return InvalidArgument(std::string(what) + " is i16 with a non-zero zero point");
-    }
-  }
   if (w.quant.per_axis() && w.quant.axis != axis) {
     return InvalidArgument(std::string(what) + " is quantized along axis " + Str(w.quant.axis) +
                            "; only axis " + Str(axis) + " (output channels) is supported");
@@ -245,8 +235,7 @@ Status QLookup(InferenceContext& ctx) {
 Status CheckQuantParamsOf(const Value& v, bool allow_per_axis, const char* what) {
   const QuantParams& q = v.quant;
   if (q.scales.empty()) {
-    return InvalidArgument(std::string(what) + " ('" + v.name +
-                           "') has no quantization parameters");
+    return InvalidArgument(std::string(what) + " ('" + v.name + "') has no quantization parameters");
   }
   if (!q.zero_points.empty() && q.zero_points.size() != q.scales.size()) {
     return InvalidArgument(std::string(what) + " ('" + v.name +
@@ -266,11 +255,14 @@ Status CheckQuantParamsOf(const Value& v, bool allow_per_axis, const char* what)
     return InvalidArgument(std::string(what) + " ('" + v.name +
                            "') has several scales but no axis");
   }
-  const int64_t lo = QuantCodeMin(v.dtype), hi = QuantCodeMax(v.dtype);
+  // i16 codes are symmetric (zero point 0): the kernels centre them without widening.
+  const int64_t lo = v.dtype == DType::kI16 ? 0 : QuantCodeMin(v.dtype);
+  const int64_t hi = v.dtype == DType::kI16 ? 0 : QuantCodeMax(v.dtype);
   for (int64_t zp : q.zero_points) {
     if (zp < lo || zp > hi) {
       return InvalidArgument(std::string(what) + " ('" + v.name + "') has zero point " + Str(zp) +
-                             " outside its type's range");
+                             (v.dtype == DType::kI16 ? " (i16 codes are symmetric: 0)"
+                                                     : " outside its type's range"));
     }
   }
   for (float s : q.scales) {

@@ -15,33 +15,13 @@ void QDwU8Avx512Vbmi(const QDwU8Params& p, const uint8_t* plane, const int32_t* 
   __m512i idx[kQDwU8MaxQuads];
   for (int q = 0; q < kQDwU8MaxQuads; ++q) idx[q] = _mm512_loadu_si512(p.index[q]);
   const __m512i start = _mm512_set1_epi32(-correction);
-  const int64_t kh = p.kernel_h, quads = p.quads;
-  if (p.rows_per_vector > 1) {
-    // Narrow planes: rows_per_vector output rows per vector; their accumulators are
-    // consecutive (acc + oy * out_w), so one masked store writes them all.
-    const int64_t rpv = p.rows_per_vector;
-    for (int64_t oy = 0; oy < p.out_h; oy += rpv) {
-      const uint8_t* base = plane + oy * p.stride_h * p.row;
-      __m512i s = start;
-      for (int64_t ky = 0; ky < kh; ++ky) {
-        const __m512i d = _mm512_loadu_si512(base + ky * p.row);
-        s = _mm512_dpbusd_epi32(s, _mm512_permutexvar_epi8(idx[0], d),
-                                _mm512_set1_epi32(w[ky * quads]));
-        if (quads > 1) {
-          s = _mm512_dpbusd_epi32(s, _mm512_permutexvar_epi8(idx[1], d),
-                                  _mm512_set1_epi32(w[ky * quads + 1]));
-        }
-      }
-      const int64_t n = std::min(rpv, p.out_h - oy) * p.out_w;
-      _mm512_mask_storeu_epi32(acc + oy * p.out_w, static_cast<__mmask16>((1u << n) - 1), s);
-    }
-    return;
-  }
-  for (int64_t oy = 0; oy < p.out_h; ++oy) {
-    const uint8_t* rows = plane + oy * p.stride_h * p.row;
-    int32_t* arow = acc + oy * p.out_w;
+  const int64_t kh = p.kernel_h, quads = p.quads, rpv = p.rows_per_vector;
+  // One vector holds 16 outputs of a row, or rows_per_vector whole rows of a narrow plane
+  // (their accumulators are consecutive, so one masked store writes them all).
+  for (int64_t oy = 0; oy < p.out_h; oy += rpv) {
+    const int64_t rows = std::min(rpv, p.out_h - oy);
     for (int64_t ox = 0; ox < p.out_w; ox += 16) {
-      const uint8_t* base = rows + ox * p.stride_w;
+      const uint8_t* base = plane + oy * p.stride_h * p.row + ox * p.stride_w;
       __m512i s = start;
       for (int64_t ky = 0; ky < kh; ++ky) {
         const __m512i d = _mm512_loadu_si512(base + ky * p.row);
@@ -52,9 +32,9 @@ void QDwU8Avx512Vbmi(const QDwU8Params& p, const uint8_t* plane, const int32_t* 
                                   _mm512_set1_epi32(w[ky * quads + 1]));
         }
       }
-      const int64_t left = p.out_w - ox;
-      const __mmask16 m = left >= 16 ? __mmask16{0xffff} : static_cast<__mmask16>((1u << left) - 1);
-      _mm512_mask_storeu_epi32(arow + ox, m, s);
+      const int64_t n = rpv > 1 ? rows * p.out_w : std::min<int64_t>(16, p.out_w - ox);
+      const __mmask16 m = n >= 16 ? __mmask16{0xffff} : static_cast<__mmask16>((1u << n) - 1);
+      _mm512_mask_storeu_epi32(acc + oy * p.out_w + ox, m, s);
     }
   }
 }

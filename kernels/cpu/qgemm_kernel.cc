@@ -38,7 +38,7 @@ Expected<GemmDims> QGemmDims(const Graph& graph, const Node& node) {
   }
   if (Is8Bit(y.dtype)) {
     const QuantClamp c = ReadClamp(node.attrs, y.dtype);
-    if (c.lo < QuantTypeMin(y.dtype) || c.hi > QuantTypeMax(y.dtype)) {
+    if (c.lo < QuantCodeMin(y.dtype) || c.hi > QuantCodeMax(y.dtype)) {
       return Unsupported("QGemm clamp outside the output type's range");
     }
     if (node.inputs.size() < 4 || node.inputs[3] == kNoValue) return Unsupported("no requant");

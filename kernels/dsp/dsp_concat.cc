@@ -114,7 +114,7 @@ class DspConcat : public DspOp {
     Requant r;
     std::memcpy(&r, s + c.buf[kParams], 8);
     r = ClampToValidRequant(r);
-    const int32_t lo = QuantTypeMin(out_type_), hi = QuantTypeMax(out_type_);
+    const int32_t lo = QuantCodeMin(out_type_), hi = QuantCodeMax(out_type_);
     for (int64_t k = 0; k < n; ++k) {
       const int32_t v = LoadQuantized(x, types_[i], k) - zeros_[i];
       StoreQuantized(y, out_type_, k, RequantizeToOutput(v, r, out_zero_, lo, hi));
@@ -143,9 +143,7 @@ class DspConcat : public DspOp {
 }  // namespace
 
 Expected<std::unique_ptr<DspOp>> MakeDspConcat(const Graph& graph, const Node& node) {
-  auto op = std::make_unique<DspConcat>();
-  KILN_RETURN_IF_ERROR(op->Init(graph, node));
-  return std::unique_ptr<DspOp>(std::move(op));
+  return MakeInitializedDspOp<DspConcat>(graph, node);
 }
 
 }  // namespace kiln

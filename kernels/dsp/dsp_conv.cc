@@ -430,9 +430,7 @@ void DspConv::ComputeQuads(const DspCommand& c, uint8_t* s, const uint8_t* x, in
 }
 
 Expected<std::unique_ptr<DspOp>> MakeDspConv(const Graph& graph, const Node& node) {
-  auto op = std::make_unique<DspConv>();
-  KILN_RETURN_IF_ERROR(op->Init(graph, node));
-  return std::unique_ptr<DspOp>(std::move(op));
+  return MakeInitializedDspOp<DspConv>(graph, node);
 }
 
 }  // namespace kiln

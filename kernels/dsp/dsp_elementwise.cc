@@ -204,9 +204,7 @@ class DspElementwise : public DspOp {
 }  // namespace
 
 Expected<std::unique_ptr<DspOp>> MakeDspElementwise(const Graph& graph, const Node& node) {
-  auto op = std::make_unique<DspElementwise>();
-  KILN_RETURN_IF_ERROR(op->Init(graph, node));
-  return std::unique_ptr<DspOp>(std::move(op));
+  return MakeInitializedDspOp<DspElementwise>(graph, node);
 }
 
 }  // namespace kiln

@@ -186,9 +186,7 @@ class DspGemm : public DspOp {
 }  // namespace
 
 Expected<std::unique_ptr<DspOp>> MakeDspGemm(const Graph& graph, const Node& node) {
-  auto op = std::make_unique<DspGemm>();
-  KILN_RETURN_IF_ERROR(op->Init(graph, node));
-  return std::unique_ptr<DspOp>(std::move(op));
+  return MakeInitializedDspOp<DspGemm>(graph, node);
 }
 
 }  // namespace kiln

@@ -10,6 +10,14 @@ namespace kiln {
 // The 8-bit codes the target computes on.
 inline bool IsDspCode(DType t) { return t == DType::kU8 || t == DType::kI8; }
 
+// An op of type T made and initialised for `node` (every factory below is one of these).
+template <typename T>
+Expected<std::unique_ptr<DspOp>> MakeInitializedDspOp(const Graph& graph, const Node& node) {
+  auto op = std::make_unique<T>();
+  KILN_RETURN_IF_ERROR(op->Init(graph, node));
+  return std::unique_ptr<DspOp>(std::move(op));
+}
+
 Expected<std::unique_ptr<DspOp>> MakeDspConv(const Graph& graph, const Node& node);
 Expected<std::unique_ptr<DspOp>> MakeDspGemm(const Graph& graph, const Node& node);
 // QAdd, QMul (same-shape operands, or one broadcast along trailing dims) and QLookup.

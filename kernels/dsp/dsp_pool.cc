@@ -155,7 +155,7 @@ class DspPool : public DspOp {
           int64_t kw0, kw1;
           ValidRange(ww, dw_, w_, kw_, &kw0, &kw1);
           if (op_ == OpType::kMaxPool) {
-            int32_t best = QuantTypeMin(x_type_);
+            int32_t best = QuantCodeMin(x_type_);
             for (int64_t kh = kh0; kh < kh1; ++kh) {
               for (int64_t kw = kw0; kw < kw1; ++kw) {
                 best = std::max(
@@ -213,9 +213,7 @@ class DspPool : public DspOp {
 }  // namespace
 
 Expected<std::unique_ptr<DspOp>> MakeDspPool(const Graph& graph, const Node& node) {
-  auto op = std::make_unique<DspPool>();
-  KILN_RETURN_IF_ERROR(op->Init(graph, node));
-  return std::unique_ptr<DspOp>(std::move(op));
+  return MakeInitializedDspOp<DspPool>(graph, node);
 }
 
 }  // namespace kiln

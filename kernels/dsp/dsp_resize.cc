@@ -140,9 +140,7 @@ class DspResize : public DspOp {
 }  // namespace
 
 Expected<std::unique_ptr<DspOp>> MakeDspResize(const Graph& graph, const Node& node) {
-  auto op = std::make_unique<DspResize>();
-  KILN_RETURN_IF_ERROR(op->Init(graph, node));
-  return std::unique_ptr<DspOp>(std::move(op));
+  return MakeInitializedDspOp<DspResize>(graph, node);
 }
 
 }  // namespace kiln

@@ -217,9 +217,7 @@ class DspTranspose : public DspOp {
 }  // namespace
 
 Expected<std::unique_ptr<DspOp>> MakeDspTranspose(const Graph& graph, const Node& node) {
-  auto op = std::make_unique<DspTranspose>();
-  KILN_RETURN_IF_ERROR(op->Init(graph, node));
-  return std::unique_ptr<DspOp>(std::move(op));
+  return MakeInitializedDspOp<DspTranspose>(graph, node);
 }
 
 }  // namespace kiln

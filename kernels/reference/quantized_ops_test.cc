@@ -200,8 +200,7 @@ void CheckConv(const ConvCase& cc, uint32_t seed) {
       const int64_t oc = (i / plane) % cc.m;
       const double s = xq.scales[0] * qw.scales[cc.per_channel ? static_cast<size_t>(oc) : 0];
       const double real = got->data<int32_t>()[i] * s;
-      ASSERT_NEAR(real, want[static_cast<size_t>(i)],
-                  1e-4 + 1e-5 * std::fabs(want[static_cast<size_t>(i)]));
+      ASSERT_NEAR(real, want[static_cast<size_t>(i)], 1e-4 + 1e-5 * std::fabs(want[static_cast<size_t>(i)]));
     }
     return;
   }
@@ -335,14 +334,12 @@ void CheckGemm(int64_t m, int64_t k, int64_t n, bool trans_b, DType x_type, DTyp
   const auto cr = RandomFloats(rng, static_cast<size_t>(n), -1.f, 1.f);
   const std::vector<int64_t> cq = BiasCodes(cr, aq.scales[0], qb.scales);
   std::vector<float> cd(static_cast<size_t>(n));
-  for (int64_t j = 0; j < n; ++j)
-    cd[static_cast<size_t>(j)] =
-        cq[static_cast<size_t>(j)] * aq.scales[0] * qb.scales[static_cast<size_t>(j)];
+  for (int64_t j = 0; j < n; ++j) cd[static_cast<size_t>(j)] = cq[static_cast<size_t>(j)] * aq.scales[0] * qb.scales[static_cast<size_t>(j)];
   Attributes a;
   a.Set("transB", int64_t{trans_b ? 1 : 0});
   const std::vector<float> want =
-      FloatOp(OpType::kGemm, a,
-              {MakeF32({m, k}, DequantizeTensor(at, aq)), MakeF32(bt.shape, bd), MakeF32({n}, cd)});
+      FloatOp(OpType::kGemm, a, {MakeF32({m, k}, DequantizeTensor(at, aq)),
+                                 MakeF32(bt.shape, bd), MakeF32({n}, cd)});
   float lo = 0, hi = 0;
   for (float v : want) {
     lo = std::min(lo, v);
@@ -355,16 +352,14 @@ void CheckGemm(int64_t m, int64_t k, int64_t n, bool trans_b, DType x_type, DTyp
     auto got = RunQuantizedOp(OpType::kQGemm, qa, ins, {});
     ASSERT_TRUE(got.ok()) << got.status().ToString();
     for (int64_t i = 0; i < m * n; ++i) {
-      const double real =
-          got->data<int32_t>()[i] * aq.scales[0] * qb.scales[static_cast<size_t>(i % n)];
+      const double real = got->data<int32_t>()[i] * aq.scales[0] * qb.scales[static_cast<size_t>(i % n)];
       ASSERT_NEAR(real, want[static_cast<size_t>(i)], 1e-4);
     }
     return;
   }
   const QuantParams yq = ParamsFor(lo, hi, out_type);
   std::vector<double> mult;
-  for (int64_t j = 0; j < n; ++j)
-    mult.push_back(aq.scales[0] * qb.scales[static_cast<size_t>(j)] / yq.scales[0]);
+  for (int64_t j = 0; j < n; ++j) mult.push_back(aq.scales[0] * qb.scales[static_cast<size_t>(j)] / yq.scales[0]);
   ins.push_back(RequantInput(mult));
   auto got = RunQuantizedOp(OpType::kQGemm, qa, ins, yq);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
@@ -433,11 +428,9 @@ void CheckBinary(OpType op, const Shape& as, const Shape& bs, DType t, bool relu
 }
 
 TEST(QAddQMul, BroadcastingAndSaturation) {
-  const std::vector<std::pair<Shape, Shape>> shapes = {{{2, 3, 4, 5}, {2, 3, 4, 5}},
-                                                       {{1, 8, 3, 3}, {1, 8, 1, 1}},
-                                                       {{4, 1}, {1, 6}},
-                                                       {{7}, {1}},
-                                                       {{2, 5, 3}, {5, 1}}};
+  const std::vector<std::pair<Shape, Shape>> shapes = {
+      {{2, 3, 4, 5}, {2, 3, 4, 5}}, {{1, 8, 3, 3}, {1, 8, 1, 1}}, {{4, 1}, {1, 6}},
+      {{7}, {1}}, {{2, 5, 3}, {5, 1}}};
   uint32_t seed = 1;
   for (const auto& [as, bs] : shapes) {
     for (DType t : {DType::kU8, DType::kI8}) {
@@ -480,11 +473,11 @@ TEST(QConcat, RequantizesEachInput) {
         FloatOp(OpType::kConcat, attrs,
                 {MakeF32(a, DequantizeTensor(at, aq)), MakeF32(b, DequantizeTensor(bt, bq))});
     attrs.Set("out_dtype", std::string(DTypeName(t)));
-    auto got =
-        RunQuantizedOp(OpType::kQConcat, attrs,
-                       {QIn{at, aq}, QIn{bt, bq},
-                        RequantInput({aq.scales[0] / yq.scales[0], bq.scales[0] / yq.scales[0]})},
-                       yq);
+    auto got = RunQuantizedOp(
+        OpType::kQConcat, attrs,
+        {QIn{at, aq}, QIn{bt, bq},
+         RequantInput({aq.scales[0] / yq.scales[0], bq.scales[0] / yq.scales[0]})},
+        yq);
     ASSERT_TRUE(got.ok()) << got.status().ToString();
     ExpectWithinSteps(*got, yq, want);
   }
@@ -642,11 +635,9 @@ TEST(QLookup, SigmoidTableIsExactPerCode) {
     HostTensor table("", t, {256});
     for (int code = 0; code < 256; ++code) {
       const int32_t x = t == DType::kU8 ? code : code - 128;
-      const double v =
-          1.0 / (1.0 + std::exp(-quant::Dequantize(x, xq.scales[0], xq.zero_points[0])));
-      StoreQuantized(
-          table.bytes.data(), t, code,
-          static_cast<int32_t>(quant::QuantizeValue(v, yq.scales[0], yq.zero_points[0], t)));
+      const double v = 1.0 / (1.0 + std::exp(-quant::Dequantize(x, xq.scales[0], xq.zero_points[0])));
+      StoreQuantized(table.bytes.data(), t, code,
+                     static_cast<int32_t>(quant::QuantizeValue(v, yq.scales[0], yq.zero_points[0], t)));
     }
     std::mt19937 rng(9);
     const auto xr = RandomFloats(rng, 300, -7.f, 7.f);
@@ -665,8 +656,7 @@ TEST(QuantizedSchemas, RefuseMissingParametersAndBadRequant) {
   Attributes a;
   a.Set("out_dtype", std::string("u8"));
   // No quantization parameters on an input.
-  auto r =
-      RunQuantizedOp(OpType::kQAdd, a, {QIn{x, {}}, QIn{x, q}, RequantInput({0.5, 0.5, 1})}, q);
+  auto r = RunQuantizedOp(OpType::kQAdd, a, {QIn{x, {}}, QIn{x, q}, RequantInput({0.5, 0.5, 1})}, q);
   EXPECT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("no quantization parameters"), std::string::npos);
   // A requant row with shift 0 (invalid) is refused at prepare.
@@ -674,8 +664,7 @@ TEST(QuantizedSchemas, RefuseMissingParametersAndBadRequant) {
   r = RunQuantizedOp(OpType::kQAdd, a, {QIn{x, q}, QIn{x, q}, bad}, q);
   EXPECT_FALSE(r.ok());
   // A zero point outside the type.
-  r = RunQuantizedOp(OpType::kQAdd, a,
-                     {QIn{x, PerTensor(0.1f, 300)}, QIn{x, q}, RequantInput({0.5, 0.5, 1})}, q);
+  r = RunQuantizedOp(OpType::kQAdd, a, {QIn{x, PerTensor(0.1f, 300)}, QIn{x, q}, RequantInput({0.5, 0.5, 1})}, q);
   EXPECT_FALSE(r.ok());
   // A clamp outside the output type.
   a.Set("qmax", int64_t{300});

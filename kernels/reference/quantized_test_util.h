@@ -21,8 +21,8 @@ namespace kiln::qtest {
 
 // An operand of a quantized op under test.
 struct QIn {
-  HostTensor tensor;  // stored (integer) values
-  QuantParams quant;  // empty for plain constants (requant tables, biases)
+  HostTensor tensor;     // stored (integer) values
+  QuantParams quant;     // empty for plain constants (requant tables, biases)
   bool constant = false;
   bool omitted = false;
 };
@@ -105,8 +105,7 @@ inline Expected<HostTensor> RunQuantizedOp(OpType op, const Attributes& attrs,
     const HostTensor& t = ins[i].tensor;
     ValueId id;
     if (ins[i].constant) {
-      id = g->AddConstant(name, t.dtype, t.shape,
-                          ConstantBytes::Copy(t.bytes.data(), t.bytes.size()));
+      id = g->AddConstant(name, t.dtype, t.shape, ConstantBytes::Copy(t.bytes.data(), t.bytes.size()));
     } else {
       Value v;
       v.name = name;
@@ -144,8 +143,8 @@ inline void ExpectWithinSteps(const HostTensor& got, const QuantParams& q,
   const std::vector<float> real = DequantizeTensor(got, q);
   ASSERT_EQ(real.size(), want.size());
   const double s = q.scales[0];
-  const double lo = quant::Dequantize(quant::TypeMin(got.dtype), q.scales[0], q.zero_points[0]);
-  const double hi = quant::Dequantize(quant::TypeMax(got.dtype), q.scales[0], q.zero_points[0]);
+  const double lo = quant::Dequantize(QuantCodeMin(got.dtype), q.scales[0], q.zero_points[0]);
+  const double hi = quant::Dequantize(QuantCodeMax(got.dtype), q.scales[0], q.zero_points[0]);
   for (size_t i = 0; i < real.size(); ++i) {
     const double w = std::clamp<double>(want[i], lo, hi);
     ASSERT_LE(std::fabs(real[i] - w), steps * s * (1 + 1e-5) + 1e-9)

@@ -5,12 +5,7 @@
 #include <limits>
 #include <string>
 
-#include "ir/quant_code.h"
-
 namespace kiln {
-
-int32_t QuantTypeMin(DType t) { return QuantCodeMin(t); }
-int32_t QuantTypeMax(DType t) { return QuantCodeMax(t); }
 
 int32_t ZeroPointOf(const Value& v) {
   return v.quant.zero_points.empty() ? 0 : static_cast<int32_t>(v.quant.zero_points[0]);
@@ -20,8 +15,7 @@ std::vector<int32_t> ZeroPointsOf(const Value& v, int64_t channels) {
   std::vector<int32_t> zp(static_cast<size_t>(channels), ZeroPointOf(v));
   if (v.quant.per_axis() && static_cast<int64_t>(v.quant.zero_points.size()) == channels) {
     for (int64_t c = 0; c < channels; ++c) {
-      zp[static_cast<size_t>(c)] =
-          static_cast<int32_t>(v.quant.zero_points[static_cast<size_t>(c)]);
+      zp[static_cast<size_t>(c)] = static_cast<int32_t>(v.quant.zero_points[static_cast<size_t>(c)]);
     }
   }
   return zp;
@@ -41,8 +35,8 @@ Expected<std::vector<Requant>> ReadRequant(const Value& v, int64_t rows) {
     const int64_t src = n == 1 ? 0 : r;
     Requant q{raw[static_cast<size_t>(src * 2)], raw[static_cast<size_t>(src * 2 + 1)]};
     if (!IsValidRequant(q)) {
-      return InvalidArgument("requantization constant '" + v.name + "' row " + std::to_string(src) +
-                             " is (" + std::to_string(q.multiplier) + ", " +
+      return InvalidArgument("requantization constant '" + v.name + "' row " +
+                             std::to_string(src) + " is (" + std::to_string(q.multiplier) + ", " +
                              std::to_string(q.shift) +
                              "): the multiplier must be >= 0 and the shift in 1..62");
     }
@@ -51,33 +45,16 @@ Expected<std::vector<Requant>> ReadRequant(const Value& v, int64_t rows) {
   return out;
 }
 
-Status CheckWeightType(const Value& w, const std::vector<int32_t>& zero_points) {
-  if (w.dtype != DType::kU8 && w.dtype != DType::kI8 && w.dtype != DType::kI16) {
-    return InvalidArgument("weight '" + w.name + "' must be u8, i8 or i16");
-  }
-  if (w.dtype == DType::kI16) {
-    for (int32_t z : zero_points) {
-      if (z != 0) return InvalidArgument("i16 weight '" + w.name + "' has a non-zero zero point");
-    }
-  }
-  return Status::Ok();
-}
-
-Expected<std::vector<int64_t>> ReadQuantBias(const Value& b, int64_t n, bool wide) {
-  const bool i64 = b.dtype == DType::kI64;
-  if (!b.is_constant() || (b.dtype != DType::kI32 && !(wide && i64)) || b.num_elements() != n ||
-      b.constant->size() != static_cast<size_t>(n) * DTypeSize(b.dtype)) {
-    return InvalidArgument("bias '" + b.name + "' must be a constant of " + std::to_string(n) +
-                           (wide ? " i32 or i64" : " i32") + " values");
-  }
-  std::vector<int64_t> out(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    if (i64) {
-      std::memcpy(&out[static_cast<size_t>(i)], b.constant->data() + i * 8, 8);
+Expected<std::vector<int64_t>> ReadQuantBias(const Value& b) {
+  if (!b.is_constant()) return Unsupported("bias '" + b.name + "' is not a constant");
+  std::vector<int64_t> out(static_cast<size_t>(b.num_elements()));
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (b.dtype == DType::kI64) {
+      std::memcpy(&out[i], b.constant->data() + i * 8, 8);
     } else {
       int32_t v;
       std::memcpy(&v, b.constant->data() + i * 4, 4);
-      out[static_cast<size_t>(i)] = v;
+      out[i] = v;
     }
   }
   return out;
@@ -85,21 +62,9 @@ Expected<std::vector<int64_t>> ReadQuantBias(const Value& b, int64_t n, bool wid
 
 QuantClamp ReadClamp(const Attributes& attrs, DType out) {
   QuantClamp c;
-  c.lo = static_cast<int32_t>(attrs.GetInt("qmin", QuantTypeMin(out)));
-  c.hi = static_cast<int32_t>(attrs.GetInt("qmax", QuantTypeMax(out)));
+  c.lo = static_cast<int32_t>(attrs.GetInt("qmin", QuantCodeMin(out)));
+  c.hi = static_cast<int32_t>(attrs.GetInt("qmax", QuantCodeMax(out)));
   return c;
-}
-
-Expected<int32_t> CheckedZeroPoint(const Value& v) {
-  const int32_t zp = ZeroPointOf(v);
-  if (v.dtype == DType::kI16 ? zp != 0
-                             : (zp < QuantTypeMin(v.dtype) || zp > QuantTypeMax(v.dtype))) {
-    return InvalidArgument("activation '" + v.name + "' (" + std::string(DTypeName(v.dtype)) +
-                           ") has zero point " + std::to_string(zp) +
-                           (v.dtype == DType::kI16 ? ": int16 activations are symmetric (0)"
-                                                   : ": outside its type's range"));
-  }
-  return zp;
 }
 
 void CenterTo16(const void* x, DType t, int32_t zero_point, int64_t n, int16_t* out) {

@@ -3,17 +3,15 @@
 // them) and the output clamp. Scales are never read: they are the compiler's business.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "ir/quant_code.h"
 #include "kernels/kernel.h"
 #include "kernels/requantize.h"
 
 namespace kiln {
-
-// The representable range of an 8-, 16- or 32-bit integer dtype.
-int32_t QuantTypeMin(DType t);
-int32_t QuantTypeMax(DType t);
 
 // The per-tensor zero point of an activation (0 when absent).
 int32_t ZeroPointOf(const Value& v);
@@ -24,14 +22,9 @@ std::vector<int32_t> ZeroPointsOf(const Value& v, int64_t channels);
 // repeated to `rows` (per-tensor use of a per-channel op).
 Expected<std::vector<Requant>> ReadRequant(const Value& v, int64_t rows);
 
-// A QConv/QGemm weight: u8/i8, or i16 with every zero point 0 (its centred codes must fit the
-// kernels' int16 weight copy).
-Status CheckWeightType(const Value& w, const std::vector<int32_t>& zero_points);
-
-// The bias of QConv/QGemm: `n` values, widened to int64. An i32 constant; with an int16 input
-// (`wide`: an int16 input or int16 weights) an i64 constant too (its scale s_x * s_w is 256
-// times finer than with 8-bit operands).
-Expected<std::vector<int64_t>> ReadQuantBias(const Value& b, int64_t n, bool wide);
+// The bias of QConv/QGemm, widened to int64: the schema checks it is i32 [channels], or i64
+// with int16 operands (at scale s_x * s_w an int32 would not hold it).
+Expected<std::vector<int64_t>> ReadQuantBias(const Value& b);
 
 // The output clamp: attributes qmin/qmax, defaulting to `out`'s whole range.
 struct QuantClamp {
@@ -39,16 +32,24 @@ struct QuantClamp {
 };
 QuantClamp ReadClamp(const Attributes& attrs, DType out);
 
-// Whether `t` is a quantized activation type: u8, i8 or i16 (i16 is symmetric: zero point 0).
-inline bool IsQuantCode(DType t) { return t == DType::kU8 || t == DType::kI8 || t == DType::kI16; }
-
-// The zero point of an activation of type `t`, checked: an i16 activation must have zero point
-// 0 (its centred codes must fit int16), an 8-bit one must lie in the type's range.
-Expected<int32_t> CheckedZeroPoint(const Value& v);
-
 // x's elements minus the zero point, as int16 (for the multiply-accumulate loops; i16 inputs
-// have zero point 0, 8-bit ones are centred into [-255, 255]).
+// have zero point 0, which the schemas check, 8-bit ones are centred into [-255, 255]).
 void CenterTo16(const void* x, DType t, int32_t zero_point, int64_t n, int16_t* out);
+
+// An accumulator (int32 with 8-bit operands, int64 with int16 ones) as its output code: the
+// clamped value itself for an i32 output, else zero_point + Requantize (RequantizeWide for
+// int64), clamped.
+template <typename Acc>
+int32_t AccumulatorToOutput(Acc acc, DType out_type, Requant r, int32_t zero_point,
+                            QuantClamp clamp) {
+  if (out_type == DType::kI32)
+    return static_cast<int32_t>(std::clamp<Acc>(acc, clamp.lo, clamp.hi));
+  if constexpr (sizeof(Acc) == 8) {
+    return RequantizeWideToOutput(acc, r, zero_point, clamp.lo, clamp.hi);
+  } else {
+    return RequantizeToOutput(acc, r, zero_point, clamp.lo, clamp.hi);
+  }
+}
 
 // Stores int32 v (already clamped to the output type's range) as element i of `out`.
 inline void StoreQuantized(void* out, DType t, int64_t i, int32_t v) {

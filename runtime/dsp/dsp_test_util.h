@@ -33,7 +33,7 @@ inline QuantParams Zp(int64_t zp) {
 inline HostTensor RandomCodes(std::mt19937& rng, DType t, Shape shape, int lo = -1000,
                               int hi = 1000) {
   HostTensor h("", t, std::move(shape));
-  const int a = std::max(lo, QuantTypeMin(t)), b = std::min(hi, QuantTypeMax(t));
+  const int a = std::max(lo, QuantCodeMin(t)), b = std::min(hi, QuantCodeMax(t));
   std::uniform_int_distribution<int> d(a, b);
   for (int64_t i = 0; i < h.num_elements(); ++i) StoreQuantized(h.bytes.data(), t, i, d(rng));
   return h;

@@ -1,7 +1,7 @@
 // kiln quantize MODEL.onnx --calib PATH -o OUT.kiln: post-training int8 quantization. Imports
 // the model, compiles the float graph, calibrates it (statistics of every activation over the
 // calibration samples, or merged from shard files), compiles the int8 graph from the same
-// import, optionally keeps the worst layers in float until an accuracy budget holds, reports
+// import, optionally makes the worst layers int16 or float until an accuracy budget holds, reports
 // per-tensor accuracy on held-back samples, and writes a (signed) .kiln file.
 // docs/quantization.md describes every flag.
 #include <cstdio>
@@ -125,6 +125,21 @@ Expected<quant::QuantizeConfig> MakeConfig(const QuantizeArgs& a) {
   return c;
 }
 
+// Every name of a --keep-float / --int16 list is an ONNX node of the model (a typo would
+// otherwise silently change nothing); "@depthwise" stands for every depthwise convolution.
+Status CheckNodeNames(const Graph& g, const std::set<std::string>& names, const char* flag) {
+  std::set<std::string> known;
+  for (const Node& n : g.nodes()) {
+    known.insert(n.name);
+    known.insert(n.sources.begin(), n.sources.end());
+  }
+  for (const std::string& name : names) {
+    if (name == quant::kInt16Depthwise || known.count(name)) continue;
+    return InvalidArgument(std::string(flag) + ": the model has no node named '" + name + "'");
+  }
+  return Status::Ok();
+}
+
 std::vector<calib::SampleInput> InputsOf(const Graph& g) {
   std::vector<calib::SampleInput> inputs;
   for (ValueId id : g.inputs()) {
@@ -171,6 +186,8 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   OnnxParseOptions parse;
   parse.input_shapes = source.input_shapes;
   KILN_ASSIGN_OR_RETURN(Graph imported, ImportOnnx(a.model, parse));
+  KILN_RETURN_IF_ERROR(CheckNodeNames(imported, config.keep_float, "--keep-float"));
+  KILN_RETURN_IF_ERROR(CheckNodeNames(imported, config.int16_nodes, "--int16"));
   CompileOptions options;
   options.equalize = a.equalize;
   options.disabled_passes.insert(a.disabled_passes.begin(), a.disabled_passes.end());
@@ -200,8 +217,7 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   const bool need_samples = a.merge_stats.empty() && a.stats_in.empty();
   const bool measure = !a.report.empty() || a.max_sqnr_drop >= 0 || !a.budget.empty();
   if (!a.calib.empty()) {
-    KILN_ASSIGN_OR_RETURN(samples,
-                          calib::OpenSampleSource(a.calib, spec, InputsOf(float_model.graph)));
+    KILN_ASSIGN_OR_RETURN(samples, calib::OpenSampleSource(a.calib, spec, InputsOf(float_model.graph)));
     size_t n = samples->size();
     if (a.calib_count > 0) n = std::min(n, static_cast<size_t>(a.calib_count));
     const size_t hold = a.holdout >= 0 ? static_cast<size_t>(a.holdout) : n / 10;
@@ -235,10 +251,8 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
       KILN_RETURN_IF_ERROR(stats->Merge(more).WithContext(files[i]));
     }
     if (samples && stats->key != key) {
-      return InvalidArgument(
-          "the statistics were made for another model, preprocessing or "
-          "calibration set (key '" +
-          stats->key + "', expected '" + key + "')");
+      return InvalidArgument("the statistics were made for another model, preprocessing or "
+                             "calibration set (key '" + stats->key + "', expected '" + key + "')");
     }
   } else {
     quant::CalibrationRun run;
@@ -265,8 +279,7 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   } else if (a.algo == "auto") {
     // Every range algorithm, judged by how far the int8 predictions are from the float
     // model's on calibration samples (at most 24, spread over the set).
-    if (!samples)
-      return InvalidArgument("--algo auto measures on calibration samples: give --calib");
+    if (!samples) return InvalidArgument("--algo auto measures on calibration samples: give --calib");
     std::vector<size_t> probe;
     const size_t step = std::max<size_t>(1, calib_ids.size() / 100);
     for (size_t i = 0; i < calib_ids.size(); i += step) probe.push_back(calib_ids[i]);
@@ -285,10 +298,8 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
       }
     }
     config.range = chosen;
-    std::printf(
-        "algo auto: chose %s (mean KL divergence of the predictions from float %.6g on %zu "
-        "calibration samples)\n",
-        quant::RangeSpecName(chosen).c_str(), best, probe.size());
+    std::printf("algo auto: chose %s (mean KL divergence of the predictions from float %.6g on %zu "
+                "calibration samples)\n", quant::RangeSpecName(chosen).c_str(), best, probe.size());
   }
   KILN_ASSIGN_OR_RETURN(CompiledModel qmodel,
                         quant::CompileQuantized(imported, options, config, stats));
@@ -302,7 +313,6 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   } else if (!a.budget.empty()) {
     KILN_ASSIGN_OR_RETURN(budget, quant::ParseBudget(a.budget));
   }
-  quant::BudgetResult budget_result;
   if (budget.kind != quant::BudgetSpec::kNone) {
     quant::BudgetContext bctx;
     bctx.imported = &imported;
@@ -318,18 +328,20 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
     std::unique_ptr<EvalSet> eval;
     if (budget.kind == quant::BudgetSpec::kTop1) {
       if (a.budget_images.empty()) {
-        return InvalidArgument(
-            "--budget top1:PP measures top-1 agreement with the float model on "
-            "--budget-images DIR");
+        return InvalidArgument("--budget top1:PP measures top-1 agreement with the float model on "
+                               "--budget-images DIR");
       }
-      KILN_ASSIGN_OR_RETURN(eval,
-                            OpenEvalSet(a.budget_images, "", spec, InputsOf(float_model.graph)));
+      KILN_ASSIGN_OR_RETURN(eval, OpenEvalSet(a.budget_images, "", spec, InputsOf(float_model.graph)));
       bctx.agreement = [&, float_graph = &float_model.graph](const Graph& q) {
         return TopOneAgreement(*float_graph, q, *eval, a.threads);
       };
     }
-    KILN_ASSIGN_OR_RETURN(budget_result, quant::RunAccuracyBudget(bctx, budget, std::move(qmodel)));
+    KILN_ASSIGN_OR_RETURN(quant::BudgetResult budget_result,
+                          quant::RunAccuracyBudget(bctx, budget, std::move(qmodel)));
     qmodel = std::move(budget_result.model);
+    // What the budget kept float or made int16 is recorded with the file's options.
+    config.keep_float.insert(budget_result.kept_float.begin(), budget_result.kept_float.end());
+    config.int16_nodes.insert(budget_result.int16.begin(), budget_result.int16.end());
     std::cout << quant::FormatBudget(budget_result, budget);
   }
 
@@ -353,46 +365,36 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   meta.source_sha256 = model_sha;
   meta.source_name = std::filesystem::path(a.model).filename().string();
   meta.compile_options.emplace_back("quantize", "int8");
-  meta.compile_options.emplace_back(
-      "algo", (a.algo == "auto" ? "auto:" : "") + quant::RangeSpecName(config.range));
+  meta.compile_options.emplace_back("algo", (a.algo == "auto" ? "auto:" : "") +
+                                                quant::RangeSpecName(config.range));
   meta.compile_options.emplace_back("act", a.act);
   meta.compile_options.emplace_back("weights", a.weights);
   meta.compile_options.emplace_back("calibration-samples", std::to_string(stats->samples));
   if (a.equalize) meta.compile_options.emplace_back("equalize", "yes");
   if (a.bias_correct) meta.compile_options.emplace_back("bias-correct", "yes");
-  for (const auto& k :
-       (budget.kind != quant::BudgetSpec::kNone
-            ? budget_result.kept_float
-            : std::vector<std::string>(config.keep_float.begin(), config.keep_float.end()))) {
-    meta.compile_options.emplace_back("keep-float", k);
-  }
-  for (const auto& k :
-       (budget.kind != quant::BudgetSpec::kNone
-            ? budget_result.int16
-            : std::vector<std::string>(config.int16_nodes.begin(), config.int16_nodes.end()))) {
-    meta.compile_options.emplace_back("int16", k);
+  for (const auto& k : config.keep_float) meta.compile_options.emplace_back("keep-float", k);
+  for (const auto& k : config.int16_nodes) {
+    if (!config.keep_float.count(k)) meta.compile_options.emplace_back("int16", k);
   }
   DspProgramSet dsp;
   if (a.target == "dsp") {
     DeviceArgs device;
     device.dsp_scratch = a.dsp_scratch;
     KILN_ASSIGN_OR_RETURN(dsp, PlanDspProgramsFor(qmodel.graph, &qmodel.plan, device));
-    meta.compile_options.emplace_back("dsp-scratch",
-                                      a.dsp_scratch.empty() ? "256K" : a.dsp_scratch);
+    meta.compile_options.emplace_back("dsp-scratch", a.dsp_scratch.empty() ? "256K" : a.dsp_scratch);
     meta.compile_options.emplace_back("dsp-programs", std::to_string(dsp.by_node.size()));
     meta.compile_options.emplace_back("dsp-chains", std::to_string(dsp.chains.size()));
   }
-  KILN_ASSIGN_OR_RETURN(
-      WrittenModel written,
-      WriteKilnModel(qmodel.graph, qmodel.plan, std::move(meta),
-                     {a.out, a.compress, a.sign_key, nullptr, a.target == "dsp" ? &dsp : nullptr}));
+  KILN_ASSIGN_OR_RETURN(WrittenModel written,
+                        WriteKilnModel(qmodel.graph, qmodel.plan, std::move(meta),
+                                       {a.out, a.compress, a.sign_key, nullptr,
+                                        a.target == "dsp" ? &dsp : nullptr}));
   std::cout << "wrote " << a.out << " (" << written.bytes << " bytes, " << qmodel.graph.num_nodes()
             << " nodes: " << Composition(qmodel.graph) << "; " << stats->samples
             << " calibration samples, " << quant::RangeSpecName(config.range) << ", " << a.act
             << ", weights " << a.weights << (a.equalize ? ", equalized" : "")
             << (a.bias_correct ? ", bias-corrected" : "") << ", "
-            << (written.key_id.empty() ? std::string("unsigned")
-                                       : "signed by key id " + written.key_id)
+            << (written.key_id.empty() ? std::string("unsigned") : "signed by key id " + written.key_id)
             << ")\n";
   return Status::Ok();
 }
@@ -411,8 +413,7 @@ void RegisterQuantize(CLI::App& app, int* exit_code) {
   cmd->add_option("--holdout", a->holdout,
                   "Hold back the last N of those from calibration, for --report and the budget "
                   "(default: a tenth)");
-  cmd->add_option("--preprocess", a->preprocess,
-                  "Image preprocessing SPEC (docs/preprocessing.md)");
+  cmd->add_option("--preprocess", a->preprocess, "Image preprocessing SPEC (docs/preprocessing.md)");
   cmd->add_option("--algo", a->algo,
                   "Range algorithm: auto (default: the one of mse, percentile:99.99, "
                   "percentile:99.999 whose predictions stay closest to float on the calibration "
@@ -455,9 +456,8 @@ void RegisterQuantize(CLI::App& app, int* exit_code) {
   cmd->add_option("--target", a->target,
                   "cpu (default), reference, or dsp (plain weights plus the DSP command streams, "
                   "docs/dsp-target.md)");
-  cmd->add_option(
-      "--dsp-scratch", a->dsp_scratch,
-      "With --target dsp: the scratchpad size to tile for (bytes, or K/M; default 256K)");
+  cmd->add_option("--dsp-scratch", a->dsp_scratch,
+                  "With --target dsp: the scratchpad size to tile for (bytes, or K/M; default 256K)");
   cmd->add_option("--input-shape", a->raw_shapes, "Fix an input's dims: NAME=D0,D1,...");
   cmd->add_option("--threads", a->threads, "Threads for calibration and measuring")->default_val(1);
   cmd->add_flag("-v,--verbose", a->verbose, "Print the compiler's pass table");

@@ -12,8 +12,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Status CheckKeys(const YAML::Node& map, const std::set<std::string>& known,
-                 const std::string& where) {
+Status CheckKeys(const YAML::Node& map, const std::set<std::string>& known, const std::string& where) {
   if (!map.IsMap()) return InvalidArgument(where + " must be a mapping");
   for (const auto& kv : map) {
     const std::string key = kv.first.as<std::string>();
@@ -42,11 +41,11 @@ Expected<DeployConfig> ReadDeployConfig(const std::string& path) {
   }
   DeployConfig c;
   try {
-    KILN_RETURN_IF_ERROR(
-        CheckKeys(root,
-                  {"model", "output", "inputs", "preprocess", "calibration", "quantization",
-                   "report", "budget", "sign_key", "compress", "threads"},
-                  path));
+    KILN_RETURN_IF_ERROR(CheckKeys(root,
+                                   {"model", "output", "inputs", "preprocess", "calibration",
+                                    "quantization", "report", "budget", "sign_key", "compress",
+                                    "threads"},
+                                   path));
     Read(root, "model", &c.model);
     Read(root, "output", &c.output);
     Read(root, "preprocess", &c.preprocess);
@@ -55,14 +54,11 @@ Expected<DeployConfig> ReadDeployConfig(const std::string& path) {
     Read(root, "compress", &c.compress);
     Read(root, "threads", &c.threads);
     if (const YAML::Node in = root["inputs"]) {
-      KILN_RETURN_IF_ERROR(
-          in.IsMap() ? Status::Ok() : InvalidArgument(path + ": inputs must map names to shapes"));
-      for (const auto& kv : in)
-        c.input_shapes[kv.first.as<std::string>()] = kv.second.as<std::vector<int64_t>>();
+      KILN_RETURN_IF_ERROR(in.IsMap() ? Status::Ok() : InvalidArgument(path + ": inputs must map names to shapes"));
+      for (const auto& kv : in) c.input_shapes[kv.first.as<std::string>()] = kv.second.as<std::vector<int64_t>>();
     }
     if (const YAML::Node cal = root["calibration"]) {
-      KILN_RETURN_IF_ERROR(CheckKeys(cal, {"data", "count", "holdout", "stats", "stats_out"},
-                                     path + ": calibration"));
+      KILN_RETURN_IF_ERROR(CheckKeys(cal, {"data", "count", "holdout", "stats", "stats_out"}, path + ": calibration"));
       Read(cal, "data", &c.calib);
       Read(cal, "count", &c.calib_count);
       Read(cal, "holdout", &c.holdout);

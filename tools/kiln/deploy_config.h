@@ -14,8 +14,8 @@
 namespace kiln::cli {
 
 struct DeployConfig {
-  std::optional<std::string> model, output, preprocess, calib, algo, act, weights, report, budget,
-      sign_key, compress, stats, stats_out, budget_images;
+  std::optional<std::string> model, output, preprocess, calib, algo, act, weights, report,
+      budget, sign_key, compress, stats, stats_out, budget_images;
   std::optional<int> calib_count, holdout, threads;
   std::optional<double> max_sqnr_drop;
   std::optional<bool> equalize, bias_correct;
