@@ -14,6 +14,8 @@ constexpr int64_t kMicroPanelBytes = 16 * 1024;
 // A kc x nc block of B of about this many bytes stays in L2 next to the kc x M block of A.
 constexpr int64_t kBlockBytes = 256 * 1024;
 constexpr size_t kAlign = 64;
+// How many B tiles ahead the direct (1x1) path prefetches its input and output rows.
+constexpr int64_t kPrefetchTiles = 2;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -125,6 +127,15 @@ void ConvGemm::RunShare(int share, const float* x, const float* packed, const fl
       for (int64_t t0 = 0; t0 < count; t0 += nr) {
         const int tn = static_cast<int>(std::min<int64_t>(nr, count - t0));
         const float* bt = b + (t0 / nr) * tile_stride;
+        // Direct B rows lie a whole plane apart: a 1x1 layer's tile reads K separate pages,
+        // more streams than the hardware prefetchers follow. Request the tile after next.
+        if (direct_ && t0 + kPrefetchTiles * nr < count) {
+          const float* ahead = bt + kPrefetchTiles * nr;
+          for (int64_t k = 0; k < kl; ++k) {
+            const char* row = reinterpret_cast<const char*>(ahead + k * ldb);
+            for (int off = 0; off < nr * 4; off += 64) __builtin_prefetch(row + off);
+          }
+        }
         for (int64_t p = p0; p < p1; ++p) {
           const int64_t oc0 = p * kGemmMr;
           // The panel's k0-th group of 8 rows, and the distance to the next k.
@@ -159,6 +170,14 @@ void ConvGemm::RunShare(int share, const float* x, const float* packed, const fl
           if (next) {
             const char* bytes = reinterpret_cast<const char*>(next);
             for (int64_t off = 0; off < kl * lda * 4; off += 64) __builtin_prefetch(bytes + off);
+          }
+          // The same for the rows this panel writes two tiles on (a 1x1 layer on a large
+          // plane writes mr rows a plane apart per tile).
+          if (direct_ && kb == kblocks_ - 1 && t0 + kPrefetchTiles * nr < count) {
+            for (int r = 0; r < mr; ++r) {
+              const char* row = reinterpret_cast<const char*>(y + c_off + r * n_ + kPrefetchTiles * nr);
+              for (int off = 0; off < nr * 4; off += 64) __builtin_prefetch(row + off, 1);
+            }
           }
           gemm(kl, a, lda, bt, ldb, y + c_off, n_, mr, tn, flags, ep);
         }

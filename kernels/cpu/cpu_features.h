@@ -2,6 +2,7 @@
 // (Isa) this machine can run. Kernel tables are chosen from it at session creation.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 #include "ir/status.h"
@@ -24,6 +25,15 @@ struct CpuFeatures {
 
 // Detected on the first call, then cached (thread-safe static).
 const CpuFeatures& GetCpuFeatures();
+
+// Per-core data cache sizes, for cache blocking: 32 KiB L1d on Intel cores up to Skylake-SP
+// and Cascade Lake, 48 KiB on Ice Lake and later and on AMD Zen 5. From the OS (sysconf);
+// where it does not say, 32 KiB / 1 MiB.
+struct CacheSizes {
+  int64_t l1d_bytes = 32 * 1024;
+  int64_t l2_bytes = 1024 * 1024;
+};
+const CacheSizes& GetCacheSizes();
 
 // Whether this CPU can execute kernels built for `isa` (kReference and kScalar always can;
 // non-CPU flavours never).

@@ -38,6 +38,7 @@ inline void GemmTileStore(typename V::T (&acc)[ROWS][NV], float* c, int64_t ldc,
                           int flags, const Epilogue& ep) {
   using T = typename V::T;
   const bool last = flags & kGemmLast;
+  const bool deferred = last && !IsInlineActivation(ep.act.kind);
 #pragma GCC unroll 16
   for (int r = 0; r < ROWS; ++r) {
     if (r >= mr) continue;
@@ -53,7 +54,7 @@ inline void GemmTileStore(typename V::T (&acc)[ROWS][NV], float* c, int64_t ldc,
           const float* res = ep.residual + r * ep.ldr + j * V::N;
           v = V::Add(v, n >= V::N ? V::Load(res) : V::LoadPartial(res, n));
         }
-        v = Activate<V>(ep.act, v);
+        if (!deferred) v = Activate<V>(ep.act, v);
       }
       if (n >= V::N) {
         V::Store(c + r * ldc + j * V::N, v);
@@ -61,6 +62,9 @@ inline void GemmTileStore(typename V::T (&acc)[ROWS][NV], float* c, int64_t ldc,
         V::StorePartial(c + r * ldc + j * V::N, v, n);
       }
     }
+  }
+  if (deferred) {
+    for (int r = 0; r < ROWS && r < mr; ++r) ActivateArray<V>(c + r * ldc, nr, ep.act);
   }
 }
 

@@ -22,6 +22,11 @@ inline float BitsToFloat(uint32_t u) {
   std::memcpy(&f, &u, 4);
   return f;
 }
+inline uint32_t FloatToBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
 
 // Portable: one float per "vector"; compilers auto-vectorise the loops around it with the
 // baseline ISA only.
@@ -72,6 +77,9 @@ struct VecScalar {
   static T Sub(T a, T b) { return a - b; }
   static T Mul(T a, T b) { return a * b; }
   static T Div(T a, T b) { return a / b; }
+  // 1 / d for finite d of magnitude in [2^-100, 2^100] (within 1 ulp in the SIMD versions,
+  // an estimate and one Newton step: a fraction of a division's cost).
+  static T Reciprocal(T d) { return 1.f / d; }
   // Max/Min return `a` when either operand is NaN, like the SIMD versions below.
   static T Max(T a, T b) { return b > a ? b : a; }
   static T Min(T a, T b) { return b < a ? b : a; }
@@ -87,6 +95,8 @@ struct VecScalar {
     const int32_t i = static_cast<int32_t>(n);
     return BitsToFloat(static_cast<uint32_t>(i + 127) << 23);
   }
+  // 2^n for t = n + kExpMagic (an integer n in [-126, 127] held in t's low mantissa bits).
+  static T Pow2Biased(T t) { return BitsToFloat((FloatToBits(t) + 127u) << 23); }
   static float ReduceAdd(T v) { return v; }
   static float ReduceMax(T v) { return v; }
 };
@@ -150,6 +160,10 @@ struct Vec256 {
   static T Sub(T a, T b) { return _mm256_sub_ps(a, b); }
   static T Mul(T a, T b) { return _mm256_mul_ps(a, b); }
   static T Div(T a, T b) { return _mm256_div_ps(a, b); }
+  static T Reciprocal(T d) {
+    const T r = _mm256_rcp_ps(d);  // 12 bits; the Newton step r (2 - d r) doubles them
+    return _mm256_mul_ps(r, _mm256_fnmadd_ps(d, r, _mm256_set1_ps(2.f)));
+  }
   // maxps returns its second operand when either is NaN: Max/Min return `a` then.
   static T Max(T a, T b) { return _mm256_max_ps(b, a); }
   static T Min(T a, T b) { return _mm256_min_ps(b, a); }
@@ -159,6 +173,10 @@ struct Vec256 {
   }
   static T Pow2(T n) {
     const __m256i i = _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(i, 23));
+  }
+  static T Pow2Biased(T t) {
+    const __m256i i = _mm256_add_epi32(_mm256_castps_si256(t), _mm256_set1_epi32(127));
     return _mm256_castsi256_ps(_mm256_slli_epi32(i, 23));
   }
   static float ReduceAdd(T v) {
@@ -232,6 +250,10 @@ struct Vec512 {
   static T Sub(T a, T b) { return _mm512_sub_ps(a, b); }
   static T Mul(T a, T b) { return _mm512_mul_ps(a, b); }
   static T Div(T a, T b) { return _mm512_div_ps(a, b); }
+  static T Reciprocal(T d) {
+    const T r = _mm512_rcp14_ps(d);  // 14 bits; one Newton step r + r (1 - d r)
+    return _mm512_fmadd_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(1.f)), r);
+  }
   static T Max(T a, T b) { return _mm512_max_ps(b, a); }
   static T Min(T a, T b) { return _mm512_min_ps(b, a); }
   static T SelectNeg(T x, T a, T b) {
@@ -245,6 +267,10 @@ struct Vec512 {
     const __m512i i = _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127));
     return _mm512_castsi512_ps(_mm512_slli_epi32(i, 23));
   }
+  static T Pow2Biased(T t) {
+    const __m512i i = _mm512_add_epi32(_mm512_castps_si512(t), _mm512_set1_epi32(127));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(i, 23));
+  }
   static float ReduceAdd(T v) { return _mm512_reduce_add_ps(v); }
   static float ReduceMax(T v) { return _mm512_reduce_max_ps(v); }
 };
@@ -253,12 +279,17 @@ struct Vec512 {
 // exp(x) to ~1-2 ulp over the float range (Cody-Waite reduction by ln 2, degree-6 minimax
 // polynomial as in Cephes expf); inputs are clamped so 2^n stays a normal number, so results
 // flush to 0 below about -87.3 and saturate near FLT_MAX above 88.7.
+inline constexpr float kExpMagic = 12582912.f;  // 1.5 * 2^23
+
 template <typename V>
-typename V::T Exp(typename V::T x) {
+__attribute__((always_inline)) inline typename V::T Exp(typename V::T x) {
   using T = typename V::T;
   x = V::Min(x, V::Set1(88.3762626647949f));
   x = V::Max(x, V::Set1(-87.3365447504019f));
-  const T n = V::RoundNearest(V::Mul(x, V::Set1(1.44269504088896341f)));
+  // n = round(x / ln 2) by the 1.5 * 2^23 bias (adding it rounds to an integer, and t's low
+  // mantissa bits are n): no round or convert instructions, which run on one port only.
+  const T t = V::Fma(x, V::Set1(1.44269504088896341f), V::Set1(kExpMagic));
+  const T n = V::Sub(t, V::Set1(kExpMagic));
   T r = V::Fma(n, V::Set1(-0.693359375f), x);
   r = V::Fma(n, V::Set1(2.12194440e-4f), r);
   T p = V::Set1(1.9875691500e-4f);
@@ -269,19 +300,21 @@ typename V::T Exp(typename V::T x) {
   p = V::Fma(p, r, V::Set1(5.0000001201e-1f));
   const T r2 = V::Mul(r, r);
   p = V::Fma(p, r2, V::Add(r, V::Set1(1.f)));
-  return V::Mul(p, V::Pow2(n));
+  return V::Mul(p, V::Pow2Biased(t));
 }
 
 // 1 / (1 + exp(-x)), split by sign like the scalar definition so exp never overflows.
 template <typename V>
-typename V::T Sigmoid(typename V::T x) {
+__attribute__((always_inline)) inline typename V::T Sigmoid(typename V::T x) {
   using T = typename V::T;
   const T one = V::Set1(1.f);
   // e = exp(-|x|) in (0, 1]; x >= 0: 1 / (1 + e); x < 0: e / (1 + e).
   const T neg_abs = V::Min(x, V::Sub(V::Zero(), x));
   const T e = Exp<V>(neg_abs);
+  // d in [1, 2]: the reciprocal estimate (one Newton step) instead of two divisions, which
+  // made a SiLU epilogue cost as much as the 1x1 convolution it ends.
   const T d = V::Add(one, e);
-  return V::SelectNeg(x, V::Div(e, d), V::Div(one, d));
+  return V::Mul(V::SelectNeg(x, e, one), V::Reciprocal(d));
 }
 
 }  // namespace
