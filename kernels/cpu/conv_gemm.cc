@@ -171,9 +171,9 @@ void ConvGemm::RunShare(int share, const float* x, const float* packed, const fl
             const char* bytes = reinterpret_cast<const char*>(next);
             for (int64_t off = 0; off < kl * lda * 4; off += 64) __builtin_prefetch(bytes + off);
           }
-          // The same for the rows this panel writes two tiles on (a 1x1 layer on a large
-          // plane writes mr rows a plane apart per tile).
-          if (direct_ && kb == kblocks_ - 1 && t0 + kPrefetchTiles * nr < count) {
+          // The same for the rows this panel writes two tiles on: every tile writes mr rows a
+          // plane apart (im2col layers too: a first layer writes 64 rows per 32 columns).
+          if (kb == kblocks_ - 1 && t0 + kPrefetchTiles * nr < count) {
             for (int r = 0; r < mr; ++r) {
               const char* row = reinterpret_cast<const char*>(y + c_off + r * n_ + kPrefetchTiles * nr);
               for (int off = 0; off < nr * 4; off += 64) __builtin_prefetch(row + off, 1);

@@ -73,7 +73,24 @@ void PoolPlanes(const PoolParams& p, const float* x, float* y, int64_t planes) {
           }
         }
         T acc = fill;
-        for (int ky = ky0; ky < ky1; ++ky) {
+        if (kMax && sw == 2) {
+          // Max is order-free: reduce each raw 2N-column span over the window rows first,
+          // then split it into even / odd columns once per tap pair (the permutes, on one
+          // port, dominated: one pair per row and tap pair before).
+          for (int kx = 0; kx < kw; kx += 2) {
+            T a = fill, b = fill;
+            for (int ky = ky0; ky < ky1; ++ky) {
+              const float* row = xc + (iy0 + ky) * p.in_w + ix0 + kx;
+              a = V::Max(a, inside ? V::Load(row) : V::LoadMaskedOr(row, m0[kx], fill));
+              b = V::Max(b, inside ? V::Load(row + N) : V::LoadMaskedOr(row + N, m1[kx], fill));
+            }
+            T v0, v1;
+            V::Deinterleave(a, b, &v0, &v1);
+            acc = V::Max(acc, v0);
+            if (kx + 1 < kw) acc = V::Max(acc, v1);
+          }
+        }
+        for (int ky = ky0; ky < (kMax && sw == 2 ? ky0 : ky1); ++ky) {
           const float* row = xc + (iy0 + ky) * p.in_w + ix0;
           for (int kx = 0; kx < kw; kx += sw) {
             T v0, v1;
