@@ -45,6 +45,23 @@ ConvGemm::ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threa
   k_ = g.gemm_k();
   n_ = g.out_plane();
   const int64_t nr = kernels.gemm_nr;
+  if (!direct_ && g.stride_h == 1 && g.stride_w == 1 && g.dilation_h == 1 &&
+      g.dilation_w == 1 && g.out_w == g.in_w && nr <= 32) {
+    const int64_t taps = g.kernel_size(), tiles = CeilDiv(n_, nr);
+    tap_lanes_.assign(static_cast<size_t>(tiles * taps), 0u);
+    for (int64_t t = 0; t < tiles; ++t) {
+      for (int64_t j = 0; j < nr && t * nr + j < n_; ++j) {
+        const int64_t oy = (t * nr + j) / g.out_w, ox = (t * nr + j) % g.out_w;
+        for (int64_t tap = 0; tap < taps; ++tap) {
+          const int64_t iy = oy + tap / g.kernel_w - g.pad_top;
+          const int64_t ix = ox + tap % g.kernel_w - g.pad_left;
+          if (iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w) {
+            tap_lanes_[static_cast<size_t>(t * taps + tap)] |= 1u << j;
+          }
+        }
+      }
+    }
+  }
   kblocks_ = std::max<int64_t>(1, CeilDiv(k_, std::max<int64_t>(8, kMicroPanelBytes / (nr * 4))));
   kc_ = CeilDiv(k_, kblocks_);
   nc_ = std::max<int64_t>(1, kBlockBytes / (kc_ * 4) / nr) * nr;
@@ -78,9 +95,11 @@ size_t ConvGemm::ScratchBytes() const {
 void ConvGemm::PackBlock(const float* xg, int64_t n0, int64_t count, int64_t k0, int64_t kl,
                          float* dst) const {
   const int nr = kernels_->gemm_nr;
+  Im2colParams params = im2col_;  // the table's address is taken here: ConvGemm is copyable
+  if (!tap_lanes_.empty()) params.tap_lanes = tap_lanes_.data();
   for (int64_t t0 = 0; t0 < count; t0 += nr) {
     const int tn = static_cast<int>(std::min<int64_t>(nr, count - t0));
-    kernels_->im2col(im2col_, xg, n0 + t0, tn, nr, k0, kl, dst + (t0 / nr) * kl * nr);
+    kernels_->im2col(params, xg, n0 + t0, tn, nr, k0, kl, dst + (t0 / nr) * kl * nr);
   }
 }
 

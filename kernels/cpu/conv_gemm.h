@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "kernels/activation.h"
 #include "kernels/cpu/conv_geometry.h"
@@ -54,6 +55,9 @@ class ConvGemm {
   ConvWeights weights_ = ConvWeights::kPanels8;
   bool direct_ = false;  // B = X (1x1, stride 1, no padding)
   Im2colParams im2col_;
+  // Same-size stride-1 layers: per nr-pixel tile and tap, the pixels that read inside the
+  // input (Im2colParams::tap_lanes); empty otherwise.
+  std::vector<uint32_t> tap_lanes_;
   int shares_ = 1;                // static work shares (one B buffer each)
   int64_t k_ = 0, n_ = 0;         // GEMM K and N (= OH * OW)
   int64_t kc_ = 0, kblocks_ = 1;  // reduction blocks: a kc x nr B micro-panel fits in L1

@@ -45,6 +45,8 @@ struct VecScalar {
   using MaskT = bool;
   static MaskT MakeMask(int n) { return n > 0; }
   static T LoadMasked(const float* p, MaskT m) { return m ? *p : 0.f; }
+  // Lane j read where bit j of `bits` is set, else 0.
+  static T LoadBits(const float* p, uint32_t bits) { return (bits & 1u) ? *p : 0.f; }
   // Masked-off lanes take `fill` instead of zero.
   static T LoadMaskedOr(const float* p, MaskT m, T fill) { return m ? *p : fill; }
   static MaskT MakeRangeMask(int lo, int hi) { return lo <= 0 && hi > 0; }
@@ -117,6 +119,11 @@ struct Vec256 {
   using MaskT = __m256i;
   static MaskT MakeMask(int n) { return Mask(n); }
   static T LoadMasked(const float* p, MaskT m) { return _mm256_maskload_ps(p, m); }
+  static T LoadBits(const float* p, uint32_t bits) {
+    const __m256i lane = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    const __m256i on = _mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), lane);
+    return _mm256_maskload_ps(p, _mm256_cmpeq_epi32(on, lane));
+  }
   static T LoadMaskedOr(const float* p, MaskT m, T fill) {
     return _mm256_blendv_ps(fill, _mm256_maskload_ps(p, m), _mm256_castsi256_ps(m));
   }
@@ -210,6 +217,9 @@ struct Vec512 {
   using MaskT = __mmask16;
   static MaskT MakeMask(int n) { return Mask(n); }
   static T LoadMasked(const float* p, MaskT m) { return _mm512_maskz_loadu_ps(m, p); }
+  static T LoadBits(const float* p, uint32_t bits) {
+    return _mm512_maskz_loadu_ps(static_cast<__mmask16>(bits), p);
+  }
   static T LoadMaskedOr(const float* p, MaskT m, T fill) {
     return _mm512_mask_loadu_ps(fill, m, p);
   }
