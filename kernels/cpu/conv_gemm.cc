@@ -21,6 +21,29 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
+std::vector<uint32_t> SameSizeTapLanes(const Conv2dGeometry& g, int64_t nr) {
+  std::vector<uint32_t> lanes;
+  if (g.stride_h != 1 || g.stride_w != 1 || g.dilation_h != 1 || g.dilation_w != 1 ||
+      g.out_w != g.in_w || nr > 32) {
+    return lanes;
+  }
+  const int64_t n = g.out_plane(), taps = g.kernel_size(), tiles = CeilDiv(n, nr);
+  lanes.assign(static_cast<size_t>(tiles * taps), 0u);
+  for (int64_t t = 0; t < tiles; ++t) {
+    for (int64_t j = 0; j < nr && t * nr + j < n; ++j) {
+      const int64_t oy = (t * nr + j) / g.out_w, ox = (t * nr + j) % g.out_w;
+      for (int64_t tap = 0; tap < taps; ++tap) {
+        const int64_t iy = oy + tap / g.kernel_w - g.pad_top;
+        const int64_t ix = ox + tap % g.kernel_w - g.pad_left;
+        if (iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w) {
+          lanes[static_cast<size_t>(t * taps + tap)] |= 1u << j;
+        }
+      }
+    }
+  }
+  return lanes;
+}
+
 Im2colParams Im2colFor(const Conv2dGeometry& g) {
   Im2colParams p;
   p.in_h = g.in_h;
@@ -45,23 +68,7 @@ ConvGemm::ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threa
   k_ = g.gemm_k();
   n_ = g.out_plane();
   const int64_t nr = kernels.gemm_nr;
-  if (!direct_ && g.stride_h == 1 && g.stride_w == 1 && g.dilation_h == 1 &&
-      g.dilation_w == 1 && g.out_w == g.in_w && nr <= 32) {
-    const int64_t taps = g.kernel_size(), tiles = CeilDiv(n_, nr);
-    tap_lanes_.assign(static_cast<size_t>(tiles * taps), 0u);
-    for (int64_t t = 0; t < tiles; ++t) {
-      for (int64_t j = 0; j < nr && t * nr + j < n_; ++j) {
-        const int64_t oy = (t * nr + j) / g.out_w, ox = (t * nr + j) % g.out_w;
-        for (int64_t tap = 0; tap < taps; ++tap) {
-          const int64_t iy = oy + tap / g.kernel_w - g.pad_top;
-          const int64_t ix = ox + tap % g.kernel_w - g.pad_left;
-          if (iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w) {
-            tap_lanes_[static_cast<size_t>(t * taps + tap)] |= 1u << j;
-          }
-        }
-      }
-    }
-  }
+  if (!direct_) tap_lanes_ = SameSizeTapLanes(g, nr);
   kblocks_ = std::max<int64_t>(1, CeilDiv(k_, std::max<int64_t>(8, kMicroPanelBytes / (nr * 4))));
   kc_ = CeilDiv(k_, kblocks_);
   nc_ = std::max<int64_t>(1, kBlockBytes / (kc_ * 4) / nr) * nr;

@@ -29,6 +29,9 @@ enum class ConvWeights {
 
 // The im2col packer's view of one group of `g` (shared by ConvGemm and ConvGemmT).
 Im2colParams Im2colFor(const Conv2dGeometry& g);
+// Im2colParams::tap_lanes for `g` packed in tiles of nr pixels: empty unless `g` is a
+// stride-1 undilated layer with output rows as wide as the input's (and nr <= 32).
+std::vector<uint32_t> SameSizeTapLanes(const Conv2dGeometry& g, int64_t nr);
 
 class ConvGemm {
  public:

@@ -23,6 +23,7 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 ConvGemmT::ConvGemmT(const Conv2dGeometry& g, const CpuKernels& kernels, int threads)
     : g_(g), kernels_(&kernels) {
   im2col_ = Im2colFor(g);
+  tap_lanes_ = SameSizeTapLanes(g, kGemmTRows);
   k_ = g.gemm_k();
   n_ = g.out_plane();
   m_ = g.out_c;
@@ -118,11 +119,13 @@ void ConvGemmT::Run(const float* x, const float* block16, const float* bias, con
     const float* xn = x + n * g_.in_c * g_.in_plane();
     float* yn = y + n * m_ * n_;
     const float* rn = residual ? residual + n * m_ * n_ : nullptr;
+    Im2colParams params = im2col_;  // the table's address is taken here: copyable class
+    if (!tap_lanes_.empty()) params.tap_lanes = tap_lanes_.data();
     auto pack = [&](int64_t q0, int64_t q1) {
       for (int64_t q = q0; q < q1; ++q) {
         const int64_t p0 = q * kGemmTRows;
         const int tn = static_cast<int>(std::min<int64_t>(kGemmTRows, n_ - p0));
-        kernels_->im2col(im2col_, xn, p0, tn, kGemmTRows, 0, k_, panels + q * k_ * kGemmTRows);
+        kernels_->im2col(params, xn, p0, tn, kGemmTRows, 0, k_, panels + q * k_ * kGemmTRows);
       }
     };
     auto items = [&](int64_t i0, int64_t i1) {

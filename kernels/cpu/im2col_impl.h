@@ -15,7 +15,7 @@ inline int ClampLane(int64_t v, int64_t lo, int64_t hi) {
 }
 
 // Same-size stride-1 layers (p.tap_lanes): every panel row is nr consecutive input floats
-// at the tap's offset, read under the tap's lane bits (a few instructions per row; the row
+// at the tap's offset, read under the tap's lane bits (nr a multiple of N, or below it) (a few instructions per row; the row
 // segments below cost about a cycle per float).
 template <typename V>
 void Im2colPanelSameSize(const Im2colParams& p, const float* xg, int64_t p0, int nr, int64_t k0,
@@ -30,7 +30,15 @@ void Im2colPanelSameSize(const Im2colParams& p, const float* xg, int64_t p0, int
     const float* src = xg + c * in_plane + p0 + (ky - p.pad_top) * p.in_w + (kx - p.pad_left);
     const uint32_t bits = lanes[tap];
     float* row = dst + k * nr;
-    for (int j = 0; j < nr; j += N) V::Store(row + j, V::LoadBits(src + j, bits >> j));
+    for (int j = 0; j < nr; j += N) {
+      // Lanes past nr have no bits: nothing is read there (8-pixel panels under AVX-512).
+      const typename V::T v = V::LoadBits(src + j, bits >> j);
+      if (nr - j >= N) {
+        V::Store(row + j, v);
+      } else {
+        V::StorePartial(row + j, v, nr - j);
+      }
+    }
     if (++tap == taps) {
       tap = 0;
       ++c;
