@@ -14,7 +14,7 @@ constexpr int64_t kMicroPanelBytes = 16 * 1024;
 // A kc x nc block of B of about this many bytes stays in L2 next to the kc x M block of A.
 constexpr int64_t kBlockBytes = 256 * 1024;
 constexpr size_t kAlign = 64;
-// How many B tiles ahead the direct (1x1) path prefetches its input and output rows.
+// How many B tiles ahead RunShare prefetches the output rows (and a 1x1 layer's input rows).
 constexpr int64_t kPrefetchTiles = 2;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -201,7 +201,8 @@ void ConvGemm::RunShare(int share, const float* x, const float* packed, const fl
           // plane apart (im2col layers too: a first layer writes 64 rows per 32 columns).
           if (kb == kblocks_ - 1 && t0 + kPrefetchTiles * nr < count) {
             for (int r = 0; r < mr; ++r) {
-              const char* row = reinterpret_cast<const char*>(y + c_off + r * n_ + kPrefetchTiles * nr);
+              const char* row =
+                  reinterpret_cast<const char*>(y + c_off + r * n_ + kPrefetchTiles * nr);
               for (int off = 0; off < nr * 4; off += 64) __builtin_prefetch(row + off, 1);
             }
           }

@@ -27,7 +27,8 @@ ConvGemmT::ConvGemmT(const Conv2dGeometry& g, const CpuKernels& kernels, int thr
   k_ = g.gemm_k();
   n_ = g.out_plane();
   m_ = g.out_c;
-  const int64_t slice_bytes = std::max<int64_t>(8 * 1024, GetCacheSizes().l1d_bytes - kL1ReserveBytes);
+  const int64_t slice_bytes =
+      std::max<int64_t>(8 * 1024, GetCacheSizes().l1d_bytes - kL1ReserveBytes);
   kc_ = std::min(k_, std::max<int64_t>(16, slice_bytes / (kGemmTCols * 4)));
   panels_ = CeilDiv(n_, kGemmTRows);
   tiles_ = CeilDiv(m_, kGemmTCols);

@@ -14,9 +14,9 @@ inline int ClampLane(int64_t v, int64_t lo, int64_t hi) {
   return static_cast<int>(v < lo ? lo : (v > hi ? hi : v));
 }
 
-// Same-size stride-1 layers (p.tap_lanes): every panel row is nr consecutive input floats
-// at the tap's offset, read under the tap's lane bits (nr a multiple of N, or below it) (a few instructions per row; the row
-// segments below cost about a cycle per float).
+// Same-size stride-1 layers (p.tap_lanes): every panel row is nr consecutive input floats at
+// the tap's offset, read under the tap's lane bits (nr a multiple of N, or below it): a few
+// instructions per row, where the row segments below cost about a cycle per float.
 template <typename V>
 void Im2colPanelSameSize(const Im2colParams& p, const float* xg, int64_t p0, int nr, int64_t k0,
                          int64_t kl, float* dst) {
