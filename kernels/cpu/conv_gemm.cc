@@ -21,27 +21,85 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
-std::vector<uint32_t> SameSizeTapLanes(const Conv2dGeometry& g, int64_t nr) {
-  std::vector<uint32_t> lanes;
-  if (g.stride_h != 1 || g.stride_w != 1 || g.dilation_h != 1 || g.dilation_w != 1 ||
-      g.out_w != g.in_w || nr > 32) {
-    return lanes;
+ConvLaneTable ConvLaneTable::For(const Conv2dGeometry& g, int64_t nr, bool phases) {
+  ConvLaneTable t;
+  if (g.dilation_h != 1 || g.dilation_w != 1 || nr > 32) return t;
+  const bool same = g.stride_h == 1 && g.stride_w == 1 && g.out_w == g.in_w;
+  const bool halving = phases && g.stride_h == 2 && g.stride_w == 2 &&
+                       g.out_w == (g.in_w + 1) / 2 && g.out_h <= (g.in_h + 1) / 2;
+  if (!same && !halving) return t;
+  const int64_t taps = g.kernel_size(), n = g.out_plane(), tiles = CeilDiv(n, nr);
+  const int64_t s = g.stride_h;
+  t.offsets.resize(static_cast<size_t>(taps));
+  if (same) {
+    t.channel_stride = g.in_plane();
+    for (int64_t tap = 0; tap < taps; ++tap) {
+      t.offsets[static_cast<size_t>(tap)] =
+          (tap / g.kernel_w - g.pad_top) * g.in_w + tap % g.kernel_w - g.pad_left;
+    }
+  } else {
+    t.phases = true;
+    t.phase_h = (g.in_h + 1) / 2;
+    t.phase_w = g.out_w;
+    const int64_t plane = t.phase_h * t.phase_w;
+    t.channel_stride = 4 * plane;
+    for (int64_t tap = 0; tap < taps; ++tap) {
+      const int64_t dy = tap / g.kernel_w - g.pad_top, dx = tap % g.kernel_w - g.pad_left;
+      const int64_t a = dy & 1, b = dx & 1;  // two's complement: the floor-mod parity
+      t.offsets[static_cast<size_t>(tap)] =
+          (2 * a + b) * plane + (dy - a) / 2 * t.phase_w + (dx - b) / 2;
+    }
   }
-  const int64_t n = g.out_plane(), taps = g.kernel_size(), tiles = CeilDiv(n, nr);
-  lanes.assign(static_cast<size_t>(tiles * taps), 0u);
-  for (int64_t t = 0; t < tiles; ++t) {
-    for (int64_t j = 0; j < nr && t * nr + j < n; ++j) {
-      const int64_t oy = (t * nr + j) / g.out_w, ox = (t * nr + j) % g.out_w;
+  t.lanes.assign(static_cast<size_t>(tiles * taps), 0u);
+  for (int64_t tile = 0; tile < tiles; ++tile) {
+    for (int64_t j = 0; j < nr && tile * nr + j < n; ++j) {
+      const int64_t oy = (tile * nr + j) / g.out_w, ox = (tile * nr + j) % g.out_w;
       for (int64_t tap = 0; tap < taps; ++tap) {
-        const int64_t iy = oy + tap / g.kernel_w - g.pad_top;
-        const int64_t ix = ox + tap % g.kernel_w - g.pad_left;
+        const int64_t iy = oy * s + tap / g.kernel_w - g.pad_top;
+        const int64_t ix = ox * s + tap % g.kernel_w - g.pad_left;
         if (iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w) {
-          lanes[static_cast<size_t>(t * taps + tap)] |= 1u << j;
+          t.lanes[static_cast<size_t>(tile * taps + tap)] |= 1u << j;
         }
       }
     }
   }
-  return lanes;
+  return t;
+}
+
+Im2colParams ConvLaneTable::Params(const Im2colParams& base) const {
+  Im2colParams p = base;
+  if (!empty()) {
+    p.tap_lanes = lanes.data();
+    p.tap_offsets = offsets.data();
+    p.channel_stride = channel_stride;
+  }
+  return p;
+}
+
+void ConvLaneTable::SplitPhases(const Conv2dGeometry& g, const float* x, int64_t planes,
+                                float* dst) const {
+  const int64_t plane = phase_h * phase_w;
+  for (int64_t c = 0; c < planes; ++c) {
+    const float* xc = x + c * g.in_plane();
+    float* qc = dst + c * channel_stride;
+    for (int64_t a = 0; a < 2; ++a) {
+      for (int64_t i = 0; i < phase_h; ++i) {
+        const int64_t iy = 2 * i + a;
+        float* even = qc + (2 * a) * plane + i * phase_w;
+        float* odd = qc + (2 * a + 1) * plane + i * phase_w;
+        if (iy >= g.in_h) {
+          std::fill(even, even + phase_w, 0.f);
+          std::fill(odd, odd + phase_w, 0.f);
+          continue;
+        }
+        const float* row = xc + iy * g.in_w;
+        for (int64_t j = 0; j < phase_w; ++j) {
+          even[j] = row[2 * j];  // 2j < in_w: phase_w = ceil(in_w / 2)
+          odd[j] = 2 * j + 1 < g.in_w ? row[2 * j + 1] : 0.f;
+        }
+      }
+    }
+  }
 }
 
 Im2colParams Im2colFor(const Conv2dGeometry& g) {
@@ -68,7 +126,7 @@ ConvGemm::ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threa
   k_ = g.gemm_k();
   n_ = g.out_plane();
   const int64_t nr = kernels.gemm_nr;
-  if (!direct_) tap_lanes_ = SameSizeTapLanes(g, nr);
+  if (!direct_) lanes_ = ConvLaneTable::For(g, nr, /*phases=*/g.groups == 1);
   kblocks_ = std::max<int64_t>(1, CeilDiv(k_, std::max<int64_t>(8, kMicroPanelBytes / (nr * 4))));
   kc_ = CeilDiv(k_, kblocks_);
   nc_ = std::max<int64_t>(1, kBlockBytes / (kc_ * 4) / nr) * nr;
@@ -90,11 +148,17 @@ ConvGemm::ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threa
   shares_ = static_cast<int>(std::min<int64_t>(shares_, std::max<int64_t>(units_, 1)));
 }
 
+size_t ConvGemm::PhaseBytes() const {
+  if (!lanes_.phases) return 0;
+  const auto floats = static_cast<size_t>(g_.batch * g_.in_c * lanes_.channel_stride);
+  return (floats * sizeof(float) + kAlign - 1) / kAlign * kAlign;
+}
+
 size_t ConvGemm::ScratchBytes() const {
   if (direct_) return 0;
   const size_t per =
       (static_cast<size_t>(kc_ * nc_) * sizeof(float) + kAlign - 1) / kAlign * kAlign;
-  return per * static_cast<size_t>(shares_);
+  return PhaseBytes() + per * static_cast<size_t>(shares_);
 }
 
 // Packs rows [k0, k0 + kl) and columns [n0, n0 + count) of one group's im2col matrix into
@@ -102,8 +166,7 @@ size_t ConvGemm::ScratchBytes() const {
 void ConvGemm::PackBlock(const float* xg, int64_t n0, int64_t count, int64_t k0, int64_t kl,
                          float* dst) const {
   const int nr = kernels_->gemm_nr;
-  Im2colParams params = im2col_;  // the table's address is taken here: ConvGemm is copyable
-  if (!tap_lanes_.empty()) params.tap_lanes = tap_lanes_.data();
+  const Im2colParams params = lanes_.Params(im2col_);
   for (int64_t t0 = 0; t0 < count; t0 += nr) {
     const int tn = static_cast<int>(std::min<int64_t>(nr, count - t0));
     kernels_->im2col(params, xg, n0 + t0, tn, nr, k0, kl, dst + (t0 / nr) * kl * nr);
@@ -128,7 +191,9 @@ void ConvGemm::RunShare(int share, const float* x, const float* packed, const fl
     const int64_t grp = (key / nblocks_) % g_.groups;
     const int64_t n = key / nblocks_ / g_.groups;
     const int64_t n0 = nb * nc_, count = std::min(nc_, n_ - n0);
-    const float* xg = x + (n * g_.in_c + grp * g_.in_c_per_group()) * g_.in_plane();
+    // x is the phase planes where the lane table reads them (lanes_.channel_stride apart).
+    const int64_t channel_stride = lanes_.phases ? lanes_.channel_stride : g_.in_plane();
+    const float* xg = x + (n * g_.in_c + grp * g_.in_c_per_group()) * channel_stride;
     const int64_t p0 = panels_ * ms0 / msplit_, p1 = panels_ * ms1 / msplit_;
     const int64_t oc_base = n * g_.out_c + grp * ocpg;
     for (int64_t kb = 0; kb < kblocks_; ++kb) {
@@ -217,12 +282,27 @@ void ConvGemm::Run(const float* x, const float* packed, const float* bias, const
                    const ActivationParams& act, float* y, void* scratch, ThreadPool* pool) const {
   const size_t per =
       direct_ ? 0 : (static_cast<size_t>(kc_ * nc_) * sizeof(float) + kAlign - 1) / kAlign * kAlign;
+  const float* src = x;
+  if (lanes_.phases) {
+    // Stride-2 layers read their phase planes (the scratch's first PhaseBytes), split first.
+    auto* phases = static_cast<float*>(scratch);
+    const int64_t planes = g_.batch * g_.in_c;
+    auto split = [&](int64_t c0, int64_t c1) {
+      lanes_.SplitPhases(g_, x + c0 * g_.in_plane(), c1 - c0, phases + c0 * lanes_.channel_stride);
+    };
+    if (pool && shares_ > 1) {
+      pool->ParallelFor(planes, split);
+    } else {
+      split(0, planes);
+    }
+    src = phases;
+  }
+  char* buffers = static_cast<char*>(scratch) + PhaseBytes();
   auto share_fn = [&](int64_t s0, int64_t s1) {
     for (int64_t s = s0; s < s1; ++s) {
-      float* bbuf = direct_ ? nullptr
-                            : reinterpret_cast<float*>(static_cast<char*>(scratch) +
-                                                       per * static_cast<size_t>(s));
-      RunShare(static_cast<int>(s), x, packed, bias, residual, act, y, bbuf);
+      float* bbuf =
+          direct_ ? nullptr : reinterpret_cast<float*>(buffers + per * static_cast<size_t>(s));
+      RunShare(static_cast<int>(s), src, packed, bias, residual, act, y, bbuf);
     }
   };
   if (pool && shares_ > 1) {

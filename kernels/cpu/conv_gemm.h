@@ -29,9 +29,28 @@ enum class ConvWeights {
 
 // The im2col packer's view of one group of `g` (shared by ConvGemm and ConvGemmT).
 Im2colParams Im2colFor(const Conv2dGeometry& g);
-// Im2colParams::tap_lanes for `g` packed in tiles of nr pixels: empty unless `g` is a
-// stride-1 undilated layer with output rows as wide as the input's (and nr <= 32).
-std::vector<uint32_t> SameSizeTapLanes(const Conv2dGeometry& g, int64_t nr);
+// The lane table of Im2colParams for `g` packed in tiles of nr pixels (nr <= 32): for
+// stride-1 undilated layers with output rows as wide as the input's, read from the input;
+// for stride-2 undilated layers with out_w == ceil(in_w / 2) (the usual "halving" layers),
+// read from phase planes when `phases` allows them. Empty `lanes` otherwise.
+struct ConvLaneTable {
+  std::vector<uint32_t> lanes;   // [tile][tap] lane bits
+  std::vector<int64_t> offsets;  // [tap] offset from the pixel index
+  int64_t channel_stride = 0;    // floats between input channels (of the phase planes)
+  // Stride 2: the input is first split per channel into 4 phase planes of phase_h x phase_w
+  // floats, plane (a, b) holding x[2i + a][2j + b] (0 past the input): then tap (ky, kx) of
+  // output (oy, ox) reads plane ((ky - pt) & 1, (kx - pl) & 1) at row oy + floor((ky - pt) / 2)
+  // and column ox + floor((kx - pl) / 2), an offset from oy * out_w + ox as phase_w = out_w.
+  bool phases = false;
+  int64_t phase_h = 0, phase_w = 0;
+
+  static ConvLaneTable For(const Conv2dGeometry& g, int64_t nr, bool phases);
+  bool empty() const { return lanes.empty(); }
+  // Im2colParams reading through this table (its addresses are taken here: keep it alive).
+  Im2colParams Params(const Im2colParams& base) const;
+  // Splits `planes` input planes of g into phase planes at dst (channel_stride floats each).
+  void SplitPhases(const Conv2dGeometry& g, const float* x, int64_t planes, float* dst) const;
+};
 
 class ConvGemm {
  public:
@@ -52,15 +71,14 @@ class ConvGemm {
                 const float* residual, const ActivationParams& act, float* y, float* bbuf) const;
   void PackBlock(const float* xg, int64_t n0, int64_t count, int64_t k0, int64_t kl,
                  float* dst) const;
+  size_t PhaseBytes() const;  // the stride-2 phase planes at the start of the scratch
 
   Conv2dGeometry g_;
   const CpuKernels* kernels_ = nullptr;
   ConvWeights weights_ = ConvWeights::kPanels8;
   bool direct_ = false;  // B = X (1x1, stride 1, no padding)
   Im2colParams im2col_;
-  // Same-size stride-1 layers: per nr-pixel tile and tap, the pixels that read inside the
-  // input (Im2colParams::tap_lanes); empty otherwise.
-  std::vector<uint32_t> tap_lanes_;
+  ConvLaneTable lanes_;  // empty where the row-segment packer runs
   int shares_ = 1;                // static work shares (one B buffer each)
   int64_t k_ = 0, n_ = 0;         // GEMM K and N (= OH * OW)
   int64_t kc_ = 0, kblocks_ = 1;  // reduction blocks: a kc x nr B micro-panel fits in L1

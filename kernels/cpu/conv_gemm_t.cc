@@ -23,7 +23,7 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 ConvGemmT::ConvGemmT(const Conv2dGeometry& g, const CpuKernels& kernels, int threads)
     : g_(g), kernels_(&kernels) {
   im2col_ = Im2colFor(g);
-  tap_lanes_ = SameSizeTapLanes(g, kGemmTRows);
+  lanes_ = ConvLaneTable::For(g, kGemmTRows, /*phases=*/false);
   k_ = g.gemm_k();
   n_ = g.out_plane();
   m_ = g.out_c;
@@ -120,8 +120,7 @@ void ConvGemmT::Run(const float* x, const float* block16, const float* bias, con
     const float* xn = x + n * g_.in_c * g_.in_plane();
     float* yn = y + n * m_ * n_;
     const float* rn = residual ? residual + n * m_ * n_ : nullptr;
-    Im2colParams params = im2col_;  // the table's address is taken here: copyable class
-    if (!tap_lanes_.empty()) params.tap_lanes = tap_lanes_.data();
+    const Im2colParams params = lanes_.Params(im2col_);
     auto pack = [&](int64_t q0, int64_t q1) {
       for (int64_t q = q0; q < q1; ++q) {
         const int64_t p0 = q * kGemmTRows;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/activation.h"
+#include "kernels/cpu/conv_gemm.h"
 #include "kernels/cpu/conv_geometry.h"
 #include "kernels/cpu/ukernel_table.h"
 #include "kernels/thread_pool.h"
@@ -41,7 +42,7 @@ class ConvGemmT {
   Conv2dGeometry g_;
   const CpuKernels* kernels_ = nullptr;
   Im2colParams im2col_;
-  std::vector<uint32_t> tap_lanes_;  // SameSizeTapLanes for 8-pixel panels, or empty
+  ConvLaneTable lanes_;  // same-size layers' lane table for 8-pixel panels, or empty
   int64_t k_ = 0, n_ = 0, m_ = 0;   // reduction, pixels, output channels
   int64_t kc_ = 0;                  // reduction block: a 32-channel weight slice fits in L1
   int64_t panels_ = 0, tiles_ = 0;  // 8-pixel panels, 32-channel tiles

@@ -3,8 +3,11 @@
 // and 2 threads.
 #include "kernels/cpu/conv.h"
 
+#include <vector>
+
 #include <gtest/gtest.h>
 
+#include "kernels/cpu/conv_gemm.h"
 #include "kernels/cpu/conv_packing.h"
 #include "kernels/cpu/conv_test_util.h"
 
@@ -195,6 +198,30 @@ TEST(CpuConvTest, WinogradBlock16Layout) {
                   g.ToString() + " isa " + std::to_string(static_cast<int>(kernels->isa)));
     }
   }
+}
+
+// The lane-table packer (ConvLaneTable): same-size stride-1 layers read the input at one
+// offset per tap, stride-2 "halving" layers read phase planes; odd sizes (a zero phase column
+// and row), batch 2, several k blocks, tiles that end inside a row, and layers it must refuse.
+TEST(CpuConvTest, LaneTablePacking) {
+  std::mt19937 rng(7);
+  const std::vector<Conv2dGeometry> uses = {
+      Geo(7, 13, 13, 9, 3, 1, 1),             // same-size 3x3, 169 pixels: a partial tile
+      Geo(5, 9, 11, 8, 5, 1, 2, 1, 1, 2),     // same-size 5x5, rectangular, batch 2
+      Geo(3, 23, 23, 16, 7, 2, 3),            // 7x7 s2 stem on an odd map (ceil halving)
+      Geo(96, 10, 10, 12, 3, 2, 1),           // 3x3 s2, several k blocks
+      Geo(12, 15, 14, 10, 1, 2, 0, 1, 1, 2),  // 1x1 s2 downsample, odd height, batch 2
+      Geo(6, 9, 9, 7, 5, 2, 2),               // 5x5 s2
+  };
+  for (const Conv2dGeometry& g : uses) {
+    SCOPED_TRACE(g.ToString());
+    EXPECT_FALSE(ConvLaneTable::For(g, 32, true).empty());
+    CheckConv(g, rng, ActivationParams{Activation::kRelu, 0.f, 0.f}, true, true);
+  }
+  EXPECT_TRUE(ConvLaneTable::For(Geo(8, 12, 12, 8, 3, 1, 2, 2), 32, true).empty());  // dilated
+  EXPECT_TRUE(ConvLaneTable::For(Geo(3, 224, 224, 8, 3, 2, 0), 32, true).empty());  // 224 -> 111
+  EXPECT_TRUE(ConvLaneTable::For(Geo(8, 11, 13, 8, 3, 2, 1), 32, false).empty());   // no phases
+  CheckConv(Geo(3, 20, 20, 16, 3, 2, 0), rng, ActivationParams{}, true, true);      // row segments
 }
 
 TEST(CpuConvTest, AsymmetricPadsAndRectKernels) {

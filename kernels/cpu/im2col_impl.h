@@ -14,20 +14,18 @@ inline int ClampLane(int64_t v, int64_t lo, int64_t hi) {
   return static_cast<int>(v < lo ? lo : (v > hi ? hi : v));
 }
 
-// Same-size stride-1 layers (p.tap_lanes): every panel row is nr consecutive input floats at
+// Layers with a lane table (p.tap_lanes): every panel row is nr consecutive input floats at
 // the tap's offset, read under the tap's lane bits (nr a multiple of N, or below it): a few
 // instructions per row, where the row segments below cost about a cycle per float.
 template <typename V>
-void Im2colPanelSameSize(const Im2colParams& p, const float* xg, int64_t p0, int nr, int64_t k0,
-                         int64_t kl, float* dst) {
+void Im2colPanelLanes(const Im2colParams& p, const float* xg, int64_t p0, int nr, int64_t k0,
+                      int64_t kl, float* dst) {
   constexpr int N = V::N;
-  const int64_t kw = p.kernel_w, taps = p.kernel_h * p.kernel_w;
-  const int64_t in_plane = p.in_h * p.in_w;
+  const int64_t taps = p.kernel_h * p.kernel_w;
   const uint32_t* lanes = p.tap_lanes + (p0 / nr) * taps;
   int64_t tap = k0 % taps, c = k0 / taps;
   for (int64_t k = 0; k < kl; ++k) {
-    const int64_t ky = tap / kw, kx = tap % kw;
-    const float* src = xg + c * in_plane + p0 + (ky - p.pad_top) * p.in_w + (kx - p.pad_left);
+    const float* src = xg + c * p.channel_stride + p.tap_offsets[tap] + p0;
     const uint32_t bits = lanes[tap];
     float* row = dst + k * nr;
     for (int j = 0; j < nr; j += N) {
@@ -50,7 +48,7 @@ template <typename V>
 void Im2colPanel(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr, int64_t k0,
                  int64_t kl, float* dst) {
   constexpr int N = V::N;
-  if (p.tap_lanes != nullptr) return Im2colPanelSameSize<V>(p, xg, p0, nr, k0, kl, dst);
+  if (p.tap_lanes != nullptr) return Im2colPanelLanes<V>(p, xg, p0, nr, k0, kl, dst);
   // The panel's output pixels as row segments: (oy, ox0, length, first column).
   struct Seg {
     int64_t oy, ox0;

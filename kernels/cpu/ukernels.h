@@ -78,12 +78,15 @@ struct Im2colParams {
   int64_t stride_h = 1, stride_w = 1;
   int64_t dilation_h = 1, dilation_w = 1;
   int64_t pad_top = 0, pad_left = 0;
-  // Optional, for stride-1 undilated layers whose output rows are as wide as the input's
-  // (same-size 3x3 / 5x5 / 7x7): bit j of tap_lanes[(p0 / nr) * taps + tap] says whether
-  // pixel p0 + j reads inside the input at that tap (0 past the plane). The panel rows are
-  // then whole masked copies: tap (ky, kx) of pixel p reads input p + (ky - pad_top) * in_w
-  // + kx - pad_left. Needs p0 % nr == 0 and nr <= 32.
+  // Optional lane table (ConvLaneTable), for layers where every tap reads the input at one
+  // offset from the output pixel's index: same-size stride-1 layers (3x3 / 5x5 / 7x7 with
+  // output rows as wide as the input's), and stride-2 layers read from phase planes. Tap t
+  // of pixel p of channel c reads xg[c * channel_stride + tap_offsets[t] + p] where bit j of
+  // tap_lanes[(p0 / nr) * taps + t] is set for pixel p0 + j, else 0 (clear past the plane).
+  // Needs p0 % nr == 0 and nr <= 32.
   const uint32_t* tap_lanes = nullptr;
+  const int64_t* tap_offsets = nullptr;
+  int64_t channel_stride = 0;
 };
 // Packs im2col rows [k0, k0 + kl) (k = (c * kH + y) * kW + x) for output pixels
 // [p0, p0 + tn) of the group starting at `xg` into one B micro-panel: dst[(k - k0) * nr + j],
