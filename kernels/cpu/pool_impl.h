@@ -73,24 +73,7 @@ void PoolPlanes(const PoolParams& p, const float* x, float* y, int64_t planes) {
           }
         }
         T acc = fill;
-        if (kMax && sw == 2) {
-          // Max is order-free: reduce each raw 2N-column span over the window rows first,
-          // then split it into even / odd columns once per tap pair (the permutes, on one
-          // port, dominated: one pair per row and tap pair before).
-          for (int kx = 0; kx < kw; kx += 2) {
-            T a = fill, b = fill;
-            for (int ky = ky0; ky < ky1; ++ky) {
-              const float* row = xc + (iy0 + ky) * p.in_w + ix0 + kx;
-              a = V::Max(a, inside ? V::Load(row) : V::LoadMaskedOr(row, m0[kx], fill));
-              b = V::Max(b, inside ? V::Load(row + N) : V::LoadMaskedOr(row + N, m1[kx], fill));
-            }
-            T v0, v1;
-            V::Deinterleave(a, b, &v0, &v1);
-            acc = V::Max(acc, v0);
-            if (kx + 1 < kw) acc = V::Max(acc, v1);
-          }
-        }
-        for (int ky = ky0; ky < (kMax && sw == 2 ? ky0 : ky1); ++ky) {
+        for (int ky = ky0; ky < ky1; ++ky) {
           const float* row = xc + (iy0 + ky) * p.in_w + ix0;
           for (int kx = 0; kx < kw; kx += sw) {
             T v0, v1;
@@ -124,8 +107,72 @@ void PoolPlanes(const PoolParams& p, const float* x, float* y, int64_t planes) {
   }
 }
 
+// Stride-1 "same" max pooling on small planes (the 3x3 pools of inception blocks on 7x7-28x28
+// maps): the plane is one flat run of vectors, and tap (ky, kx) of output i reads input
+// i + (ky - pad_top) * w + kx - pad_left under a lane mask that depends only on the geometry,
+// made once per call (rows and columns counted, no division per lane). Taps in window order,
+// as the reference.
+constexpr int kPoolFlatVectors = 64;
+constexpr int kPoolFlatTaps = 9;
+
+inline bool PoolFlatFits(const PoolParams& p, int n) {
+  return p.is_max && p.stride_h == 1 && p.stride_w == 1 && p.in_h == p.out_h &&
+         p.in_w == p.out_w && p.kernel_h * p.kernel_w <= kPoolFlatTaps &&
+         p.out_h * p.out_w <= kPoolFlatVectors * n;
+}
+
+template <typename V>
+void MaxPoolFlat(const PoolParams& p, const float* x, float* y, int64_t planes) {
+  using T = typename V::T;
+  constexpr int N = V::N;
+  const int taps = static_cast<int>(p.kernel_h * p.kernel_w);
+  const int64_t plane = p.out_h * p.out_w;
+  const int nvec = static_cast<int>((plane + N - 1) / N);
+  const T fill = V::Set1(-FLT_MAX);
+  typename V::MaskT masks[kPoolFlatVectors][kPoolFlatTaps];
+  int64_t offset[kPoolFlatTaps];
+  int lane_y[kPoolFlatVectors * N], lane_x[kPoolFlatVectors * N];
+  for (int i = 0, oy = 0, ox = 0; i < nvec * N; ++i) {
+    lane_y[i] = i < plane ? oy : -kPoolFlatTaps - 1;  // past the plane: no tap reads
+    lane_x[i] = ox;
+    if (++ox == p.out_w) ox = 0, ++oy;
+  }
+  for (int t = 0; t < taps; ++t) {
+    const int ky = t / static_cast<int>(p.kernel_w), kx = t % static_cast<int>(p.kernel_w);
+    offset[t] = (ky - p.pad_top) * p.in_w + (kx - p.pad_left);
+    const int y_lo = static_cast<int>(p.pad_top) - ky, y_hi = y_lo + static_cast<int>(p.in_h);
+    const int x_lo = static_cast<int>(p.pad_left) - kx, x_hi = x_lo + static_cast<int>(p.in_w);
+    for (int v = 0; v < nvec; ++v) {
+      alignas(64) float on[N];
+      for (int j = 0; j < N; ++j) {
+        const int yy = lane_y[v * N + j], xx = lane_x[v * N + j];
+        on[j] = yy >= y_lo && yy < y_hi && xx >= x_lo && xx < x_hi ? 1.f : 0.f;
+      }
+      masks[v][t] = V::MaskFromFloats(on);
+    }
+  }
+  for (int64_t c = 0; c < planes; ++c) {
+    const float* xc = x + c * plane;
+    float* yc = y + c * plane;
+    for (int v = 0; v < nvec; ++v) {
+      T acc = fill;
+      for (int t = 0; t < taps; ++t) {
+        // Max keeps the running value when the tap is NaN (the reference's v > best).
+        acc = V::Max(acc, V::LoadMaskedOr(xc + v * N + offset[t], masks[v][t], fill));
+      }
+      const int64_t i0 = static_cast<int64_t>(v) * N;
+      if (i0 + N <= plane) {
+        V::Store(yc + i0, acc);
+      } else {
+        V::StorePartial(yc + i0, acc, static_cast<int>(plane - i0));
+      }
+    }
+  }
+}
+
 template <typename V>
 void Pool(const PoolParams& p, const float* x, float* y, int64_t planes) {
+  if (PoolFlatFits(p, V::N)) return MaxPoolFlat<V>(p, x, y, planes);
   if (p.is_max) {
     PoolPlanes<V, true>(p, x, y, planes);
   } else {

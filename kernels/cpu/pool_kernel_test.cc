@@ -3,6 +3,7 @@
 // count_include_pad, windows wider than a vector's tail, 1-D).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "kernels/cpu/conv_test_util.h"
@@ -62,6 +63,28 @@ TEST(PoolCpuKernelTest, CommonLayersAnd1D) {
   one_d.Set("pads", std::vector<int64_t>{1, 1});
   ExpectFastMatchesReference(OpType::kMaxPool, one_d, {RandomInput({2, 3, 41}, rng)}, 0.f, 0.f);
   ExpectFastMatchesReference(OpType::kAveragePool, one_d, {RandomInput({2, 3, 41}, rng)}, 0.f, 0.f);
+}
+
+// The inception blocks' 3x3 stride-1 "same" max pools run as flat planes (MaxPoolFlat): 7x7
+// and 14x14, 28x28 at its 64-vector limit, 30x30 past it (row kernel), a 2x2 window with
+// asymmetric pads; NaN taps are skipped as by the reference.
+TEST(PoolCpuKernelTest, SameSizeMaxPools) {
+  std::mt19937 rng(25);
+  Attributes same;
+  same.Set("kernel_shape", std::vector<int64_t>{3, 3});
+  same.Set("strides", std::vector<int64_t>{1, 1});
+  same.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  for (const Shape& s : {Shape{1, 9, 7, 7}, Shape{2, 5, 14, 14}, Shape{1, 3, 28, 28},
+                         Shape{1, 2, 30, 30}, Shape{1, 4, 5, 13}}) {
+    OpInput x = RandomInput(s, rng);
+    float* v = x.tensor.data<float>();
+    for (int64_t i = 0; i < NumElements(s); i += 7) v[i] = std::nanf("");
+    ExpectFastMatchesReference(OpType::kMaxPool, same, {x}, 0.f, 0.f);
+  }
+  Attributes two;
+  two.Set("kernel_shape", std::vector<int64_t>{2, 2});
+  two.Set("pads", std::vector<int64_t>{0, 1, 1, 0});
+  ExpectFastMatchesReference(OpType::kMaxPool, two, {RandomInput({1, 6, 11, 12}, rng)}, 0.f, 0.f);
 }
 
 TEST(PoolCpuKernelTest, GlobalPools) {
