@@ -7,6 +7,7 @@
 #pragma once
 
 #include "kernels/cpu/activation_simd.h"
+#include "kernels/cpu/flat_plane_masks.h"
 #include "kernels/cpu/simd.h"
 #include "kernels/cpu/ukernels.h"
 
@@ -172,34 +173,7 @@ void DwConvFlat(const DwConvParams& p, const float* x, const float* w, const flo
   const int groups = (nvec + 3) / 4;
   typename V::MaskT masks[kDwFlatVectors][kDwFlatTaps];
   int64_t offset[kDwFlatTaps];
-  for (int t = 0; t < taps; ++t) {
-    const int64_t ky = t / p.kernel_w, kx = t % p.kernel_w;
-    offset[t] = (ky - p.pad_top) * p.in_w + (kx - p.pad_left);
-  }
-  // Output row and column of every lane (for i >= plane: a row no tap reads), computed by
-  // counting: a per-lane division made these tables cost more than a whole 14x14 layer.
-  int lane_y[kDwFlatVectors * N], lane_x[kDwFlatVectors * N];
-  for (int i = 0, oy = 0, ox = 0; i < groups * 4 * N; ++i) {
-    lane_y[i] = i < plane ? oy : -kDwFlatTaps - 1;
-    lane_x[i] = ox;
-    if (++ox == p.out_w) ox = 0, ++oy;
-  }
-  for (int t = 0; t < taps; ++t) {
-    // Tap (ky, kx) reads inside the input for output rows [y_lo, y_hi) and columns [x_lo, x_hi).
-    const int ky = t / static_cast<int>(p.kernel_w), kx = t % static_cast<int>(p.kernel_w);
-    const int y_lo = static_cast<int>(p.pad_top) - ky, y_hi = y_lo + static_cast<int>(p.in_h);
-    const int x_lo = static_cast<int>(p.pad_left) - kx, x_hi = x_lo + static_cast<int>(p.in_w);
-    for (int v = 0; v < groups * 4; ++v) {
-      // Lanes are consecutive outputs; the valid ones form runs per output row, so build the
-      // mask lane by lane from a scratch row of 0/1 floats.
-      alignas(64) float on[N];
-      for (int j = 0; j < N; ++j) {
-        const int yy = lane_y[v * N + j], xx = lane_x[v * N + j];
-        on[j] = yy >= y_lo && yy < y_hi && xx >= x_lo && xx < x_hi ? 1.f : 0.f;
-      }
-      masks[v][t] = V::MaskFromFloats(on);
-    }
-  }
+  FlatPlaneMasks<V, kDwFlatVectors, kDwFlatTaps>(p, plane, groups * 4, masks, offset);
   for (int64_t c = 0; c < channels; ++c) {
     const float* xc = x + c * plane;
     float* yc = y + c * plane;

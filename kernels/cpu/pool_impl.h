@@ -6,6 +6,7 @@
 
 #include <cfloat>
 
+#include "kernels/cpu/flat_plane_masks.h"
 #include "kernels/cpu/simd.h"
 #include "kernels/cpu/ukernels.h"
 
@@ -110,8 +111,7 @@ void PoolPlanes(const PoolParams& p, const float* x, float* y, int64_t planes) {
 // Stride-1 "same" max pooling on small planes (the 3x3 pools of inception blocks on 7x7-28x28
 // maps): the plane is one flat run of vectors, and tap (ky, kx) of output i reads input
 // i + (ky - pad_top) * w + kx - pad_left under a lane mask that depends only on the geometry,
-// made once per call (rows and columns counted, no division per lane). Taps in window order,
-// as the reference.
+// made once per call (FlatPlaneMasks). Taps in window order, as the reference.
 constexpr int kPoolFlatVectors = 64;
 constexpr int kPoolFlatTaps = 9;
 
@@ -131,26 +131,7 @@ void MaxPoolFlat(const PoolParams& p, const float* x, float* y, int64_t planes) 
   const T fill = V::Set1(-FLT_MAX);
   typename V::MaskT masks[kPoolFlatVectors][kPoolFlatTaps];
   int64_t offset[kPoolFlatTaps];
-  int lane_y[kPoolFlatVectors * N], lane_x[kPoolFlatVectors * N];
-  for (int i = 0, oy = 0, ox = 0; i < nvec * N; ++i) {
-    lane_y[i] = i < plane ? oy : -kPoolFlatTaps - 1;  // past the plane: no tap reads
-    lane_x[i] = ox;
-    if (++ox == p.out_w) ox = 0, ++oy;
-  }
-  for (int t = 0; t < taps; ++t) {
-    const int ky = t / static_cast<int>(p.kernel_w), kx = t % static_cast<int>(p.kernel_w);
-    offset[t] = (ky - p.pad_top) * p.in_w + (kx - p.pad_left);
-    const int y_lo = static_cast<int>(p.pad_top) - ky, y_hi = y_lo + static_cast<int>(p.in_h);
-    const int x_lo = static_cast<int>(p.pad_left) - kx, x_hi = x_lo + static_cast<int>(p.in_w);
-    for (int v = 0; v < nvec; ++v) {
-      alignas(64) float on[N];
-      for (int j = 0; j < N; ++j) {
-        const int yy = lane_y[v * N + j], xx = lane_x[v * N + j];
-        on[j] = yy >= y_lo && yy < y_hi && xx >= x_lo && xx < x_hi ? 1.f : 0.f;
-      }
-      masks[v][t] = V::MaskFromFloats(on);
-    }
-  }
+  FlatPlaneMasks<V, kPoolFlatVectors, kPoolFlatTaps>(p, plane, nvec, masks, offset);
   for (int64_t c = 0; c < planes; ++c) {
     const float* xc = x + c * plane;
     float* yc = y + c * plane;
