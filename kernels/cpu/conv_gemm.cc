@@ -56,7 +56,7 @@ ConvLaneTable ConvLaneTable::For(const Conv2dGeometry& g, int64_t nr, bool phase
   std::vector<int64_t> x_lo(static_cast<size_t>(taps)), x_hi(static_cast<size_t>(taps));
   for (int64_t tap = 0; tap < taps; ++tap) {
     const int64_t dx = tap % g.kernel_w - g.pad_left;  // ix = ox * s + dx
-    x_lo[static_cast<size_t>(tap)] = std::max<int64_t>(0, CeilDiv(std::max<int64_t>(0, -dx), s));
+    x_lo[static_cast<size_t>(tap)] = CeilDiv(std::max<int64_t>(0, -dx), s);
     x_hi[static_cast<size_t>(tap)] =
         g.in_w - dx <= 0 ? 0 : std::min(g.out_w, CeilDiv(g.in_w - dx, s));
   }

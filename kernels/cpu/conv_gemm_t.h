@@ -10,7 +10,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include "kernels/activation.h"
 #include "kernels/cpu/conv_gemm.h"

@@ -63,11 +63,10 @@ const CpuFeatures& GetCpuFeatures() {
 const CacheSizes& GetCacheSizes() {
   static const CacheSizes sizes = [] {
     CacheSizes c;
-#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+#if defined(_SC_LEVEL1_DCACHE_SIZE)
     // Ignore implausible answers (0 or -1 where unknown, whole-package sums in some VMs).
-    const long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    const long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
     if (l1 >= 16 * 1024 && l1 <= 256 * 1024) c.l1d_bytes = l1;
-    if (l2 >= 256 * 1024 && l2 <= 8 * 1024 * 1024) c.l2_bytes = l2;
 #endif
     return c;
   }();

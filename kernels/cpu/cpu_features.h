@@ -28,10 +28,9 @@ const CpuFeatures& GetCpuFeatures();
 
 // Per-core data cache sizes, for cache blocking: 32 KiB L1d on Intel cores up to Skylake-SP
 // and Cascade Lake, 48 KiB on Ice Lake and later and on AMD Zen 5. From the OS (sysconf);
-// where it does not say, 32 KiB / 1 MiB.
+// where it does not say, 32 KiB.
 struct CacheSizes {
   int64_t l1d_bytes = 32 * 1024;
-  int64_t l2_bytes = 1024 * 1024;
 };
 const CacheSizes& GetCacheSizes();
 

@@ -87,16 +87,6 @@ struct VecScalar {
   static T Min(T a, T b) { return b < a ? b : a; }
   // x < 0 ? a : b
   static T SelectNeg(T x, T a, T b) { return x < 0.f ? a : b; }
-  static T RoundNearest(T x) {
-    // |x| < 2^22 here (exp's range-reduced exponent), so the magic-number trick is exact.
-    const float magic = 12582912.f;  // 1.5 * 2^23
-    return (x + magic) - magic;
-  }
-  // 2^n for integral n in [-126, 127].
-  static T Pow2(T n) {
-    const int32_t i = static_cast<int32_t>(n);
-    return BitsToFloat(static_cast<uint32_t>(i + 127) << 23);
-  }
   // 2^n for t = n + kExpMagic (an integer n in [-126, 127] held in t's low mantissa bits).
   static T Pow2Biased(T t) { return BitsToFloat((FloatToBits(t) + 127u) << 23); }
   static float ReduceAdd(T v) { return v; }
@@ -175,13 +165,6 @@ struct Vec256 {
   static T Max(T a, T b) { return _mm256_max_ps(b, a); }
   static T Min(T a, T b) { return _mm256_min_ps(b, a); }
   static T SelectNeg(T x, T a, T b) { return _mm256_blendv_ps(b, a, x); }
-  static T RoundNearest(T x) {
-    return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  }
-  static T Pow2(T n) {
-    const __m256i i = _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127));
-    return _mm256_castsi256_ps(_mm256_slli_epi32(i, 23));
-  }
   static T Pow2Biased(T t) {
     const __m256i i = _mm256_add_epi32(_mm256_castps_si256(t), _mm256_set1_epi32(127));
     return _mm256_castsi256_ps(_mm256_slli_epi32(i, 23));
@@ -269,13 +252,6 @@ struct Vec512 {
   static T SelectNeg(T x, T a, T b) {
     const __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
     return _mm512_mask_blend_ps(neg, b, a);
-  }
-  static T RoundNearest(T x) {
-    return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  }
-  static T Pow2(T n) {
-    const __m512i i = _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127));
-    return _mm512_castsi512_ps(_mm512_slli_epi32(i, 23));
   }
   static T Pow2Biased(T t) {
     const __m512i i = _mm512_add_epi32(_mm512_castps_si512(t), _mm512_set1_epi32(127));
