@@ -33,6 +33,26 @@ TEST(RemoveIdentityTest, IdentityAndDropoutGoOutputNameKept) {
   testing::ExpectClose(before, testing::RunGraph(g, inputs), 0.f);
 }
 
+TEST(RemoveIdentityTest, PadByZeroGoesOthersStay) {
+  // What PyTorch exports before densenet's AveragePool: Pad with constant pads of zeros.
+  GraphBuilder b;
+  auto x = b.Input("x", {1, 2, 4, 4});
+  auto zero = b.Op(OpType::kPad, "zero", {x, b.ConstI64("z", {8}, {0, 0, 0, 0, 0, 0, 0, 0})});
+  auto relu = b.Op(OpType::kRelu, "relu", {zero});
+  b.Output(b.Op(OpType::kPad, "real", {relu, b.ConstI64("p", {8}, {0, 0, 1, 0, 0, 0, 0, 1})},
+                Attrs({{"mode", std::string("edge")}})));
+  Graph g = b.Take();
+  const auto inputs = testing::RandomInputs(g);
+  const auto before = testing::RunGraph(g, inputs);
+  std::map<std::string, int64_t> counters;
+  const std::string text = testing::RunPassForTest(MakeRemoveIdentityPass(), g, &counters);
+  EXPECT_EQ(counters["removed"], 1);
+  EXPECT_EQ(text.find("# zero"), std::string::npos) << text;
+  EXPECT_NE(text.find("Relu(%x)"), std::string::npos) << text;
+  EXPECT_NE(text.find("# real"), std::string::npos) << text;
+  testing::ExpectClose(before, testing::RunGraph(g, inputs), 0.f);
+}
+
 TEST(FoldTransposesTest, InversePairVanishesChainComposes) {
   GraphBuilder b;
   auto x = b.Input("x", {2, 3, 4});
