@@ -1,6 +1,9 @@
 // Pass fold-batchnorm: an inference BatchNormalization, or a constant per-channel Mul or Add,
 // that follows a Conv (or a Gemm, per output feature) is folded into the producer's weights
-// and bias: W'[c] = W[c] * s[c], b'[c] = b[c] * s[c] + t[c].
+// and bias: W'[c] = W[c] * s[c], b'[c] = b[c] * s[c] + t[c]. A BatchNormalization that no
+// producer absorbs but whose output only an activation reads (densenet's pre-activation
+// "BN -> Relu -> Conv") becomes a depthwise 1x1 Conv with weights s and bias t, which
+// fuse-activation then gives the activation: one pass over the tensor instead of two.
 #include <cmath>
 
 #include "compiler/passes/passes.h"
@@ -77,6 +80,73 @@ void Fold(GraphRewriter& rw, const Affine& t, const std::vector<float>& scale,
   rw.SetInput(t.node, 2, new_b);
 }
 
+// The per-channel scale and shift of an inference BatchNormalization with constant
+// parameters, or false.
+bool BatchNormAffine(const GraphRewriter& rw, const Node& n, std::vector<float>* scale,
+                     std::vector<float>* shift) {
+  if (!OnlyFirstOutputUsed(rw, n) || n.attrs.GetInt("training_mode", 0) != 0) return false;
+  auto gamma = ConstantFloats(rw.value(n.inputs[1]));
+  auto beta = ConstantFloats(rw.value(n.inputs[2]));
+  auto mean = ConstantFloats(rw.value(n.inputs[3]));
+  auto var = ConstantFloats(rw.value(n.inputs[4]));
+  if (!gamma || !beta || !mean || !var) return false;
+  const size_t c = gamma->size();
+  if (beta->size() != c || mean->size() != c || var->size() != c) return false;
+  const float eps = n.attrs.GetFloat("epsilon", 1e-5f);
+  scale->resize(c);
+  shift->resize(c);
+  for (size_t i = 0; i < c; ++i) {
+    (*scale)[i] = (*gamma)[i] / std::sqrt((*var)[i] + eps);
+    (*shift)[i] = (*beta)[i] - (*mean)[i] * (*scale)[i];
+  }
+  return true;
+}
+
+bool IsFusableActivation(OpType op) {
+  switch (op) {
+    case OpType::kRelu:
+    case OpType::kClip:
+    case OpType::kLeakyRelu:
+    case OpType::kSigmoid:
+    case OpType::kHardSigmoid:
+    case OpType::kHardSwish:
+    case OpType::kTanh:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Rewrites BatchNormalization `id` (f32 [N, C, H, W], constant parameters, its output read by
+// one activation alone) in place into Conv(x, s as [C, 1, 1, 1], t) with group C.
+bool BatchNormToDepthwise(GraphRewriter& rw, NodeId id) {
+  const Node& n = rw.node(id);
+  if (n.outputs.size() != 1) return false;
+  const Value& x = rw.value(n.inputs[0]);
+  if (x.dtype != DType::kF32 || x.shape.size() != 4 || x.shape[1] <= 0) return false;
+  auto user = rw.SoleUser(n.outputs[0]);
+  if (!user || !IsFusableActivation(rw.node(*user).op) || rw.IsGraphOutput(n.outputs[0])) {
+    return false;
+  }
+  std::vector<float> scale, shift;
+  if (!BatchNormAffine(rw, n, &scale, &shift)) return false;
+  const int64_t c = x.shape[1];
+  if (static_cast<int64_t>(scale.size()) != c) return false;
+  const std::string base = n.name.empty() ? "batchnorm" : n.name;
+  const ValueId w = AddF32Constant(rw, base + ".dw_weight", {c, 1, 1, 1}, scale);
+  const ValueId b = AddF32Constant(rw, base + ".dw_bias", {c}, shift);
+  rw.SetInput(id, 1, w);
+  rw.SetInput(id, 2, b);
+  for (size_t i = 3; i < rw.node(id).inputs.size(); ++i) rw.SetInput(id, i, kNoValue);
+  Node& conv = rw.node(id);
+  conv.inputs.resize(3);
+  conv.op = OpType::kConv;
+  conv.attrs = Attributes();
+  conv.attrs.Set("group", c);
+  conv.attrs.Set("kernel_shape", std::vector<int64_t>{1, 1});
+  return true;
+}
+
 class FoldBatchNormPass : public Pass {
  public:
   std::string_view name() const override { return "fold-batchnorm"; }
@@ -91,24 +161,14 @@ class FoldBatchNormPass : public Pass {
       std::vector<float> scale, shift;
       ValueId x = kNoValue;
       if (n.op == OpType::kBatchNormalization) {
-        if (!OnlyFirstOutputUsed(rw, n) || n.attrs.GetInt("training_mode", 0) != 0) continue;
         x = n.inputs[0];
         auto target = FoldTarget(rw, x);
-        if (!target) continue;
-        auto gamma = ConstantFloats(rw.value(n.inputs[1]));
-        auto beta = ConstantFloats(rw.value(n.inputs[2]));
-        auto mean = ConstantFloats(rw.value(n.inputs[3]));
-        auto var = ConstantFloats(rw.value(n.inputs[4]));
-        if (!gamma || !beta || !mean || !var) continue;
-        const float eps = n.attrs.GetFloat("epsilon", 1e-5f);
-        const size_t c = gamma->size();
-        if (static_cast<int64_t>(c) != target->channels) continue;
-        scale.resize(c);
-        shift.resize(c);
-        for (size_t i = 0; i < c; ++i) {
-          scale[i] = (*gamma)[i] / std::sqrt((*var)[i] + eps);
-          shift[i] = (*beta)[i] - (*mean)[i] * scale[i];
+        if (!target) {
+          if (BatchNormToDepthwise(rw, id)) ctx.Count("batchnorm-to-depthwise");
+          continue;
         }
+        if (!BatchNormAffine(rw, n, &scale, &shift)) continue;
+        if (static_cast<int64_t>(scale.size()) != target->channels) continue;
         Fold(rw, *target, scale, shift);
       } else if (n.op == OpType::kMul || n.op == OpType::kAdd) {
         // One input from a Conv/Gemm, the other a per-channel constant.

@@ -163,6 +163,30 @@ TEST(FoldBatchNormTest, BatchNormAndChannelMulAddFoldIntoConv) {
   EXPECT_EQ(text.find("BatchNormalization"), std::string::npos) << text;
 }
 
+TEST(FoldBatchNormTest, PreActivationBatchNormBecomesDepthwiseConv) {
+  // densenet's "Concat -> BN -> Relu": nothing absorbs the BN; before a lone activation it
+  // becomes a depthwise 1x1 Conv (fuse-activation then takes the Relu). A BN whose output is
+  // also read elsewhere, or is not followed by an activation, stays.
+  GraphBuilder b;
+  auto x = b.Input("x", {1, 3, 4, 5});
+  auto bn = b.Op(OpType::kBatchNormalization, "bn",
+                 {x, b.Const("gamma", {3}), b.Const("beta", {3}), b.Const("mean", {3}),
+                  b.Const("var", {3}, {0.5f, 2.f, 1.f})});
+  auto relu = b.Op(OpType::kRelu, "relu", {bn});
+  auto bn2 = b.Op(OpType::kBatchNormalization, "bn2",
+                  {relu, b.Const("gamma2", {3}), b.Const("beta2", {3}), b.Const("mean2", {3}),
+                   b.Const("var2", {3}, {1.f, 1.f, 1.f})});
+  b.Output(b.Op(OpType::kAdd, "add", {bn2, relu}));
+  Graph g = b.Take();
+  std::map<std::string, int64_t> counters;
+  const std::string text = RewriteAndCompare(g, MakeFoldBatchNormPass, &counters, 1e-5f);
+  EXPECT_EQ(counters["batchnorm-to-depthwise"], 1);
+  EXPECT_NE(text.find("%bn = Conv(%x, %bn.dw_weight, %bn.dw_bias) {group=3, kernel_shape=[1,1]}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%bn2 = BatchNormalization("), std::string::npos) << text;
+}
+
 TEST(FoldBatchNormTest, GemmFeaturesBothWeightLayouts) {
   for (int64_t trans_b : {0, 1}) {
     GraphBuilder b;

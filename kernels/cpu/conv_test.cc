@@ -142,6 +142,24 @@ TEST(CpuConvTest, Depthwise) {
   EXPECT_EQ(ChooseConvAlgo(Geo(4, 9, 9, 4, 3, 1, 2, 2, 4)), ConvAlgo::kGemm);
 }
 
+TEST(CpuConvTest, DepthwisePointwise) {
+  // 1x1 depthwise (a BatchNormalization before an activation, as the compiler rewrites it):
+  // the flat one-pass kernel, inline relu / clip, the transcendental activations after it,
+  // plane sizes around the vector widths, residual in place.
+  std::mt19937 rng(7);
+  for (Activation a : {Activation::kRelu, Activation::kClip, Activation::kSigmoid,
+                       Activation::kNone}) {
+    ActivationParams act{a, 0.f, 0.f};
+    if (a == Activation::kClip) act = {a, -0.5f, 0.75f};
+    for (int64_t hw : {1, 4, 5, 7, 14, 56}) {
+      const Conv2dGeometry g = Geo(5, hw, hw + 1, 5, 1, 1, 0, 1, 5);
+      ASSERT_EQ(ChooseConvAlgo(g), ConvAlgo::kDepthwise) << g.ToString();
+      SCOPED_TRACE(g.ToString() + " " + std::string(ActivationName(a)));
+      CheckConv(g, rng, act, true, hw % 2 == 1);
+    }
+  }
+}
+
 TEST(CpuConvTest, Winograd) {
   std::mt19937 rng(7);
   const ActivationParams relu{Activation::kRelu, 0.f, 0.f};

@@ -230,9 +230,53 @@ void DwConvPlane(const DwConvParams& p, const float* x, const float* w, float bi
   DwConvPlaneT<V, 0, 0, 0>(p, x, w, bias, residual, y);
 }
 
+// 1x1 windows, stride 1, no padding: a per-channel w * x + b (what the compiler makes of a
+// BatchNormalization before an activation), one pass over each plane with a relu / clip
+// applied per vector; the transcendental activations go over the plane afterwards.
+inline bool DwPointwise(const DwConvParams& p) {
+  return p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 &&
+         p.pad_top == 0 && p.pad_left == 0 && p.in_h == p.out_h && p.in_w == p.out_w;
+}
+
+template <typename V>
+void DwConvPointwise(const DwConvParams& p, const float* x, const float* w, const float* bias,
+                     const float* residual, float* y, int64_t channels) {
+  using T = typename V::T;
+  constexpr int N = V::N;
+  const int64_t plane = p.out_h * p.out_w;
+  const bool inline_act = IsInlineActivation(p.act.kind);
+  for (int64_t c = 0; c < channels; ++c) {
+    const float* xc = x + c * plane;
+    const float* rc = residual ? residual + c * plane : nullptr;
+    float* yc = y + c * plane;
+    const T wv = V::Set1(w[c]), bv = V::Set1(bias ? bias[c] : 0.f);
+    // The residual is read right before its element is written (it may share y).
+    auto one = [&](T v, const T* r) {
+      v = V::Fma(wv, v, bv);
+      if (r) v = V::Add(v, *r);
+      return inline_act ? Activate<V>(p.act, v) : v;
+    };
+    int64_t i = 0;
+    for (; i + 2 * N <= plane; i += 2 * N) {
+      const T r0 = rc ? V::Load(rc + i) : V::Zero(), r1 = rc ? V::Load(rc + i + N) : V::Zero();
+      const T a = one(V::Load(xc + i), rc ? &r0 : nullptr);
+      const T b = one(V::Load(xc + i + N), rc ? &r1 : nullptr);
+      V::Store(yc + i, a);
+      V::Store(yc + i + N, b);
+    }
+    for (; i < plane; i += N) {
+      const int n = plane - i < N ? static_cast<int>(plane - i) : N;
+      const T r = rc ? V::LoadPartial(rc + i, n) : V::Zero();
+      V::StorePartial(yc + i, one(V::LoadPartial(xc + i, n), rc ? &r : nullptr), n);
+    }
+    if (!inline_act) ActivateArray<V>(yc, plane, p.act);
+  }
+}
+
 template <typename V>
 void DwConvChannels(const DwConvParams& p, const float* x, const float* w, const float* bias,
                     const float* residual, float* y, int64_t channels) {
+  if (DwPointwise(p)) return DwConvPointwise<V>(p, x, w, bias, residual, y, channels);
   if (DwFlatFits(p, V::N)) return DwConvFlat<V>(p, x, w, bias, residual, y, channels);
   const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
   const int64_t taps = p.kernel_h * p.kernel_w;
