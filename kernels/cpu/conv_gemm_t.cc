@@ -47,6 +47,13 @@ bool ConvGemmT::Wins(const Conv2dGeometry& g, const CpuKernels& kernels) {
   // channels and a long reduction lose (960 -> 160: 0.188 -> 0.242 ms): their im2col copy and
   // the re-read of each panel per channel tile cost more than the padding saves.
   if (g.kernel_size() == 1 && g.out_c < 256) return false;
+  // 1x1 layers whose weights reach 1 MiB win whatever the padding: ConvGemm streams every
+  // weight once per pixel tile, from beyond the L2, this orientation once per image
+  // (interleaved runs of kiln_cpu_conv_bench, Cascade Lake, one thread: squeezenet's 512 ->
+  // 1000 on 13x13 4.41 -> 3.02 ms, densenet121's 1024 -> 512 on 14x14 5.88 -> 4.86 ms;
+  // forced onto small reductions, 64 -> 256 and 64 -> 384, it lost 1.36-1.39x).
+  constexpr int64_t kWeightsPastL2 = 1 << 20;
+  if (g.kernel_size() == 1 && g.out_c * g.gemm_k() * 4 >= kWeightsPastL2) return true;
   // Multiply-adds each orientation issues: ConvGemm pads pixels to its tiles (a tail of at
   // most half a tile to 16 columns) and channels to 8; this one pads pixels to 8 and
   // channels to 16.
