@@ -152,8 +152,10 @@ TEST(FusedConvSimdTest, LayerShapes) {
 // Small output planes take the transposed GEMM (ConvGemmT) where the ISA has it: 7x7 and 5x5
 // planes, reductions longer than one weight slice (3 x 3 x 64 = 576), channel counts that end
 // in a half tile, few tiles (split by panels at 2 threads), batch 2, residuals and
-// activations. (Channel counts that are not multiples of 16 pad too much for it to win, and
-// 1x1 layers need 256 channels; RandomGeometries covers what it leaves to ConvGemm.)
+// activations; same-size windows with 256 outputs and 1x1 layers with 1 MiB of weights, which
+// take it whatever the padding. (Otherwise channel counts that are not multiples of 16 pad too
+// much for it to win, and 1x1 layers need 256 channels; RandomGeometries covers what it leaves
+// to ConvGemm.)
 TEST(FusedConvSimdTest, SmallPlanesTransposed) {
   const char* acts[] = {"relu", "clip", "silu", "none"};
   const std::vector<Geometry> geos = {
@@ -161,6 +163,8 @@ TEST(FusedConvSimdTest, SmallPlanesTransposed) {
       {2, 24, 14, 14, 272, 1, 2, 0, 1, 1},  // 1x1 stride 2 to 7x7, batch 2, a half tile
       {1, 32, 6, 6, 16, 3, 1, 1, 1, 1},     // 36 pixels: a last panel of 4
       {1, 160, 7, 7, 960, 1, 1, 0, 1, 1},   // pointwise, as in mobilenetv2's last stages
+      {1, 24, 13, 13, 256, 3, 1, 1, 1, 1},  // same-size 3x3, 256 outputs: wins despite padding
+      {1, 528, 5, 5, 520, 1, 1, 0, 1, 1},   // 1x1 with over 1 MiB of weights, a half tile
   };
   int i = 0;
   for (const Geometry& g : geos) {
