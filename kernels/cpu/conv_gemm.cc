@@ -11,10 +11,11 @@ namespace {
 // A B micro-panel (kc x nr floats) of about this many bytes stays in L1 while the A panels
 // stream past it from L2.
 constexpr int64_t kMicroPanelBytes = 16 * 1024;
-// A reduction up to this much longer than kMicroPanelBytes still runs as one k block: a
-// second block stores and reloads every output tile, and a 7x7 stem (K = 147: 18.4 KiB
-// panels on AVX-512) gained more from that than it lost in L1 (resnet18's stem, one thread,
-// Cascade Lake: 4.5 -> 3.8 ms in 5 of 6 alternating runs of kiln_cpu_conv_bench).
+// A packed (im2col) reduction up to this much longer than kMicroPanelBytes still runs as one
+// k block: a second block stores and reloads every output tile, and a 7x7 stem (K = 147:
+// 18.4 KiB panels on AVX-512) gains more from that than it loses in L1 (resnet18's stem, one
+// thread, Cascade Lake, interleaved runs: two blocks 1.28x slower). Not for 1x1 layers that
+// read B straight from the planes, rows a plane apart: K = 144 ran 2-5 % faster in two blocks.
 constexpr int64_t kOneBlockBytes = 20 * 1024;
 // A kc x nc block of B of about this many bytes stays in L2 next to the kc x M block of A.
 constexpr int64_t kBlockBytes = 256 * 1024;
@@ -148,7 +149,7 @@ ConvGemm::ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threa
   n_ = g.out_plane();
   const int64_t nr = kernels.gemm_nr;
   if (!direct_) lanes_ = ConvLaneTable::For(g, nr, /*phases=*/g.groups == 1);
-  kblocks_ = k_ * nr * 4 <= kOneBlockBytes
+  kblocks_ = !direct_ && k_ * nr * 4 <= kOneBlockBytes
                  ? 1
                  : CeilDiv(k_, std::max<int64_t>(8, kMicroPanelBytes / (nr * 4)));
   kc_ = CeilDiv(k_, kblocks_);
