@@ -85,6 +85,10 @@ void Fold(GraphRewriter& rw, const Affine& t, const std::vector<float>& scale,
 bool BatchNormAffine(const GraphRewriter& rw, const Node& n, std::vector<float>* scale,
                      std::vector<float>* shift) {
   if (!OnlyFirstOutputUsed(rw, n) || n.attrs.GetInt("training_mode", 0) != 0) return false;
+  if (n.inputs.size() < 5) return false;
+  for (size_t i = 1; i < 5; ++i) {
+    if (n.inputs[i] == kNoValue) return false;
+  }
   auto gamma = ConstantFloats(rw.value(n.inputs[1]));
   auto beta = ConstantFloats(rw.value(n.inputs[2]));
   auto mean = ConstantFloats(rw.value(n.inputs[3]));
