@@ -6,6 +6,7 @@
 // fuse-activation then gives the activation: one pass over the tensor instead of two.
 #include <cmath>
 
+#include "compiler/passes/fusion_util.h"
 #include "compiler/passes/passes.h"
 #include "compiler/rewrite_utils.h"
 
@@ -106,30 +107,17 @@ bool BatchNormAffine(const GraphRewriter& rw, const Node& n, std::vector<float>*
   return true;
 }
 
-bool IsFusableActivation(OpType op) {
-  switch (op) {
-    case OpType::kRelu:
-    case OpType::kClip:
-    case OpType::kLeakyRelu:
-    case OpType::kSigmoid:
-    case OpType::kHardSigmoid:
-    case OpType::kHardSwish:
-    case OpType::kTanh:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Rewrites BatchNormalization `id` (f32 [N, C, H, W], constant parameters, its output read by
-// one activation alone) in place into Conv(x, s as [C, 1, 1, 1], t) with group C.
-bool BatchNormToDepthwise(GraphRewriter& rw, NodeId id) {
+// one activation alone that fuse-activation will take) in place into Conv(x, s as
+// [C, 1, 1, 1], t) with group C.
+bool BatchNormToDepthwise(GraphRewriter& rw, NodeId id, const PassContext& ctx) {
   const Node& n = rw.node(id);
   if (n.outputs.size() != 1) return false;
   const Value& x = rw.value(n.inputs[0]);
   if (x.dtype != DType::kF32 || x.shape.size() != 4 || x.shape[1] <= 0) return false;
   auto user = rw.SoleUser(n.outputs[0]);
-  if (!user || !IsFusableActivation(rw.node(*user).op) || rw.IsGraphOutput(n.outputs[0])) {
+  if (!user || !FusableActivation(rw, *user, n.outputs[0], ctx) ||
+      rw.IsGraphOutput(n.outputs[0])) {
     return false;
   }
   std::vector<float> scale, shift;
@@ -168,7 +156,7 @@ class FoldBatchNormPass : public Pass {
         x = n.inputs[0];
         auto target = FoldTarget(rw, x);
         if (!target) {
-          if (BatchNormToDepthwise(rw, id)) ctx.Count("batchnorm-to-depthwise");
+          if (BatchNormToDepthwise(rw, id, ctx)) ctx.Count("batchnorm-to-depthwise");
           continue;
         }
         if (!BatchNormAffine(rw, n, &scale, &shift)) continue;

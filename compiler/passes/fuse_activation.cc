@@ -104,14 +104,9 @@ class FuseActivationPass : public Pass {
   // Shared with fuse-residual: absorbs the activation reading `f`'s output, if any.
   static Status AbsorbFollowingActivation(GraphRewriter& rw, NodeId f, PassContext& ctx) {
     const ValueId y = rw.node(f).outputs[0];
-    // Compiling for int8, only activations an output range absorbs are fused: the others
-    // become lookup tables on their own quantized input (docs/quantization.md).
     const bool for_int8 = ctx.options().quantize != nullptr;
     if (auto user = rw.SoleUser(y)) {
-      if (auto p = AsActivation(rw, rw.node(*user)); p && rw.node(*user).inputs[0] == y) {
-        if (for_int8 && p->kind != Activation::kRelu && p->kind != Activation::kClip) {
-          return Status::Ok();
-        }
+      if (auto p = FusableActivation(rw, *user, y, ctx)) {
         ctx.Count(std::string(ActivationName(p->kind)));
         return Absorb(rw, f, *user, *p, {});
       }
@@ -139,6 +134,20 @@ class FuseActivationPass : public Pass {
 }  // namespace
 
 std::unique_ptr<Pass> MakeFuseActivationPass() { return std::make_unique<FuseActivationPass>(); }
+
+std::optional<ActivationParams> FusableActivation(const GraphRewriter& rw, NodeId act,
+                                                  ValueId y, const PassContext& ctx) {
+  const Node& n = rw.node(act);
+  auto p = AsActivation(rw, n);
+  if (!p || n.inputs[0] != y) return std::nullopt;
+  // Compiling for int8, only activations an output range absorbs are fused: the others
+  // become lookup tables on their own quantized input (docs/quantization.md).
+  if (ctx.options().quantize != nullptr && p->kind != Activation::kRelu &&
+      p->kind != Activation::kClip) {
+    return std::nullopt;
+  }
+  return p;
+}
 
 // Used by fuse_residual.cc.
 Status AbsorbFollowingActivation(GraphRewriter& rw, NodeId f, PassContext& ctx) {
