@@ -30,7 +30,7 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 ConvLaneTable ConvLaneTable::For(const Conv2dGeometry& g, int64_t nr, bool phases) {
   ConvLaneTable t;
   if (g.dilation_h != 1 || g.dilation_w != 1 || nr > 32) return t;
-  const bool same = g.stride_h == 1 && g.stride_w == 1 && g.out_w == g.in_w;
+  const bool same = g.is_same_width();
   const bool halving = phases && g.stride_h == 2 && g.stride_w == 2 &&
                        g.out_w == (g.in_w + 1) / 2 && g.out_h <= (g.in_h + 1) / 2;
   if (!same && !halving) return t;

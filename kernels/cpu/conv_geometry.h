@@ -34,6 +34,11 @@ struct Conv2dGeometry {
     return kernel_h == 1 && kernel_w == 1 && stride_h == 1 && stride_w == 1 && pad_top == 0 &&
            pad_left == 0 && pad_bottom == 0 && pad_right == 0;
   }
+  // Stride 1, undilated, output rows as wide as the input's: every tap reads the input at one
+  // offset from the output pixel's index (what ConvLaneTable reads without phase planes).
+  bool is_same_width() const {
+    return stride_h == 1 && stride_w == 1 && dilation_h == 1 && dilation_w == 1 && out_w == in_w;
+  }
   // Fills out_h/out_w from the rest; false when the output would be empty or negative.
   bool ComputeOutput();
   std::string ToString() const;  // "c64x56x56 -> c64 k3x3 s1x1 d1x1 p1,1,1,1 g1"
