@@ -17,7 +17,6 @@ machine repeat it and look at the ops that stay on top, not at single numbers.
 """
 import argparse
 import collections
-import glob
 import json
 import os
 import re
