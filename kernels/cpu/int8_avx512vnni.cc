@@ -1,7 +1,9 @@
 // AVX-512 VNNI int8 micro-kernels: the GEMM on vpdpbusd (8 rows x 32 columns, 16 zmm
 // accumulators, 4 reduction steps per instruction), the requantize epilogue in 64-bit lanes
 // (even and odd int32 lanes widened, so Requantize's 64-bit product and shift are exact), and
-// the depthwise accumulation on 16 int32 lanes.
+// the depthwise accumulation on vpdpwssd (taps in pairs, 32 int16 lanes per step).
+#include <algorithm>
+
 #include "kernels/cpu/int8_impl.h"
 
 #if defined(__AVX512F__) && defined(__AVX512VNNI__)
@@ -287,13 +289,103 @@ void QGemvAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) 
   }
   if (g < k4) {  // the last group alone, in the low half
     const __m512i w0 =
-        _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + g * 32)));
+        _mm512_zextsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + g * 32)));
     const __m512i x0 = _mm512_maskz_set1_epi32(0x00ff, xq[g]);
     acc0 = _mm512_dpbusd_epi32(acc0, x0, w0);
   }
   const __m512i s = _mm512_add_epi32(acc0, acc1);
   const __m256i r = _mm256_add_epi32(_mm512_castsi512_si256(s), _mm512_extracti64x4_epi64(s, 1));
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), r);
+}
+
+// 32 int16 lanes of R output rows (32 / R lanes each, R = 1, 2 or 4) of one tap: rows[i] is
+// row i's first input of the tap's window position, lanes [i * 32 / R, (i + 1) * 32 / R).
+template <int R>
+inline __m512i Q8DwLoad(const int16_t* const (&rows)[R], int64_t off) {
+  if constexpr (R == 1) {
+    return _mm512_loadu_si512(rows[0] + off);
+  } else if constexpr (R == 2) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[0] + off));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[1] + off));
+    return _mm512_inserti64x4(_mm512_zextsi256_si512(a), b, 1);
+  } else {
+    auto row = [&](int i) {
+      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[i] + off));
+    };
+    __m512i v = _mm512_zextsi128_si512(row(0));
+    v = _mm512_inserti32x4(v, row(1), 1);
+    v = _mm512_inserti32x4(v, row(2), 2);
+    return _mm512_inserti32x4(v, row(3), 3);
+  }
+}
+
+// The centred sums of 32 int16 lanes (Q8DwLoad's) over every tap: taps in pairs, one
+// vpdpwssd per 16 lanes and pair (the two taps' inputs interleaved as int16 pairs, the weight
+// pair broadcast), exact in int32 like the reference's sum. Two accumulator sets take alternate
+// pairs so the dependency chains overlap. out[0] holds lanes 0-15, out[1] lanes 16-31.
+template <int R>
+inline void Q8DwUnit(const int16_t* const (&rows)[R], const int64_t* off, int64_t taps,
+                     const int32_t* wpairs, __m512i (&out)[2]) {
+  const __m512i zero = _mm512_setzero_si512();
+  __m512i lo0 = zero, hi0 = zero, lo1 = zero, hi1 = zero;
+  // Two pairs per step, each into its own accumulators (named, not indexed: GCC keeps an
+  // array indexed by a loop variable in memory).
+  int64_t t = 0;
+  for (; t + 3 < taps; t += 4) {
+    const __m512i a = Q8DwLoad<R>(rows, off[t]), b = Q8DwLoad<R>(rows, off[t + 1]);
+    const __m512i c = Q8DwLoad<R>(rows, off[t + 2]), d = Q8DwLoad<R>(rows, off[t + 3]);
+    const __m512i w0 = _mm512_set1_epi32(wpairs[t / 2]);
+    const __m512i w1 = _mm512_set1_epi32(wpairs[t / 2 + 1]);
+    lo0 = _mm512_dpwssd_epi32(lo0, _mm512_unpacklo_epi16(a, b), w0);
+    hi0 = _mm512_dpwssd_epi32(hi0, _mm512_unpackhi_epi16(a, b), w0);
+    lo1 = _mm512_dpwssd_epi32(lo1, _mm512_unpacklo_epi16(c, d), w1);
+    hi1 = _mm512_dpwssd_epi32(hi1, _mm512_unpackhi_epi16(c, d), w1);
+  }
+  if (t + 1 < taps) {
+    const __m512i a = Q8DwLoad<R>(rows, off[t]), b = Q8DwLoad<R>(rows, off[t + 1]);
+    const __m512i w = _mm512_set1_epi32(wpairs[t / 2]);
+    lo1 = _mm512_dpwssd_epi32(lo1, _mm512_unpacklo_epi16(a, b), w);
+    hi1 = _mm512_dpwssd_epi32(hi1, _mm512_unpackhi_epi16(a, b), w);
+    t += 2;
+  }
+  if (t < taps) {  // the odd tap: its pair's second weight is 0
+    const __m512i a = Q8DwLoad<R>(rows, off[t]);
+    const __m512i w = _mm512_set1_epi32(wpairs[t / 2]);
+    lo0 = _mm512_dpwssd_epi32(lo0, _mm512_unpacklo_epi16(a, a), w);
+    hi0 = _mm512_dpwssd_epi32(hi0, _mm512_unpackhi_epi16(a, a), w);
+  }
+  const __m512i l = _mm512_add_epi32(lo0, lo1), h = _mm512_add_epi32(hi0, hi1);
+  // unpacklo/hi work per 128-bit lane: l holds lanes {0-3, 8-11, 16-19, 24-27}, h the others.
+  const __m512i i0 = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const __m512i i1 =
+      _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  out[0] = _mm512_permutex2var_epi32(l, i0, h);
+  out[1] = _mm512_permutex2var_epi32(l, i1, h);
+}
+
+// Planes up to 16 (R = 2) or 8 (R = 4) columns wide: R output rows per 32 lanes, so a 7x7
+// plane keeps 28 of 32 lanes busy instead of 7 of 16. Rows past out_h reread the last one.
+template <int R>
+void Q8DwRows(const QDwParams& p, const int16_t* x, const int64_t* off, int64_t taps,
+              const int32_t* wpairs, int32_t* acc) {
+  constexpr int L = 32 / R;  // lanes per row
+  static_assert(R == 2 || R == 4);
+  const __mmask16 m = Q8Mask(p.out_w);
+  for (int64_t oy = 0; oy < p.out_h; oy += R) {
+    const int16_t* rows[R];
+    for (int i = 0; i < R; ++i) {
+      rows[i] = x + std::min(oy + i, p.out_h - 1) * p.stride_h * p.row;
+    }
+    __m512i out[2];
+    Q8DwUnit<R>(rows, off, taps, wpairs, out);
+    for (int i = 0; i < R && oy + i < p.out_h; ++i) {
+      // Row i's lanes start at lane i * L: vector i * L / 16, shifted down by (i * L) % 16,
+      // which is 0 or (R = 4, odd rows) 8.
+      __m512i v = out[i * L / 16];
+      if ((i * L) % 16) v = _mm512_alignr_epi32(_mm512_setzero_si512(), v, 8);
+      _mm512_mask_storeu_epi32(acc + (oy + i) * p.out_w, m, v);
+    }
+  }
 }
 
 void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc) {
@@ -303,36 +395,32 @@ void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t
     Q8DwPortable(p, x, w, acc, 0);
     return;
   }
-  const int64_t full = p.out_w / 32 * 32;
+  // Weight pairs (t, t + 1) as the two int16 halves of an int32; centred weights fit int16
+  // (codes minus a zero point of the same type).
+  int32_t wpairs[(kQDwMaxTaps + 1) / 2];
+  for (int64_t t = 0; t < taps; t += 2) {
+    const uint32_t lo = static_cast<uint16_t>(w[t]);
+    const uint32_t hi = t + 1 < taps ? static_cast<uint16_t>(w[t + 1]) : 0u;
+    wpairs[t / 2] = static_cast<int32_t>(lo | hi << 16);
+  }
+  if (p.out_w <= 8) {
+    Q8DwRows<4>(p, x, off, taps, wpairs, acc);
+    return;
+  }
+  if (p.out_w <= 16) {
+    Q8DwRows<2>(p, x, off, taps, wpairs, acc);
+    return;
+  }
   for (int64_t oy = 0; oy < p.out_h; ++oy) {
     int32_t* arow = acc + oy * p.out_w;
-    const int16_t* xrow = x + oy * p.stride_h * p.row;
-    int64_t ox = 0;
-    for (; ox < full; ox += 32) {  // two vectors per tap: one weight broadcast for both
-      __m512i s0 = _mm512_setzero_si512(), s1 = s0;
-      for (int64_t t = 0; t < taps; ++t) {
-        const int16_t* xp = xrow + off[t] + ox;
-        const __m512i wv = _mm512_set1_epi32(w[t]);
-        const __m512i x0 =
-            _mm512_cvtepi16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(xp)));
-        const __m512i x1 =
-            _mm512_cvtepi16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(xp + 16)));
-        s0 = _mm512_add_epi32(s0, _mm512_mullo_epi32(x0, wv));
-        s1 = _mm512_add_epi32(s1, _mm512_mullo_epi32(x1, wv));
-      }
-      _mm512_storeu_si512(arow + ox, s0);
-      _mm512_storeu_si512(arow + ox + 16, s1);
-    }
-    for (; ox < p.out_w; ox += 16) {
-      const __mmask16 m = Q8Mask(p.out_w - ox);
-      __m512i s = _mm512_setzero_si512();
-      for (int64_t t = 0; t < taps; ++t) {
-        const int16_t* xp = xrow + off[t] + ox;
-        const __m512i xv =
-            _mm512_cvtepi16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(xp)));
-        s = _mm512_add_epi32(s, _mm512_mullo_epi32(xv, _mm512_set1_epi32(w[t])));
-      }
-      _mm512_mask_storeu_epi32(arow + ox, m, s);
+    const int16_t* rows[1] = {x + oy * p.stride_h * p.row};
+    // Rows are readable to ceil(out_w / 32) * 32 lanes past each tap's offset (QDwParams).
+    for (int64_t ox = 0; ox < p.out_w; ox += 32, rows[0] += 32) {
+      __m512i out[2];
+      Q8DwUnit<1>(rows, off, taps, wpairs, out);
+      const int64_t n = p.out_w - ox;
+      _mm512_mask_storeu_epi32(arow + ox, Q8Mask(n), out[0]);
+      if (n > 16) _mm512_mask_storeu_epi32(arow + ox + 16, Q8Mask(n - 16), out[1]);
     }
   }
 }

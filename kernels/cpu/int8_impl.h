@@ -125,10 +125,19 @@ inline void Q8DwPortable(const QDwParams& p, const int16_t* x, const int32_t* w,
 // in), for the SIMD versions' inner loops; false when the window has more than kQDwMaxTaps taps.
 inline bool Q8DwTapOffsets(const QDwParams& p, int64_t (&off)[kQDwMaxTaps]) {
   if (p.kernel_h * p.kernel_w > kQDwMaxTaps) return false;
+  // Column c = kx * dilation_w is phase c % stride_w, index c / stride_w: both stepped along
+  // kx without a division (this runs once per channel: divisions were most of a 7x7 plane's
+  // time).
   for (int64_t ky = 0, t = 0; ky < p.kernel_h; ++ky) {
+    int64_t phase = 0, index = 0;
     for (int64_t kx = 0; kx < p.kernel_w; ++kx, ++t) {
-      const int64_t c = kx * p.dilation_w;
-      off[t] = ky * p.dilation_h * p.row + (c % p.stride_w) * p.phase_stride + c / p.stride_w;
+      off[t] = ky * p.dilation_h * p.row + phase * p.phase_stride + index;
+      for (int64_t step = 0; step < p.dilation_w; ++step) {
+        if (++phase == p.stride_w) {
+          phase = 0;
+          ++index;
+        }
+      }
     }
   }
   return true;

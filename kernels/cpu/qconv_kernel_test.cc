@@ -317,6 +317,57 @@ TEST(QConvInt8, DepthwiseFromCodes) {
   Check(q, seed++);  // u8 weights with zero points
 }
 
+// The int16-plane depthwise path (QDwAccumulateFn; every depthwise layer on CPUs without VBMI,
+// and u8 weights with zero points everywhere): output widths on both sides of its lane
+// packings (4 rows of up to 8 columns, 2 rows of up to 16, then 32-column runs with a tail),
+// heights that leave a partial group of rows, taps in pairs with an odd one left over (3x3,
+// 5x5, 7x7 = 49, 1x4), stride 2 and dilation 2.
+TEST(QConvInt8, DepthwiseInt16Planes) {
+  uint32_t seed = 700;
+  const int64_t widths[] = {5, 8, 9, 16, 17, 32, 33, 70};
+  for (int64_t w : widths) {
+    QCase q;
+    q.c = q.m = q.group = 5;
+    q.h = 7 + w % 3;
+    q.w = w;
+    q.w_type = w % 2 ? DType::kU8 : DType::kI8;
+    q.w_zero = w % 2 == 1;
+    q.x = w % 4 < 2 ? DType::kU8 : DType::kI8;
+    Check(q, seed++);  // 3x3 s1 p1: out_w = w
+    if (::testing::Test::HasFatalFailure()) return;
+    q.stride = 2;
+    q.h = q.w = 2 * w + 1;
+    Check(q, seed++);  // 3x3 s2: out_w = w + 1 (stride-2 column phases)
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  QCase q;
+  q.c = q.m = q.group = 6;
+  q.kh = q.kw = 7;
+  q.pad = 3;
+  q.h = 11;
+  q.w = 13;
+  q.w_type = DType::kU8;
+  q.w_zero = true;
+  q.out = DType::kI32;
+  Check(q, seed++);  // 49 taps
+  q.kh = q.kw = 5;
+  q.pad = 4;
+  q.dilation = 2;
+  q.w = 40;
+  q.out = DType::kU8;
+  q.residual = true;
+  Check(q, seed++);  // 5x5 dilation 2
+  q = QCase{};
+  q.c = q.m = q.group = 3;
+  q.kh = 1;
+  q.kw = 4;
+  q.pad = 0;
+  q.h = 5;
+  q.w = 37;
+  q.narrow = true;
+  Check(q, seed++);  // 1x4: two pairs, no odd tap
+}
+
 TEST(QConvInt8, RandomShapes) {
   std::mt19937 rng(2026);
   const DType types[] = {DType::kU8, DType::kI8};
