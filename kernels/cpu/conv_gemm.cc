@@ -115,9 +115,16 @@ void ConvLaneTable::SplitPhases(const Conv2dGeometry& g, const float* x, int64_t
           continue;
         }
         const float* row = xc + iy * g.in_w;
-        for (int64_t j = 0; j < phase_w; ++j) {
-          even[j] = row[2 * j];  // 2j < in_w: phase_w = ceil(in_w / 2)
-          odd[j] = 2 * j + 1 < g.in_w ? row[2 * j + 1] : 0.f;
+        // Whole column pairs in a loop without a condition (so it vectorizes), then the odd
+        // last column of an odd-width row (phase_w = ceil(in_w / 2)).
+        const int64_t pairs = g.in_w / 2;
+        for (int64_t j = 0; j < pairs; ++j) {
+          even[j] = row[2 * j];
+          odd[j] = row[2 * j + 1];
+        }
+        if (pairs < phase_w) {
+          even[pairs] = row[2 * pairs];
+          odd[pairs] = 0.f;
         }
       }
     }
