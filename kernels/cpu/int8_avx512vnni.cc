@@ -425,6 +425,34 @@ void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t
   }
 }
 
+// 64 columns per step: byte then word unpacks give, per 128-bit lane L, the quads of columns
+// 16 L + 4 k.. in vector k; a 4x4 transpose of 128-bit lanes puts columns 16 m.. in vector m.
+// The tail under masks (small planes are all tail: a 14-column row is one masked step).
+void QInterleave4Avx512Vnni(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2,
+                            const uint8_t* r3, int64_t n, uint32_t flip, uint32_t* d) {
+  const __m512i fl = _mm512_set1_epi32(static_cast<int32_t>(flip));
+  for (int64_t i = 0; i < n; i += 64) {
+    const int64_t left = n - i;
+    const __mmask64 m = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
+    const __m512i a = _mm512_maskz_loadu_epi8(m, r0 + i), b = _mm512_maskz_loadu_epi8(m, r1 + i);
+    const __m512i c = _mm512_maskz_loadu_epi8(m, r2 + i), e = _mm512_maskz_loadu_epi8(m, r3 + i);
+    const __m512i ab0 = _mm512_unpacklo_epi8(a, b), ab1 = _mm512_unpackhi_epi8(a, b);
+    const __m512i ce0 = _mm512_unpacklo_epi8(c, e), ce1 = _mm512_unpackhi_epi8(c, e);
+    const __m512i q0 = _mm512_unpacklo_epi16(ab0, ce0), q1 = _mm512_unpackhi_epi16(ab0, ce0);
+    const __m512i q2 = _mm512_unpacklo_epi16(ab1, ce1), q3 = _mm512_unpackhi_epi16(ab1, ce1);
+    const __m512i t0 = _mm512_shuffle_i32x4(q0, q1, 0x44), t1 = _mm512_shuffle_i32x4(q2, q3, 0x44);
+    const __m512i t2 = _mm512_shuffle_i32x4(q0, q1, 0xee), t3 = _mm512_shuffle_i32x4(q2, q3, 0xee);
+    const __m512i o[4] = {_mm512_shuffle_i32x4(t0, t1, 0x88), _mm512_shuffle_i32x4(t0, t1, 0xdd),
+                          _mm512_shuffle_i32x4(t2, t3, 0x88), _mm512_shuffle_i32x4(t2, t3, 0xdd)};
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {
+      const int64_t cols = left - 16 * k;
+      if (cols <= 0) break;
+      _mm512_mask_storeu_epi32(d + i + 16 * k, Q8Mask(cols), _mm512_xor_si512(o[k], fl));
+    }
+  }
+}
+
 void QCentreAvx512Vnni(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
                        int16_t* odd) {
   const __m512i z = _mm512_set1_epi16(static_cast<int16_t>(zero));

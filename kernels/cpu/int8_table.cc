@@ -27,7 +27,8 @@ constexpr Int8Kernels kVnniInt8 = {Isa::kAvx512Vnni,        32,
                                    QRequantRowsAvx512Vnni,  QGemmRequantAvx512Vnni,
                                    QGemvAvx512Vnni,         QGemmTapsAvx512Vnni,
                                    QDwAccumulateAvx512Vnni, QCentreAvx512Vnni,
-                                   QAddAvx512Vnni,          QuantizeF32Avx512Vnni};
+                                   QAddAvx512Vnni,          QuantizeF32Avx512Vnni,
+                                   nullptr,                 QInterleave4Avx512Vnni};
 constexpr Int8Kernels WithVbmi(Int8Kernels k) {
   k.dw_u8 = QDwU8Avx512Vbmi;
   return k;

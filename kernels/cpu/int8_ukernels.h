@@ -134,6 +134,12 @@ struct QAddParams {
   int32_t a_zero = 0, b_zero = 0, out_zero = 0, qmin = 0, qmax = 255;
   Requant ra, rb, ro;
 };
+// Four rows of n codes interleaved into n byte quads (the GEMM's B columns): d[i] = (r0[i] |
+// r1[i] << 8 | r2[i] << 16 | r3[i] << 24) ^ flip. Optional in a table (null: the portable
+// version in qconv.cc).
+using QInterleave4Fn = void (*)(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2,
+                                const uint8_t* r3, int64_t n, uint32_t flip, uint32_t* d);
+
 using QAddFn = void (*)(const QAddParams& p, const void* a, const void* b, void* y, int64_t n);
 
 // QuantizeLinear of n floats, per tensor, as the reference does it: x / scale in float,
@@ -164,6 +170,8 @@ void QRequantRowAvx512Vnni(const QRowParams& p, const int32_t* d, const int32_t*
                            int64_t n);
 void QDwU8Avx512Vbmi(const QDwU8Params& p, const uint8_t* plane, const int32_t* w,
                      int32_t correction, int32_t* acc);
+void QInterleave4Avx512Vnni(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2,
+                             const uint8_t* r3, int64_t n, uint32_t flip, uint32_t* d);
 void QCentreAvx512Vnni(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
                        int16_t* odd);
 void QAddAvx512Vnni(const QAddParams& p, const void* a, const void* b, void* y, int64_t n);

@@ -266,7 +266,9 @@ void QConvCpu::Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, ui
     const uint8_t* r1 = rows[1] + (real[1] ? o : 0);
     const uint8_t* r2 = rows[2] + (real[2] ? o : 0);
     const uint8_t* r3 = rows[3] + (real[3] ? o : 0);
-    if (real[1] && real[2] && real[3]) {  // the common case
+    if (real[1] && real[2] && real[3] && k_->interleave4) {  // the common case
+      k_->interleave4(r0, r1, r2, r3, geo.in_w, flip, d);
+    } else if (real[1] && real[2] && real[3]) {
       int64_t ix = 0;
 #if defined(__SSE2__)
       // SSE2 is the x86-64 baseline: byte then word unpacks make 16 quads per step.

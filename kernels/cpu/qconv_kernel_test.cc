@@ -368,6 +368,30 @@ TEST(QConvInt8, DepthwiseInt16Planes) {
   Check(q, seed++);  // 1x4: two pairs, no odd tap
 }
 
+// Rows wider than one 64-column step of the quad interleave (QInterleave4Fn) and a channel
+// count that leaves a partial quad, pointwise and 3x3 (padded rows), i8 and u8 inputs.
+TEST(QConvInt8, WideRowsInterleave) {
+  uint32_t seed = 800;
+  QCase q;
+  q.kh = q.kw = 1;
+  q.pad = 0;
+  q.c = 13;
+  q.m = 8;
+  q.h = 3;
+  q.w = 130;
+  Check(q, seed++);  // 1x1: two full steps and a 2-column tail
+  if (::testing::Test::HasFatalFailure()) return;
+  q.x = DType::kI8;
+  q.w = 64;
+  Check(q, seed++);  // exactly one step, i8 codes flipped
+  if (::testing::Test::HasFatalFailure()) return;
+  q = QCase{};
+  q.c = 12;
+  q.h = 4;
+  q.w = 67;
+  Check(q, seed++);  // 3x3 p1: padded rows of 69 quads
+}
+
 TEST(QConvInt8, RandomShapes) {
   std::mt19937 rng(2026);
   const DType types[] = {DType::kU8, DType::kI8};
