@@ -263,6 +263,8 @@ TEST(WeightsF16Test, FusedWeightsStoredAsHalfInTheirLayout) {
   testing::ExpectClose(before, testing::RunGraph(g, inputs), 2e-3f);
 }
 
+// One row of A: the weights are transposed into the Gemm's transB orientation (what the
+// batch-1 matrix-vector kernel streams), and Flatten then folds into the FusedGemm.
 TEST(MatMulToGemmTest, MatMulAddThenFlattenFolds) {
   GraphBuilder b;
   auto x = b.Input("x", {1, 8, 1, 1});
@@ -273,17 +275,32 @@ TEST(MatMulToGemmTest, MatMulAddThenFlattenFolds) {
   std::map<std::string, int64_t> counters;
   std::string text = RewriteAndCompare(g, MakeMatMulToGemmPass, &counters, 0.f);
   EXPECT_EQ(counters["matmul-add"], 1);
-  EXPECT_NE(text.find("%add = Gemm(%flat, %w, %bias) : f32[1,3]  # mm <- mm, add"),
+  EXPECT_NE(text.find("const %w.t: f32[3,8] (96 bytes)"), std::string::npos) << text;
+  EXPECT_NE(text.find("%add = Gemm(%flat, %w.t, %bias) {transB=1} : f32[1,3]  # mm <- mm, add"),
             std::string::npos)
       << text;
+  EXPECT_EQ(text.find("const %w:"), std::string::npos) << text;  // the [K, N] copy is gone
   testing::RunPassForTest(MakeFuseActivationPass(), g);
   text = RewriteAndCompare(g, MakeFoldFlattenIntoGemmPass, &counters, 0.f);
   EXPECT_EQ(text,
             "graph main(%x: f32[1,8,1,1]) -> (%add: f32[1,3])\n"
-            "  const %w: f32[8,3] (96 bytes)\n"
             "  const %bias: f32[3] (12 bytes)\n"
-            "  %add = FusedGemm(%x, %w, %bias) {a_flatten_axis=1} : f32[1,3]  "
+            "  const %w.t: f32[3,8] (96 bytes)\n"
+            "  %add = FusedGemm(%x, %w.t, %bias) {a_flatten_axis=1, transB=1} : f32[1,3]  "
             "# mm <- flat, mm, add\n");
+}
+
+// More than one row of A: the weights stay [K, N] (the packed GEMM reads them as they are).
+TEST(MatMulToGemmTest, SeveralRowsKeepPlainWeights) {
+  GraphBuilder b;
+  auto x = b.Input("x", {5, 8});
+  auto mm = b.Op(OpType::kMatMul, "mm", {x, b.Const("w", {8, 3})});
+  b.Output(b.Op(OpType::kRelu, "relu", {mm}));
+  Graph g = b.Take();
+  std::map<std::string, int64_t> counters;
+  const std::string text = RewriteAndCompare(g, MakeMatMulToGemmPass, &counters, 0.f);
+  EXPECT_EQ(counters["matmul"], 1);
+  EXPECT_NE(text.find("%mm = Gemm(%x, %w) : f32[5,3]"), std::string::npos) << text;
 }
 
 }  // namespace
