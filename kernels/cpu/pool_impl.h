@@ -25,13 +25,16 @@ inline int64_t TapsIn(int64_t start, int64_t k, int64_t lo, int64_t hi) {
   return b > a ? b - a : 0;
 }
 
-template <typename V, bool kMax>
+// KW / SW nonzero: the window width and column stride as constants (the common 3x3 and 2x2
+// windows), so the tap loop unrolls; 0: read from p.
+template <typename V, bool kMax, int KW = 0, int SW = 0>
 void PoolPlanes(const PoolParams& p, const float* x, float* y, int64_t planes) {
   using T = typename V::T;
   using M = typename V::MaskT;
   constexpr int N = V::N;
-  const int kh = static_cast<int>(p.kernel_h), kw = static_cast<int>(p.kernel_w);
-  const int sw = static_cast<int>(p.stride_w);
+  const int kh = static_cast<int>(p.kernel_h);
+  const int kw = KW ? KW : static_cast<int>(p.kernel_w);
+  const int sw = SW ? SW : static_cast<int>(p.stride_w);
   const T fill = kMax ? V::Set1(-FLT_MAX) : V::Zero();
   // Average divisors: separable, rows x columns.
   float col_count[kPoolMaxWidth];
@@ -154,7 +157,15 @@ void MaxPoolFlat(const PoolParams& p, const float* x, float* y, int64_t planes) 
 template <typename V>
 void Pool(const PoolParams& p, const float* x, float* y, int64_t planes) {
   if (PoolFlatFits(p, V::N)) return MaxPoolFlat<V>(p, x, y, planes);
-  if (p.is_max) {
+  // Max pools with the usual windows get the unrolled versions: the generic tap loop's
+  // overhead made a 3x3 stride-2 pool several times slower than its loads and maxes.
+  if (p.is_max && p.kernel_w == 3 && p.stride_w == 2) {
+    PoolPlanes<V, true, 3, 2>(p, x, y, planes);
+  } else if (p.is_max && p.kernel_w == 3 && p.stride_w == 1) {
+    PoolPlanes<V, true, 3, 1>(p, x, y, planes);
+  } else if (p.is_max && p.kernel_w == 2 && p.stride_w == 2) {
+    PoolPlanes<V, true, 2, 2>(p, x, y, planes);
+  } else if (p.is_max) {
     PoolPlanes<V, true>(p, x, y, planes);
   } else {
     PoolPlanes<V, false>(p, x, y, planes);

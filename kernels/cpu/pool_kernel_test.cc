@@ -57,6 +57,8 @@ TEST(PoolCpuKernelTest, CommonLayersAnd1D) {
   d.Set("kernel_shape", std::vector<int64_t>{2, 2});
   d.Set("strides", std::vector<int64_t>{2, 2});
   ExpectFastMatchesReference(OpType::kAveragePool, d, {RandomInput({1, 6, 56, 56}, rng)}, 0.f, 0.f);
+  d.Set("ceil_mode", int64_t{1});  // 2x2 s2 max (an unrolled version), odd size, ceil mode
+  ExpectFastMatchesReference(OpType::kMaxPool, d, {RandomInput({1, 5, 57, 57}, rng)}, 0.f, 0.f);
   Attributes one_d;
   one_d.Set("kernel_shape", std::vector<int64_t>{3});
   one_d.Set("strides", std::vector<int64_t>{2});
