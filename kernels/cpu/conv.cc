@@ -69,7 +69,7 @@ CpuConv::CpuConv(const Conv2dGeometry& g, ConvAlgo algo, const CpuKernels& kerne
     }
   }
   if (algo == ConvAlgo::kWinograd) {
-    winograd_ = ConvWinograd(g, kernels, weights == ConvWeights::kWino43Block16);
+    winograd_ = ConvWinograd(g, kernels, weights == ConvWeights::kWino43Block16, threads);
   }
 }
 

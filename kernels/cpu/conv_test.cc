@@ -180,6 +180,9 @@ TEST(CpuConvTest, Winograd) {
   ASSERT_TRUE(g.ComputeOutput());
   CheckConv(g, rng, ActivationParams{Activation::kSilu, 0.f, 0.f}, true, true);
   CheckConv(Geo(160, 12, 12, 9, 3, 1, 1), rng, relu, false, true);
+  // 16 x 8 tiles, batch 2: with 2 threads each takes whole 4-row blocks (32 tiles, one full
+  // AVX-512 column tile) through all three stages, in its own part of the scratch.
+  CheckConv(Geo(6, 64, 32, 10, 3, 1, 1, 1, 1, 2), rng, relu, true, true);
   // The chosen algorithm for a real layer shape is Winograd; its packing round-trips.
   const Conv2dGeometry r = Geo(64, 56, 56, 64, 3, 1, 1);
   EXPECT_EQ(ChooseConvAlgo(r), ConvAlgo::kWinograd);

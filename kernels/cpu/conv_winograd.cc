@@ -2,6 +2,7 @@
 #include "kernels/cpu/conv_winograd.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "kernels/cpu/ukernels.h"
 
@@ -11,6 +12,9 @@ namespace {
 constexpr int kTile = 4, kAlpha = 6, kE = kAlpha * kAlpha;
 // V and M of one block take about this much; both stay in L2/L3 between the stages.
 constexpr int64_t kBlockBytes = 1024 * 1024;
+// The same for one thread's block when the threads take whole blocks (ConvWinograd::shares_):
+// in its core's L2 (1 MiB and more), next to the weights streaming past.
+constexpr int64_t kShareBlockBytes = 768 * 1024;
 constexpr int64_t kMicroPanelBytes = 16 * 1024;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -31,7 +35,8 @@ bool WinogradApplies(const Conv2dGeometry& g) {
          g.dilation_h == 1 && g.dilation_w == 1 && g.groups == 1;
 }
 
-ConvWinograd::ConvWinograd(const Conv2dGeometry& g, const CpuKernels& kernels, bool block16)
+ConvWinograd::ConvWinograd(const Conv2dGeometry& g, const CpuKernels& kernels, bool block16,
+                           int threads)
     : g_(g), kernels_(&kernels), block16_(block16) {
   p_.in_h = g.in_h;
   p_.in_w = g.in_w;
@@ -43,6 +48,28 @@ ConvWinograd::ConvWinograd(const Conv2dGeometry& g, const CpuKernels& kernels, b
   tiles_h_ = CeilDiv(g.out_h, kTile);
   const int64_t per_tile = kE * (g.in_c + g.out_c) * 4;
   rows_per_block_ = std::clamp<int64_t>(kBlockBytes / (per_tile * p_.tiles_w), 1, tiles_h_);
+  // With several threads, each thread may take whole blocks through all three stages (its V
+  // and M in its own L2, no barrier between the stages, nothing read from the other core's
+  // cache): blocks of at most kShareBlockBytes, at least two per thread so the dynamic claim
+  // balances them, and enough tiles to fill the GEMM's column tiles (the rows that fill them
+  // best, at least 3/4; otherwise the stages are split over the threads as for one block).
+  const int64_t nr = kernels.gemm_nr;
+  int64_t best_rows = 0;
+  double best_fill = 0.0;
+  for (int64_t r = 1; threads > 1 && r <= tiles_h_ / (2 * threads) &&
+                      r * p_.tiles_w * per_tile <= kShareBlockBytes;
+       ++r) {
+    const int64_t t = r * p_.tiles_w;
+    const double fill = static_cast<double>(t) / static_cast<double>(CeilDiv(t, nr) * nr);
+    if (fill > best_fill) {
+      best_rows = r;
+      best_fill = fill;
+    }
+  }
+  if (best_rows > 0 && best_fill >= 0.75) {
+    shares_ = threads;
+    rows_per_block_ = best_rows;
+  }
   // Rows of V/M padded to whole vectors of the widest ISA (aligned loads, no false sharing).
   ld_ = CeilDiv(rows_per_block_ * p_.tiles_w, 16) * 16;
   panels_ = CeilDiv(g.out_c, kGemmMr);
@@ -51,69 +78,92 @@ ConvWinograd::ConvWinograd(const Conv2dGeometry& g, const CpuKernels& kernels, b
 }
 
 size_t ConvWinograd::ScratchBytes() const {
-  return static_cast<size_t>(kE * (g_.in_c + g_.out_c) * ld_) * sizeof(float);
+  return static_cast<size_t>(kE * (g_.in_c + g_.out_c) * ld_ * shares_) * sizeof(float);
 }
 
 void ConvWinograd::Run(const float* x, const float* packed, const float* bias,
                        const float* residual, const ActivationParams& act, float* y, void* scratch,
                        ThreadPool* pool) const {
-  float* v = static_cast<float*>(scratch);
+  const int64_t in_plane = g_.in_plane(), out_plane = g_.out_plane();
+  const int64_t per_share = kE * (g_.in_c + g_.out_c) * ld_;  // floats of one V + M
+  auto block = [&](int64_t n, int64_t ty0, float* v, ThreadPool* stage_pool) {
+    RunBlock(x + n * g_.in_c * in_plane, packed, bias,
+             residual ? residual + n * g_.out_c * out_plane : nullptr, act,
+             y + n * g_.out_c * out_plane, ty0, std::min(tiles_h_, ty0 + rows_per_block_), v,
+             stage_pool);
+  };
+  const int64_t blocks = CeilDiv(tiles_h_, rows_per_block_);
+  if (shares_ > 1 && pool && pool->num_threads() > 1) {
+    // Each share claims (image, block) items until none are left, in its own V + M.
+    std::atomic<int64_t> next{0};
+    pool->ParallelFor(shares_, [&](int64_t s0, int64_t s1) {
+      for (int64_t s = s0; s < s1; ++s) {
+        float* v = static_cast<float*>(scratch) + s * per_share;
+        for (int64_t i = next++; i < g_.batch * blocks; i = next++) {
+          block(i / blocks, i % blocks * rows_per_block_, v, nullptr);
+        }
+      }
+    });
+    return;
+  }
+  for (int64_t n = 0; n < g_.batch; ++n) {
+    for (int64_t b = 0; b < blocks; ++b) {
+      block(n, b * rows_per_block_, static_cast<float*>(scratch), pool);
+    }
+  }
+}
+
+void ConvWinograd::RunBlock(const float* xn, const float* packed, const float* bias,
+                            const float* rn, const ActivationParams& act, float* yn, int64_t ty0,
+                            int64_t ty1, float* v, ThreadPool* pool) const {
   float* m = v + kE * g_.in_c * ld_;
   const int64_t v_stride = g_.in_c * ld_, m_stride = g_.out_c * ld_;  // between e
   const int64_t in_plane = g_.in_plane(), out_plane = g_.out_plane();
   const int nr = kernels_->gemm_nr;
-  for (int64_t n = 0; n < g_.batch; ++n) {
-    const float* xn = x + n * g_.in_c * in_plane;
-    float* yn = y + n * g_.out_c * out_plane;
-    const float* rn = residual ? residual + n * g_.out_c * out_plane : nullptr;
-    for (int64_t ty0 = 0; ty0 < tiles_h_; ty0 += rows_per_block_) {
-      const int64_t ty1 = std::min(tiles_h_, ty0 + rows_per_block_);
-      const int64_t tiles = (ty1 - ty0) * p_.tiles_w;
-      // (1) V_e[c][t] for every input channel.
-      Parallel(pool, g_.in_c, [&](int64_t c0, int64_t c1) {
-        for (int64_t c = c0; c < c1; ++c) {
-          kernels_->wino_input(p_, xn + c * in_plane, ty0, ty1, v + c * ld_, v_stride);
-        }
-      });
-      // (2) M_e = U_e V_e: out_c x tiles, k = in_c, for each of the 36 e.
-      Parallel(pool, kE, [&](int64_t e0, int64_t e1) {
-        const Epilogue none;
-        for (int64_t e = e0; e < e1; ++e) {
-          const float* u = packed + e * panels_ * g_.in_c * kGemmMr;  // conv_wino43_a8
-          const float* ve = v + e * v_stride;
-          float* me = m + e * m_stride;
-          for (int64_t kb = 0; kb < kblocks_; ++kb) {
-            const int64_t k0 = kb * kc_, kl = std::min(kc_, g_.in_c - k0);
-            const int flags = (kb == 0 ? kGemmFirst : 0) | (kb == kblocks_ - 1 ? kGemmLast : 0);
-            for (int64_t t0 = 0; t0 < tiles; t0 += nr) {
-              const int tn = static_cast<int>(std::min<int64_t>(nr, tiles - t0));
-              for (int64_t p = 0; p < panels_; ++p) {
-                const int mr = static_cast<int>(std::min<int64_t>(kGemmMr, g_.out_c - p * kGemmMr));
-                // Panel p's rows, k0-th input channel, and the distance to the next channel.
-                const float* a = u + (p * g_.in_c + k0) * kGemmMr;
-                int64_t lda = kGemmMr;
-                if (block16_) {
-                  const int64_t oc0 = p * kGemmMr;
-                  a = packed + (((oc0 / 16) * g_.in_c + k0) * kE + e) * 16 + oc0 % 16;
-                  lda = kE * 16;
-                }
-                kernels_->gemm(kl, a, lda, ve + k0 * ld_ + t0, ld_, me + p * kGemmMr * ld_ + t0,
-                               ld_, mr, tn, flags, none);
-              }
+  const int64_t tiles = (ty1 - ty0) * p_.tiles_w;
+  // (1) V_e[c][t] for every input channel.
+  Parallel(pool, g_.in_c, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      kernels_->wino_input(p_, xn + c * in_plane, ty0, ty1, v + c * ld_, v_stride);
+    }
+  });
+  // (2) M_e = U_e V_e: out_c x tiles, k = in_c, for each of the 36 e.
+  Parallel(pool, kE, [&](int64_t e0, int64_t e1) {
+    const Epilogue none;
+    for (int64_t e = e0; e < e1; ++e) {
+      const float* u = packed + e * panels_ * g_.in_c * kGemmMr;  // conv_wino43_a8
+      const float* ve = v + e * v_stride;
+      float* me = m + e * m_stride;
+      for (int64_t kb = 0; kb < kblocks_; ++kb) {
+        const int64_t k0 = kb * kc_, kl = std::min(kc_, g_.in_c - k0);
+        const int flags = (kb == 0 ? kGemmFirst : 0) | (kb == kblocks_ - 1 ? kGemmLast : 0);
+        for (int64_t t0 = 0; t0 < tiles; t0 += nr) {
+          const int tn = static_cast<int>(std::min<int64_t>(nr, tiles - t0));
+          for (int64_t p = 0; p < panels_; ++p) {
+            const int mr = static_cast<int>(std::min<int64_t>(kGemmMr, g_.out_c - p * kGemmMr));
+            // Panel p's rows, k0-th input channel, and the distance to the next channel.
+            const float* a = u + (p * g_.in_c + k0) * kGemmMr;
+            int64_t lda = kGemmMr;
+            if (block16_) {
+              const int64_t oc0 = p * kGemmMr;
+              a = packed + (((oc0 / 16) * g_.in_c + k0) * kE + e) * 16 + oc0 % 16;
+              lda = kE * 16;
             }
+            kernels_->gemm(kl, a, lda, ve + k0 * ld_ + t0, ld_, me + p * kGemmMr * ld_ + t0, ld_,
+                           mr, tn, flags, none);
           }
         }
-      });
-      // (3) Y = A^T M A + bias + residual, activation, per output channel.
-      Parallel(pool, g_.out_c, [&](int64_t o0, int64_t o1) {
-        for (int64_t oc = o0; oc < o1; ++oc) {
-          kernels_->wino_output(p_, m + oc * ld_, m_stride, bias ? bias[oc] : 0.f,
-                                rn ? rn + oc * out_plane : nullptr, act, ty0, ty1,
-                                yn + oc * out_plane);
-        }
-      });
+      }
     }
-  }
+  });
+  // (3) Y = A^T M A + bias + residual, activation, per output channel.
+  Parallel(pool, g_.out_c, [&](int64_t o0, int64_t o1) {
+    for (int64_t oc = o0; oc < o1; ++oc) {
+      kernels_->wino_output(p_, m + oc * ld_, m_stride, bias ? bias[oc] : 0.f,
+                            rn ? rn + oc * out_plane : nullptr, act, ty0, ty1,
+                            yn + oc * out_plane);
+    }
+  });
 }
 
 }  // namespace kiln::cpu
