@@ -1,6 +1,7 @@
 // Reference QuantizeLinear (round half to even, saturate) and DequantizeLinear.
 #include "kernels/reference/quantize.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -17,6 +18,19 @@ double RoundHalfToEven(double v) {
   return r;
 }
 
+// Calls fn(c, i0, i1) for every run [i0, i1) of elements that share channel c: runs of
+// q.inner elements with the channels cycling (one run for a per-tensor scale). The loops
+// below then need no division per element (two int64 divisions per element made
+// DequantizeLinear of a 144x56x56 tensor take 8.6 ms).
+template <typename F>
+void ForChannelRuns(int64_t n, const QuantAxis& q, F&& fn) {
+  const int64_t run = q.channels == 1 ? n : q.inner;
+  for (int64_t i0 = 0, c = 0; i0 < n; i0 += run) {
+    fn(c, i0, std::min(n, i0 + run));
+    if (++c == q.channels) c = 0;
+  }
+}
+
 template <typename TIn, typename TOut>
 void Quantize(const TIn* x, const float* scale, const void* zero_point, void* out, int64_t n,
               const QuantAxis& q) {
@@ -24,15 +38,17 @@ void Quantize(const TIn* x, const float* scale, const void* zero_point, void* ou
   TOut* o = static_cast<TOut*>(out);
   constexpr double lo = std::numeric_limits<TOut>::min();
   constexpr double hi = std::numeric_limits<TOut>::max();
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t c = (i / q.inner) % q.channels;
-    // Divide in float, as the ONNX reference does, so ties round identically.
-    const float scaled = static_cast<float>(Elem<TIn>::Load(x[i])) / scale[c];
-    double v = RoundHalfToEven(static_cast<double>(scaled));
-    v += zp ? static_cast<double>(zp[c]) : 0.0;
-    if (std::isnan(v)) v = 0.0;
-    o[i] = static_cast<TOut>(v < lo ? lo : (v > hi ? hi : v));
-  }
+  ForChannelRuns(n, q, [&](int64_t c, int64_t i0, int64_t i1) {
+    const float s = scale[c];
+    const double z = zp ? static_cast<double>(zp[c]) : 0.0;
+    for (int64_t i = i0; i < i1; ++i) {
+      // Divide in float, as the ONNX reference does, so ties round identically.
+      const float scaled = static_cast<float>(Elem<TIn>::Load(x[i])) / s;
+      double v = RoundHalfToEven(static_cast<double>(scaled)) + z;
+      if (std::isnan(v)) v = 0.0;
+      o[i] = static_cast<TOut>(v < lo ? lo : (v > hi ? hi : v));
+    }
+  });
 }
 
 }  // namespace
@@ -96,12 +112,14 @@ Status DequantizeKernel<TIn>::Run(std::span<const TensorView> inputs,
   const TIn* zp = inputs.size() > 2 ? inputs[2].as<const TIn>() : nullptr;
   float* out = outputs[0].as<float>();
   const int64_t n = outputs[0].num_elements();
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t c = (i / q_.inner) % q_.channels;
+  ForChannelRuns(n, q_, [&](int64_t c, int64_t i0, int64_t i1) {
     // Subtract in int64: i32 inputs minus an i32 zero point may overflow i32.
-    const int64_t centered = static_cast<int64_t>(x[i]) - (zp ? static_cast<int64_t>(zp[c]) : 0);
-    out[i] = static_cast<float>(centered) * scale[c];
-  }
+    const int64_t z = zp ? static_cast<int64_t>(zp[c]) : 0;
+    const float s = scale[c];
+    for (int64_t i = i0; i < i1; ++i) {
+      out[i] = static_cast<float>(static_cast<int64_t>(x[i]) - z) * s;
+    }
+  });
   return Status::Ok();
 }
 
