@@ -298,6 +298,8 @@ void QGemvAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) 
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), r);
 }
 
+namespace {  // internal linkage: no weak template symbol another ISA's object could supply
+
 // 32 int16 lanes of R output rows (32 / R lanes each, R = 1, 2 or 4) of one tap: rows[i] is
 // row i's first input of the tap's window position, lanes [i * 32 / R, (i + 1) * 32 / R).
 template <int R>
@@ -387,6 +389,8 @@ void Q8DwRows(const QDwParams& p, const int16_t* x, const int64_t* off, int64_t 
     }
   }
 }
+
+}  // namespace
 
 void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc) {
   const int64_t taps = p.kernel_h * p.kernel_w;
