@@ -57,9 +57,22 @@ QConvCpu QConvCpu::Gemm(QConvSpec spec, const int8_t* packed, const Int8Kernels&
   c.wp_ = g.in_w + g.pad_left + g.pad_right;
   c.plane_ = c.hp_ * c.wp_ + c.nr_ + (g.kernel_w - 1) * g.dilation_w + 16;
   c.direct_ = g.stride_h == 1 && g.stride_w == 1;
+  c.gw_ = c.wp_;
+  // Stride 2: the phase planes make the taps constant offsets too; the gather of every tile's
+  // columns (per column a division and per tap and quad a scalar copy) was most of a 3x3
+  // stride-2 stem's time.
+  c.phases_ = g.stride_h == 2 && g.stride_w == 2 && g.dilation_h == 1 && g.dilation_w == 1;
+  if (c.phases_) {
+    c.hph_ = (c.hp_ + 1) / 2;
+    c.gw_ = (c.wp_ + 1) / 2;
+    c.phase_plane_ = c.hph_ * c.gw_;
+    // Past the last phase plane: the reads of a last tile's columns beyond the grid.
+    c.plane_ = 4 * c.phase_plane_ + c.nr_ + c.gw_ + g.kernel_w + 16;
+    c.direct_ = true;
+  }
   c.gemv_ = g.groups == 1 && g.in_h == 1 && g.in_w == 1 && g.out_h == 1 && g.out_w == 1 &&
             c.taps_ == 1 && !c.s_.residual;
-  c.grid_ = c.direct_ ? g.out_h * c.wp_ : g.out_plane();
+  c.grid_ = c.direct_ ? g.out_h * c.gw_ : g.out_plane();
   c.tiles_ = (c.grid_ + c.nr_ - 1) / c.nr_;
   c.panels_per_group_ = (c.ocpg_ + kQGemmMr - 1) / kQGemmMr;
   // Few tiles (small planes): split the output channels too, so every thread has work.
@@ -69,7 +82,11 @@ QConvCpu QConvCpu::Gemm(QConvSpec spec, const int8_t* packed, const Int8Kernels&
   }
   for (int64_t ky = 0; ky < g.kernel_h; ++ky) {
     for (int64_t kx = 0; kx < g.kernel_w; ++kx) {
-      c.tap_offset_.push_back(ky * g.dilation_h * c.wp_ + kx * g.dilation_w);
+      // Phases: tap (ky, kx) of output (oy, ox) reads grid row 2 oy + ky, column 2 ox + kx:
+      // phase plane (ky % 2, kx % 2) at row oy + ky / 2, column ox + kx / 2.
+      c.tap_offset_.push_back(c.phases_ ? ((ky % 2) * 2 + kx % 2) * c.phase_plane_ +
+                                              ky / 2 * c.gw_ + kx / 2
+                                        : ky * g.dilation_h * c.wp_ + kx * g.dilation_w);
       c.tap_bytes_.push_back(c.tap_offset_.back() * 4);
     }
   }
@@ -252,11 +269,14 @@ void QConvCpu::Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, ui
     }
   }
   auto* dst = reinterpret_cast<uint32_t*>(x4) + (g * c4_ + c4) * plane_;
+  // With phases, each padded row is made in `row` and then split into its two phase rows.
+  std::vector<uint32_t> row(phases_ ? static_cast<size_t>(wp_) : 0);
   for (int64_t yy = 0; yy < hp_; ++yy) {
-    uint32_t* drow = dst + yy * wp_;
+    uint32_t* drow = phases_ ? row.data() : dst + yy * wp_;
     const int64_t iy = yy - geo.pad_top;
     if (iy < 0 || iy >= geo.in_h) {
       std::fill(drow, drow + wp_, pad);
+      if (phases_) SplitPhaseRow(drow, yy, pad, dst);
       continue;
     }
     std::fill(drow, drow + geo.pad_left, pad);
@@ -302,8 +322,35 @@ void QConvCpu::Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, ui
       }
     }
     std::fill(d + geo.in_w, drow + wp_, pad);
+    if (phases_) SplitPhaseRow(drow, yy, pad, dst);
+  }
+  if (phases_) {
+    // An odd padded height leaves the odd-row phases one row short: the pad code there (only
+    // dropped columns read it), then zeros past the last phase plane.
+    if (hp_ % 2) {  // the last rows of phase planes 2 and 3
+      std::fill(dst + 3 * phase_plane_ - gw_, dst + 3 * phase_plane_, pad);
+      std::fill(dst + 4 * phase_plane_ - gw_, dst + 4 * phase_plane_, pad);
+    }
+    std::fill(dst + 4 * phase_plane_, dst + plane_, 0u);
+    return;
   }
   std::fill(dst + hp_ * wp_, dst + plane_, 0u);
+}
+
+// Padded row yy into phase planes (yy % 2, 0) and (yy % 2, 1), row yy / 2: even columns to
+// the first, odd to the second (an odd width's last odd-column slot gets the pad code).
+void QConvCpu::SplitPhaseRow(const uint32_t* row, int64_t yy, uint32_t pad, uint32_t* dst) const {
+  uint32_t* even = dst + (yy % 2) * 2 * phase_plane_ + yy / 2 * gw_;
+  uint32_t* odd = even + phase_plane_;
+  const int64_t pairs = wp_ / 2;
+  for (int64_t j = 0; j < pairs; ++j) {
+    even[j] = row[2 * j];
+    odd[j] = row[2 * j + 1];
+  }
+  if (wp_ % 2) {
+    even[pairs] = row[2 * pairs];
+    odd[pairs] = pad;
+  }
 }
 
 QRowParams QConvCpu::RowFor(int64_t oc, const void* residual) const {
@@ -380,7 +427,7 @@ void QConvCpu::GemmItem(int64_t item, const uint8_t* x4, const int32_t* plane_su
     const int64_t oc0 = grp * ocpg_ + (pi - grp * panels_per_group_) * kQGemmMr;
     const int mr = static_cast<int>(std::min<int64_t>(kQGemmMr, (grp + 1) * ocpg_ - oc0));
     const bool rows_at_once = !s_.residual && s_.out_type != QType::kI32;
-    if (s_.out_type != QType::kI32 && direct_ && taps_ == 1 && wp_ == g.out_w) {
+    if (s_.out_type != QType::kI32 && direct_ && taps_ == 1 && gw_ == g.out_w) {
       // Pointwise: the tile is one run of outputs; requantize straight from the registers.
       const int64_t plane0 = (n * g.out_c + oc0) * g.out_plane();
       const uint8_t* res = residual ? static_cast<const uint8_t*>(residual) + plane0 + q0 : nullptr;
@@ -401,9 +448,9 @@ void QConvCpu::GemmItem(int64_t item, const uint8_t* x4, const int32_t* plane_su
       const int64_t q = q0 + j;
       int64_t pix = q, len = tn - j;
       if (direct_) {
-        const int64_t oy = q / wp_, ox = q % wp_;
+        const int64_t oy = q / gw_, ox = q % gw_;
         if (ox >= g.out_w) {
-          j += wp_ - ox;
+          j += gw_ - ox;
           continue;
         }
         pix = oy * g.out_w + ox;

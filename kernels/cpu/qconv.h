@@ -58,6 +58,7 @@ class QConvCpu {
                     ThreadPool* pool) const;
   // Bytes x4 of batch image n, group g: [c4][Hp][Wp][4] with padding; col sums when needed.
   void Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, uint8_t* x4) const;
+  void SplitPhaseRow(const uint32_t* row, int64_t yy, uint32_t pad, uint32_t* dst) const;
   void GemmItem(int64_t item, const uint8_t* x4, const int32_t* plane_sum, const int8_t* w,
                 const void* residual, void* y, int64_t n, uint8_t* panel) const;
   QRowParams RowFor(int64_t oc, const void* residual) const;
@@ -72,7 +73,12 @@ class QConvCpu {
   int64_t cpg_ = 0, ocpg_ = 0, taps_ = 1, c4_ = 0, k4_ = 0;
   int64_t hp_ = 0, wp_ = 0, plane_ = 0;  // padded input plane (4-byte units per channel quad)
   bool gemv_ = false;                    // one-pixel images, 1x1, one group: matrix-vector products
-  bool direct_ = false;  // stride 1: B read in place from the padded plane (grid width wp_)
+  bool direct_ = false;  // B read in place (grid width gw_): stride 1, or stride 2 on phases
+  // Stride 2 (dilation 1): each channel quad's padded plane is stored as its four phase planes
+  // (even/odd rows x even/odd columns, hph_ x gw_ each, phase_plane_ apart), so every tap is
+  // one offset from an output's grid position, as for stride 1.
+  bool phases_ = false;
+  int64_t gw_ = 0, hph_ = 0, phase_plane_ = 0;
   int64_t grid_ = 0, tiles_ = 0, oc_chunks_ = 1, panels_per_group_ = 0;
   int32_t x_stored_zero_ = 0;
   bool any_w_zero_ = false;
