@@ -457,30 +457,38 @@ void QInterleave4Avx512Vnni(const uint8_t* r0, const uint8_t* r1, const uint8_t*
   }
 }
 
-void QCentreAvx512Vnni(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
-                       int16_t* odd) {
+void QCentreAvx512Vnni(const uint8_t* src, int64_t n, int64_t rows, int64_t src_stride,
+                       bool is_signed, int32_t zero, int16_t* even, int16_t* odd,
+                       int64_t dst_stride) {
   const __m512i z = _mm512_set1_epi16(static_cast<int16_t>(zero));
   if (!odd) {
-    for (int64_t i = 0; i < n; i += 32) {  // the tail under a mask, not scalar
-      const __mmask32 m = n - i >= 32 ? ~__mmask32{0} : (__mmask32{1} << (n - i)) - 1;
-      const __m256i b = _mm256_maskz_loadu_epi8(m, src + i);
-      const __m512i w = is_signed ? _mm512_cvtepi8_epi16(b) : _mm512_cvtepu8_epi16(b);
-      _mm512_mask_storeu_epi16(even + i, m, _mm512_sub_epi16(w, z));
+    // The tail mask depends on n only: made once for every row.
+    const int64_t full = n / 32 * 32;
+    const __mmask32 tail = (__mmask32{1} << (n - full)) - 1;
+    for (int64_t r = 0; r < rows; ++r, src += src_stride, even += dst_stride) {
+      for (int64_t i = 0; i < n; i += 32) {
+        const __mmask32 m = i < full ? ~__mmask32{0} : tail;
+        const __m256i b = _mm256_maskz_loadu_epi8(m, src + i);
+        const __m512i w = is_signed ? _mm512_cvtepi8_epi16(b) : _mm512_cvtepu8_epi16(b);
+        _mm512_mask_storeu_epi16(even + i, m, _mm512_sub_epi16(w, z));
+      }
     }
     return;
   }
-  for (int64_t i = 0; i < n; i += 64) {  // 32 even and 32 odd codes: the bytes of 16-bit lanes
-    const int64_t left = n - i;
-    const __mmask64 m = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
-    const int64_t ne = (left >= 64 ? 64 : left + 1) / 2, no = (left >= 64 ? 64 : left) / 2;
-    const __mmask32 me = ne >= 32 ? ~__mmask32{0} : (__mmask32{1} << ne) - 1;
-    const __mmask32 mo = no >= 32 ? ~__mmask32{0} : (__mmask32{1} << no) - 1;
-    const __m512i b = _mm512_maskz_loadu_epi8(m, src + i);
-    const __m512i e = is_signed ? _mm512_srai_epi16(_mm512_slli_epi16(b, 8), 8)
-                                : _mm512_and_si512(b, _mm512_set1_epi16(0x00ff));
-    const __m512i o = is_signed ? _mm512_srai_epi16(b, 8) : _mm512_srli_epi16(b, 8);
-    _mm512_mask_storeu_epi16(even + i / 2, me, _mm512_sub_epi16(e, z));
-    _mm512_mask_storeu_epi16(odd + i / 2, mo, _mm512_sub_epi16(o, z));
+  for (int64_t r = 0; r < rows; ++r, src += src_stride, even += dst_stride, odd += dst_stride) {
+    for (int64_t i = 0; i < n; i += 64) {  // 32 even and 32 odd codes: 16-bit lanes' bytes
+      const int64_t left = n - i;
+      const __mmask64 m = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
+      const int64_t ne = (left >= 64 ? 64 : left + 1) / 2, no = (left >= 64 ? 64 : left) / 2;
+      const __mmask32 me = ne >= 32 ? ~__mmask32{0} : (__mmask32{1} << ne) - 1;
+      const __mmask32 mo = no >= 32 ? ~__mmask32{0} : (__mmask32{1} << no) - 1;
+      const __m512i b = _mm512_maskz_loadu_epi8(m, src + i);
+      const __m512i e = is_signed ? _mm512_srai_epi16(_mm512_slli_epi16(b, 8), 8)
+                                  : _mm512_and_si512(b, _mm512_set1_epi16(0x00ff));
+      const __m512i o = is_signed ? _mm512_srai_epi16(b, 8) : _mm512_srli_epi16(b, 8);
+      _mm512_mask_storeu_epi16(even + i / 2, me, _mm512_sub_epi16(e, z));
+      _mm512_mask_storeu_epi16(odd + i / 2, mo, _mm512_sub_epi16(o, z));
+    }
   }
 }
 

@@ -17,9 +17,12 @@ void QDwAccumulateScalar(const QDwParams& p, const int16_t* x, const int32_t* w,
   Q8DwPortable(p, x, w, acc, 0);
 }
 
-void QCentreScalar(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
-                   int16_t* odd) {
-  Q8CentrePortable(src, 0, n, is_signed, zero, even, odd);
+void QCentreScalar(const uint8_t* src, int64_t n, int64_t rows, int64_t src_stride, bool is_signed,
+                   int32_t zero, int16_t* even, int16_t* odd, int64_t dst_stride) {
+  for (int64_t r = 0; r < rows; ++r) {
+    Q8CentrePortable(src + r * src_stride, 0, n, is_signed, zero, even + r * dst_stride,
+                     odd ? odd + r * dst_stride : nullptr);
+  }
 }
 
 void QAddScalar(const QAddParams& p, const void* a, const void* b, void* y, int64_t n) {

@@ -119,11 +119,15 @@ void PrepareQDwU8(QDwU8Params& p);
 using QDwU8Fn = void (*)(const QDwU8Params& p, const uint8_t* plane, const int32_t* w,
                          int32_t correction, int32_t* acc);
 
-// Centres n codes (u8, or i8 when is_signed) into int16 (code - zero), for the depthwise
-// planes: with `odd` null every code goes to even[i]; otherwise codes 0, 2, 4, ... go to
-// even[0, 1, 2, ...] and codes 1, 3, ... to odd[0, 1, ...] (stride-2 column phases).
-using QCentreFn = void (*)(const uint8_t* src, int64_t n, bool is_signed, int32_t zero,
-                           int16_t* even, int16_t* odd);
+// Centres `rows` rows of n codes (u8, or i8 when is_signed) into int16 (code - zero), for the
+// depthwise planes: row r reads src + r * src_stride and writes even + r * dst_stride (and
+// odd + r * dst_stride); with `odd` null every code goes to even[i], otherwise codes 0, 2,
+// 4, ... go to even[0, 1, 2, ...] and codes 1, 3, ... to odd[0, 1, ...] (stride-2 column
+// phases). A whole channel per call: one call per row cost more than the row's work on
+// 7- and 14-wide planes.
+using QCentreFn = void (*)(const uint8_t* src, int64_t n, int64_t rows, int64_t src_stride,
+                           bool is_signed, int32_t zero, int16_t* even, int16_t* odd,
+                           int64_t dst_stride);
 
 // QAdd of n elements of same-shaped 8-bit tensors (docs/quantization.md):
 //   a' = Requantize((a - za) << 20, ra), b' = Requantize((b - zb) << 20, rb),
@@ -152,8 +156,8 @@ void QGemmUkernelScalar(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b
                         int64_t ldd, int mr, int nr, bool accumulate);
 void QRequantRowScalar(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
                        int64_t n);
-void QCentreScalar(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
-                   int16_t* odd);
+void QCentreScalar(const uint8_t* src, int64_t n, int64_t rows, int64_t src_stride, bool is_signed,
+                   int32_t zero, int16_t* even, int16_t* odd, int64_t dst_stride);
 void QAddScalar(const QAddParams& p, const void* a, const void* b, void* y, int64_t n);
 void QuantizeF32Scalar(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y);
 void QRequantRowsScalar(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
@@ -172,8 +176,9 @@ void QDwU8Avx512Vbmi(const QDwU8Params& p, const uint8_t* plane, const int32_t* 
                      int32_t correction, int32_t* acc);
 void QInterleave4Avx512Vnni(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2,
                              const uint8_t* r3, int64_t n, uint32_t flip, uint32_t* d);
-void QCentreAvx512Vnni(const uint8_t* src, int64_t n, bool is_signed, int32_t zero, int16_t* even,
-                       int16_t* odd);
+void QCentreAvx512Vnni(const uint8_t* src, int64_t n, int64_t rows, int64_t src_stride,
+                       bool is_signed, int32_t zero, int16_t* even, int16_t* odd,
+                       int64_t dst_stride);
 void QAddAvx512Vnni(const QAddParams& p, const void* a, const void* b, void* y, int64_t n);
 void QuantizeF32Avx512Vnni(const float* x, int64_t n, float scale, int32_t zero, QType out,
                            void* y);

@@ -564,24 +564,26 @@ void QConvCpu::RunDepthwise(const uint8_t* x, const void* residual, void* y, uin
     for (int64_t p = b; p < e; ++p) {
       const int64_t c = p % g.out_c;
       const uint8_t* xc = x + p * g.in_plane();
-      // Centred codes into the padded phase planes (padding stays 0 = real 0).
-      for (int64_t iy = 0; iy < g.in_h; ++iy) {
-        int16_t* row = xp + (iy + g.pad_top) * dw_.row;
-        const uint8_t* src = xc + iy * g.in_w;
-        if (sw == 1) {
-          k_->centre(src, g.in_w, x_signed, zx, row + g.pad_left, nullptr);
-        } else if (sw == 2) {
-          // Code ix sits at column ix + pad_left: phase (ix + pad_left) % 2, index / 2.
-          const int64_t pl = g.pad_left;
-          int16_t* p0 = row + pl / 2;                     // column pl + 2j, pl even
-          int16_t* p1 = row + dw_.phase_stride + pl / 2;  // column pl + 1 + 2j, pl even
-          if (pl % 2 == 0) {
-            k_->centre(src, g.in_w, x_signed, zx, p0, p1);
-          } else {
-            k_->centre(src, g.in_w, x_signed, zx, row + dw_.phase_stride + pl / 2,
-                       row + (pl + 1) / 2);
-          }
+      // Centred codes into the padded phase planes (padding stays 0 = real 0), the whole
+      // channel in one call where the stride is 1 or 2.
+      int16_t* row0 = xp + g.pad_top * dw_.row;
+      const int64_t pl = g.pad_left;
+      if (sw == 1) {
+        k_->centre(xc, g.in_w, g.in_h, g.in_w, x_signed, zx, row0 + pl, nullptr, dw_.row);
+      } else if (sw == 2) {
+        // Code ix sits at column ix + pad_left: phase (ix + pad_left) % 2, index / 2.
+        int16_t* phase0 = row0 + pl / 2;                         // column pl + 2j, pl even
+        int16_t* phase1 = row0 + dw_.phase_stride + pl / 2;      // column pl + 1 + 2j, pl even
+        if (pl % 2 == 0) {
+          k_->centre(xc, g.in_w, g.in_h, g.in_w, x_signed, zx, phase0, phase1, dw_.row);
         } else {
+          k_->centre(xc, g.in_w, g.in_h, g.in_w, x_signed, zx, phase1, row0 + (pl + 1) / 2,
+                     dw_.row);
+        }
+      } else {
+        for (int64_t iy = 0; iy < g.in_h; ++iy) {
+          int16_t* row = row0 + iy * dw_.row;
+          const uint8_t* src = xc + iy * g.in_w;
           // Column col = ix + pad_left goes to phase col % sw, index col / sw.
           for (int64_t ix = 0; ix < g.in_w; ++ix) {
             const int64_t col = ix + g.pad_left;
