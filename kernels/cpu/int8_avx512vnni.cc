@@ -51,9 +51,15 @@ struct Q8RowConsts {
   __m512i offset, zero, mult, round;
   __m128i shift;
   bool has_zero;
+  // shift >= 33: Requantize from the product's high 32 bits (Q8RequantVec), with this
+  // rounding term and shift.
+  bool high;
+  __m512i round32;
+  __m128i shift32;
 };
 struct Q8OutConsts {
   __m512i out_zero, qmin, qmax, lo32;
+  __m512i out_zero32, qmin32, qmax32;  // the same in int32 lanes
 };
 struct Q8ResConsts {
   __m512i zero, mult, round;
@@ -61,16 +67,22 @@ struct Q8ResConsts {
   QType type;
 };
 inline Q8RowConsts Q8Row(const QRowParams& p) {
+  const int32_t s = p.requant.shift;
+  const bool high = s >= 33 && s <= 63;
   return {_mm512_set1_epi32(p.offset),
           _mm512_set1_epi32(p.zero),
           _mm512_set1_epi64(p.requant.multiplier),
-          _mm512_set1_epi64(int64_t{1} << (p.requant.shift - 1)),
-          _mm_cvtsi32_si128(p.requant.shift),
-          p.zero != 0};
+          _mm512_set1_epi64(int64_t{1} << (s - 1)),
+          _mm_cvtsi32_si128(s),
+          p.zero != 0,
+          high,
+          _mm512_set1_epi32(high ? int32_t{1} << (s - 33) : 0),
+          _mm_cvtsi32_si128(high ? s - 32 : 0)};
 }
 inline Q8OutConsts Q8Out(const QRowParams& p) {
   return {_mm512_set1_epi64(p.out_zero), _mm512_set1_epi64(p.qmin), _mm512_set1_epi64(p.qmax),
-          _mm512_set1_epi64(0xffffffffLL)};
+          _mm512_set1_epi64(0xffffffffLL), _mm512_set1_epi32(p.out_zero),
+          _mm512_set1_epi32(p.qmin),       _mm512_set1_epi32(p.qmax)};
 }
 inline Q8ResConsts Q8Res(const QRowParams& p) {
   return {_mm512_set1_epi32(p.residual_zero), _mm512_set1_epi64(p.residual_requant.multiplier),
@@ -114,6 +126,19 @@ inline __m512i Q8ClampJoin(__m512i ev, __m512i od, const Q8OutConsts& o, bool ad
 inline void Q8RequantVec(__m512i d, const Q8RowConsts& r, const Q8OutConsts& o,
                          const int32_t* col_sum, uint8_t* y, __mmask16 m) {
   const __m512i acc = Q8Centred(d, r, col_sum, m);
+  if (r.high) {
+    // shift s >= 33 (a requantization scale below 1/4, the usual case): with P = x M = H 2^32
+    // + L (0 <= L < 2^32), floor((P + 2^(s-1)) / 2^s) == (H + 2^(s-33)) >> (s - 32) exactly
+    // (L cannot carry past a multiple of 2^(s-32)), and |H| <= 2^30, so everything after
+    // the two products runs on 16 int32 lanes: about 12 instructions instead of 20.
+    const __m512i ev = _mm512_mul_epi32(acc, r.mult);
+    const __m512i od = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), r.mult);
+    const __m512i hi = _mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(ev, 32), od);
+    __m512i v = _mm512_sra_epi32(_mm512_add_epi32(hi, r.round32), r.shift32);
+    v = _mm512_add_epi32(v, o.out_zero32);
+    Q8StoreBytes(y, _mm512_min_epi32(_mm512_max_epi32(v, o.qmin32), o.qmax32), m);
+    return;
+  }
   const __m512i ev =
       _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(acc, r.mult), r.round), r.shift);
   const __m512i od = _mm512_sra_epi64(

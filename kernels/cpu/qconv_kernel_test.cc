@@ -27,6 +27,7 @@ struct QCase {
   bool residual = false;
   bool narrow = false;  // a folded Relu/Clip: qmin/qmax inside the type's range
   bool one_d = false;
+  bool low_shift = false;  // requantization shifts 29-34 (scales near 1: the 64-bit path)
 };
 
 std::string Describe(const QCase& q) {
@@ -36,7 +37,8 @@ std::string Describe(const QCase& q) {
          " d" + std::to_string(q.dilation) + " g" + std::to_string(q.group) + " x " +
          std::string(DTypeName(q.x)) + " w " + std::string(DTypeName(q.w_type)) + " out " +
          std::string(DTypeName(q.out)) + (q.w_zero ? " wzero" : "") +
-         (q.residual ? " residual" : "") + (q.narrow ? " narrow" : "") + (q.one_d ? " 1d" : "");
+         (q.residual ? " residual" : "") + (q.narrow ? " narrow" : "") + (q.one_d ? " 1d" : "") +
+         (q.low_shift ? " low-shift" : "");
 }
 
 int32_t RandomCode(std::mt19937& rng, DType t) {
@@ -97,6 +99,7 @@ QGraphs Build(const QCase& q, uint32_t seed) {
   const int64_t k = q.c / q.group * q.kh * q.kw;
   int shift = 31 + 7;
   for (int64_t s = 1; s * s < k; s *= 2) ++shift;
+  if (q.low_shift) shift = 30 + static_cast<int>(rng() % 4);  // 29-34 with the spread below
   std::vector<int32_t> rq, rrq;
   for (int64_t o = 0; o < q.m; ++o) {
     rq.push_back(static_cast<int32_t>((1u << 30) + rng() % (1u << 30)));
@@ -390,6 +393,28 @@ TEST(QConvInt8, WideRowsInterleave) {
   q.h = 4;
   q.w = 67;
   Check(q, seed++);  // 3x3 p1: padded rows of 69 quads
+}
+
+// Requantization shifts on both sides of 33, where the VNNI epilogue switches from 64-bit
+// lanes to the product's high halves: pointwise (fused GEMM epilogue), 3x3 (row epilogue)
+// and depthwise, u8 and i8 outputs, narrowed clamps.
+TEST(QConvInt8, RequantShiftsAroundTheHighHalf) {
+  uint32_t seed = 900;
+  for (int i = 0; i < 6; ++i) {
+    QCase q;
+    q.low_shift = true;
+    q.out = i % 2 ? DType::kI8 : DType::kU8;
+    q.narrow = i % 3 == 0;
+    if (i % 3 == 1) {
+      q.kh = q.kw = 1;
+      q.pad = 0;
+      q.w = 37;
+    } else if (i % 3 == 2) {
+      q.c = q.m = q.group = 12;
+    }
+    Check(q, seed++);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
 }
 
 TEST(QConvInt8, RandomShapes) {
