@@ -458,26 +458,36 @@ void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t
 // 16 L + 4 k.. in vector k; a 4x4 transpose of 128-bit lanes puts columns 16 m.. in vector m.
 // The tail under masks (small planes are all tail: a 14-column row is one masked step).
 void QInterleave4Avx512Vnni(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2,
-                            const uint8_t* r3, int64_t n, uint32_t flip, uint32_t* d) {
+                            const uint8_t* r3, int64_t n, int64_t rows, int64_t src_stride,
+                            uint32_t flip, uint32_t* d, int64_t dst_stride) {
   const __m512i fl = _mm512_set1_epi32(static_cast<int32_t>(flip));
-  for (int64_t i = 0; i < n; i += 64) {
-    const int64_t left = n - i;
-    const __mmask64 m = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
-    const __m512i a = _mm512_maskz_loadu_epi8(m, r0 + i), b = _mm512_maskz_loadu_epi8(m, r1 + i);
-    const __m512i c = _mm512_maskz_loadu_epi8(m, r2 + i), e = _mm512_maskz_loadu_epi8(m, r3 + i);
-    const __m512i ab0 = _mm512_unpacklo_epi8(a, b), ab1 = _mm512_unpackhi_epi8(a, b);
-    const __m512i ce0 = _mm512_unpacklo_epi8(c, e), ce1 = _mm512_unpackhi_epi8(c, e);
-    const __m512i q0 = _mm512_unpacklo_epi16(ab0, ce0), q1 = _mm512_unpackhi_epi16(ab0, ce0);
-    const __m512i q2 = _mm512_unpacklo_epi16(ab1, ce1), q3 = _mm512_unpackhi_epi16(ab1, ce1);
-    const __m512i t0 = _mm512_shuffle_i32x4(q0, q1, 0x44), t1 = _mm512_shuffle_i32x4(q2, q3, 0x44);
-    const __m512i t2 = _mm512_shuffle_i32x4(q0, q1, 0xee), t3 = _mm512_shuffle_i32x4(q2, q3, 0xee);
-    const __m512i o[4] = {_mm512_shuffle_i32x4(t0, t1, 0x88), _mm512_shuffle_i32x4(t0, t1, 0xdd),
-                          _mm512_shuffle_i32x4(t2, t3, 0x88), _mm512_shuffle_i32x4(t2, t3, 0xdd)};
+  const int64_t full = n / 64 * 64;
+  const __mmask64 tail = (__mmask64{1} << (n - full)) - 1;  // made once for every row
+  for (int64_t r = 0; r < rows; ++r, d += dst_stride) {
+    const int64_t o = r * src_stride;
+    for (int64_t i = 0; i < n; i += 64) {
+      const int64_t left = n - i;
+      const __mmask64 m = i < full ? ~__mmask64{0} : tail;
+      const __m512i a = _mm512_maskz_loadu_epi8(m, r0 + o + i);
+      const __m512i b = _mm512_maskz_loadu_epi8(m, r1 + o + i);
+      const __m512i c = _mm512_maskz_loadu_epi8(m, r2 + o + i);
+      const __m512i e = _mm512_maskz_loadu_epi8(m, r3 + o + i);
+      const __m512i ab0 = _mm512_unpacklo_epi8(a, b), ab1 = _mm512_unpackhi_epi8(a, b);
+      const __m512i ce0 = _mm512_unpacklo_epi8(c, e), ce1 = _mm512_unpackhi_epi8(c, e);
+      const __m512i q0 = _mm512_unpacklo_epi16(ab0, ce0), q1 = _mm512_unpackhi_epi16(ab0, ce0);
+      const __m512i q2 = _mm512_unpacklo_epi16(ab1, ce1), q3 = _mm512_unpackhi_epi16(ab1, ce1);
+      const __m512i t0 = _mm512_shuffle_i32x4(q0, q1, 0x44);
+      const __m512i t1 = _mm512_shuffle_i32x4(q2, q3, 0x44);
+      const __m512i t2 = _mm512_shuffle_i32x4(q0, q1, 0xee);
+      const __m512i t3 = _mm512_shuffle_i32x4(q2, q3, 0xee);
+      const __m512i v[4] = {_mm512_shuffle_i32x4(t0, t1, 0x88), _mm512_shuffle_i32x4(t0, t1, 0xdd),
+                            _mm512_shuffle_i32x4(t2, t3, 0x88), _mm512_shuffle_i32x4(t2, t3, 0xdd)};
 #pragma GCC unroll 4
-    for (int k = 0; k < 4; ++k) {
-      const int64_t cols = left - 16 * k;
-      if (cols <= 0) break;
-      _mm512_mask_storeu_epi32(d + i + 16 * k, Q8Mask(cols), _mm512_xor_si512(o[k], fl));
+      for (int k = 0; k < 4; ++k) {
+        const int64_t cols = left - 16 * k;
+        if (cols <= 0) break;
+        _mm512_mask_storeu_epi32(d + i + 16 * k, Q8Mask(cols), _mm512_xor_si512(v[k], fl));
+      }
     }
   }
 }

@@ -91,6 +91,7 @@ QConvCpu QConvCpu::Gemm(QConvSpec spec, const int8_t* packed, const Int8Kernels&
     }
   }
   c.x_stored_zero_ = c.s_.x_type == QType::kI8 ? c.s_.x_zero + 128 : c.s_.x_zero;
+  if (c.cpg_ % kQGemmKGroup != 0) c.zero_row_.assign(static_cast<size_t>(g.in_h * g.in_w), 0);
   // Per-channel offset: bias - za sum b + K za zb (int64, then wrapped to int32).
   const int64_t kreal = c.cpg_ * c.taps_;
   const int64_t za = c.x_stored_zero_;
@@ -269,6 +270,24 @@ void QConvCpu::Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, ui
     }
   }
   auto* dst = reinterpret_cast<uint32_t*>(x4) + (g * c4_ + c4) * plane_;
+  if (k_->interleave4 && !phases_ && (real[3] || !zero_row_.empty())) {
+    // The whole plane in one call, the padding around it filled here. A partial last quad (3
+    // input channels of a stem) reads a plane of zero bytes for its missing channels (flip
+    // keeps them 0).
+    const int64_t top = geo.pad_top * wp_, bottom = (geo.pad_top + geo.in_h) * wp_;
+    std::fill(dst, dst + top, pad);
+    for (int64_t iy = 0; iy < geo.in_h; ++iy) {
+      uint32_t* drow = dst + top + iy * wp_;
+      std::fill(drow, drow + geo.pad_left, pad);
+      std::fill(drow + geo.pad_left + geo.in_w, drow + wp_, pad);
+    }
+    std::fill(dst + bottom, dst + hp_ * wp_, pad);
+    const uint8_t* z = zero_row_.data();
+    k_->interleave4(rows[0], real[1] ? rows[1] : z, real[2] ? rows[2] : z, real[3] ? rows[3] : z,
+                    geo.in_w, geo.in_h, geo.in_w, flip, dst + top + geo.pad_left, wp_);
+    std::fill(dst + hp_ * wp_, dst + plane_, 0u);
+    return;
+  }
   // With phases, each padded row is made in `row` and then split into its two phase rows.
   std::vector<uint32_t> row(phases_ ? static_cast<size_t>(wp_) : 0);
   for (int64_t yy = 0; yy < hp_; ++yy) {
@@ -286,8 +305,10 @@ void QConvCpu::Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, ui
     const uint8_t* r1 = rows[1] + (real[1] ? o : 0);
     const uint8_t* r2 = rows[2] + (real[2] ? o : 0);
     const uint8_t* r3 = rows[3] + (real[3] ? o : 0);
-    if (real[1] && real[2] && real[3] && k_->interleave4) {  // the common case
-      k_->interleave4(r0, r1, r2, r3, geo.in_w, flip, d);
+    if (k_->interleave4 && (real[3] || !zero_row_.empty())) {  // phases: row by row
+      const uint8_t* z = zero_row_.data();
+      k_->interleave4(r0, real[1] ? r1 : z, real[2] ? r2 : z, real[3] ? r3 : z, geo.in_w, 1, 0,
+                      flip, d, 0);
     } else if (real[1] && real[2] && real[3]) {
       int64_t ix = 0;
 #if defined(__SSE2__)

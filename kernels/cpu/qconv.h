@@ -79,6 +79,8 @@ class QConvCpu {
   // one offset from an output's grid position, as for stride 1.
   bool phases_ = false;
   int64_t gw_ = 0, hph_ = 0, phase_plane_ = 0;
+  // A plane of zero bytes: the missing channels of a partial last quad (interleave4).
+  std::vector<uint8_t> zero_row_;
   int64_t grid_ = 0, tiles_ = 0, oc_chunks_ = 1, panels_per_group_ = 0;
   int32_t x_stored_zero_ = 0;
   bool any_w_zero_ = false;
