@@ -263,8 +263,6 @@ TEST(WeightsF16Test, FusedWeightsStoredAsHalfInTheirLayout) {
   testing::ExpectClose(before, testing::RunGraph(g, inputs), 2e-3f);
 }
 
-// One row of A: the weights are transposed into the Gemm's transB orientation (what the
-// batch-1 matrix-vector kernel streams), and Flatten then folds into the FusedGemm.
 TEST(MatMulToGemmTest, MatMulAddThenFlattenFolds) {
   GraphBuilder b;
   auto x = b.Input("x", {1, 8, 1, 1});
@@ -275,32 +273,45 @@ TEST(MatMulToGemmTest, MatMulAddThenFlattenFolds) {
   std::map<std::string, int64_t> counters;
   std::string text = RewriteAndCompare(g, MakeMatMulToGemmPass, &counters, 0.f);
   EXPECT_EQ(counters["matmul-add"], 1);
-  EXPECT_NE(text.find("const %w.t: f32[3,8] (96 bytes)"), std::string::npos) << text;
-  EXPECT_NE(text.find("%add = Gemm(%flat, %w.t, %bias) {transB=1} : f32[1,3]  # mm <- mm, add"),
+  EXPECT_NE(text.find("%add = Gemm(%flat, %w, %bias) : f32[1,3]  # mm <- mm, add"),
             std::string::npos)
       << text;
-  EXPECT_EQ(text.find("const %w:"), std::string::npos) << text;  // the [K, N] copy is gone
   testing::RunPassForTest(MakeFuseActivationPass(), g);
   text = RewriteAndCompare(g, MakeFoldFlattenIntoGemmPass, &counters, 0.f);
   EXPECT_EQ(text,
             "graph main(%x: f32[1,8,1,1]) -> (%add: f32[1,3])\n"
+            "  const %w: f32[8,3] (96 bytes)\n"
             "  const %bias: f32[3] (12 bytes)\n"
-            "  const %w.t: f32[3,8] (96 bytes)\n"
-            "  %add = FusedGemm(%x, %w.t, %bias) {a_flatten_axis=1, transB=1} : f32[1,3]  "
+            "  %add = FusedGemm(%x, %w, %bias) {a_flatten_axis=1} : f32[1,3]  "
             "# mm <- flat, mm, add\n");
 }
 
-// More than one row of A: the weights stay [K, N] (the packed GEMM reads them as they are).
-TEST(MatMulToGemmTest, SeveralRowsKeepPlainWeights) {
-  GraphBuilder b;
-  auto x = b.Input("x", {5, 8});
-  auto mm = b.Op(OpType::kMatMul, "mm", {x, b.Const("w", {8, 3})});
-  b.Output(b.Op(OpType::kRelu, "relu", {mm}));
-  Graph g = b.Take();
-  std::map<std::string, int64_t> counters;
-  const std::string text = RewriteAndCompare(g, MakeMatMulToGemmPass, &counters, 0.f);
-  EXPECT_EQ(counters["matmul"], 1);
-  EXPECT_NE(text.find("%mm = Gemm(%x, %w) : f32[5,3]"), std::string::npos) << text;
+// A MatMul-style [K, N] FusedGemm weight: with one row of A, pack-weights transposes it and
+// packs it for the CPU's Block16 matrix-vector kernel; with several rows it stays plain for
+// the packed GEMM. Results unchanged either way.
+TEST(PackWeightsTest, BatchOneKnWeightsGoToTheBlock16Kernel) {
+  for (int64_t rows : {1, 5}) {
+    GraphBuilder b;
+    auto x = b.Input("x", {rows, 40});
+    b.Output(b.Op(OpType::kFusedGemm, "fc", {x, b.Const("w", {40, 23}), b.Const("c", {23})}));
+    Graph g = b.Take();
+    const auto inputs = testing::RandomInputs(g);
+    const auto before = testing::RunGraph(g, inputs);
+    CompileOptions options;
+    options.target_isa = Isa::kScalar;
+    std::map<std::string, int64_t> counters;
+    const std::string text = testing::RunPassForTest(MakePackWeightsPass(), g, &counters, options);
+    SCOPED_TRACE("rows " + std::to_string(rows) + "\n" + text);
+    if (rows == 1) {
+      EXPECT_EQ(counters["transposed"], 1);
+      EXPECT_EQ(counters["block16o"], 1);
+      EXPECT_NE(text.find("transB=1"), std::string::npos);
+    } else {
+      EXPECT_EQ(counters["transposed"], 0);
+      EXPECT_EQ(text.find("transB"), std::string::npos);
+    }
+    testing::ExpectClose(before, testing::RunGraph(g, inputs), 1e-5f);
+  }
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
 // Pass matmul-to-gemm: a 2-D MatMul with constant weights, and the constant bias Add that
-// follows it, become one Gemm (whose weights the fusion and packing passes then handle); with
-// one row of A, the Gemm takes its weights transposed (transB = 1).
+// follows it, become one Gemm (whose weights the fusion and packing passes then handle).
 #include "compiler/passes/passes.h"
 #include "compiler/rewrite_utils.h"
 
@@ -46,23 +45,6 @@ class MatMulToGemmPass : public Pass {
           gemm.inputs.push_back(other);
           replaced.push_back(*user);
           out = add.outputs[0];
-        }
-      }
-      // One row of A (batch-1 classifiers): B stored transposed, [N, K] with transB = 1, the
-      // orientation the packing passes block by 16 outputs for the matrix-vector kernel, which
-      // then streams each block's weights in order. The plain [K, N] matrix is read a strip of
-      // columns at a time, every strip touching all K rows a row apart (mobilenetv2's
-      // 1280 -> 1000 classifier ran at half of ONNX Runtime's speed that way).
-      if (a.shape[0] == 1 && b.dtype == DType::kF32) {
-        if (auto w = ConstantFloats(b)) {
-          const int64_t k = b.shape[0];
-          const std::string base = b.name.empty() ? mm.name + ".weight" : b.name;
-          std::vector<float> t(w->size());
-          for (int64_t i = 0; i < k; ++i) {
-            for (int64_t j = 0; j < n; ++j) t[j * k + i] = (*w)[i * n + j];
-          }
-          gemm.inputs[1] = AddF32Constant(rw, base + ".t", {n, k}, t);
-          gemm.attrs.Set("transB", int64_t{1});
         }
       }
       gemm.outputs = {out};

@@ -2,9 +2,13 @@
 // including the portable one (so a file packed for AVX-512 runs anywhere):
 // - transB (the [N, K] weight of a Linear layer): B in the compiler's Block16O layout, each
 //   row of A a matrix-vector product streaming B's 16-output blocks;
-// - no transB (a MatMul's [K, N] weight) with alpha = beta = 1: B read in its plain row-major
-//   layout, which is already what the packed-GEMM / matrix-vector kernels want (nothing to
-//   pack, nothing repacked).
+//   A MatMul's [K, N] weight with one row of A (a batch-1 classifier) is taken here too:
+//   pack-weights transposes it to [N, K] before packing, and streaming 16-output blocks beats
+//   the plain matrix-vector loop, which reads [K, N] a strip of columns at a time over every
+//   row (mobilenetv2's 1280 -> 1000 classifier: 0.87 -> 0.47 ms);
+// - no transB (a MatMul's [K, N] weight), several rows of A, alpha = beta = 1: B read in its
+//   plain row-major layout, which is already what the packed GEMM wants (nothing to pack,
+//   nothing repacked).
 // transA, f16 B and C shapes other than a row, a scalar or [M, N] are left to the reference
 // kernel (its weights then stay plain: only accepting kernels are packed for).
 #include <algorithm>
@@ -59,7 +63,12 @@ Expected<GemmShape> Shapes(const Graph& graph, const Node& node, bool trans_b) {
   return s;
 }
 
-bool AcceptsBlock16(const Graph& graph, const Node& node) { return Shapes(graph, node, true).ok(); }
+bool AcceptsBlock16(const Graph& graph, const Node& node) {
+  if (Shapes(graph, node, true).ok()) return true;
+  // [K, N] with one row of A: packed as [N, K] (pack-weights transposes it first).
+  const auto plain = Shapes(graph, node, false);
+  return plain.ok() && plain->m == 1;
+}
 
 bool AcceptsPlain(const Graph& graph, const Node& node) {
   return Shapes(graph, node, false).ok() && node.attrs.GetFloat("alpha", 1.f) == 1.f &&
