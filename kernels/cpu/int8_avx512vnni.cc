@@ -79,11 +79,12 @@ inline Q8RowConsts Q8Row(const QRowParams& p) {
           _mm512_set1_epi32(high ? int32_t{1} << (s - 33) : 0),
           _mm_cvtsi32_si128(high ? s - 32 : 0)};
 }
-inline Q8OutConsts Q8Out(const QRowParams& p) {
-  return {_mm512_set1_epi64(p.out_zero), _mm512_set1_epi64(p.qmin), _mm512_set1_epi64(p.qmax),
-          _mm512_set1_epi64(0xffffffffLL), _mm512_set1_epi32(p.out_zero),
-          _mm512_set1_epi32(p.qmin),       _mm512_set1_epi32(p.qmax)};
+inline Q8OutConsts Q8Out(int32_t out_zero, int32_t qmin, int32_t qmax) {
+  return {_mm512_set1_epi64(out_zero),      _mm512_set1_epi64(qmin),     _mm512_set1_epi64(qmax),
+          _mm512_set1_epi64(0xffffffffLL), _mm512_set1_epi32(out_zero), _mm512_set1_epi32(qmin),
+          _mm512_set1_epi32(qmax)};
 }
+inline Q8OutConsts Q8Out(const QRowParams& p) { return Q8Out(p.out_zero, p.qmin, p.qmax); }
 inline Q8ResConsts Q8Res(const QRowParams& p) {
   return {_mm512_set1_epi32(p.residual_zero), _mm512_set1_epi64(p.residual_requant.multiplier),
           _mm512_set1_epi64(int64_t{1} << (p.residual_requant.shift - 1)),
@@ -536,8 +537,7 @@ void QAddAvx512Vnni(const QAddParams& p, const void* a, const void* b, void* y, 
   const __m512i rdo = _mm512_set1_epi64(int64_t{1} << (p.ro.shift - 1));
   const __m128i sa = _mm_cvtsi32_si128(p.ra.shift), sb = _mm_cvtsi32_si128(p.rb.shift);
   const __m128i so = _mm_cvtsi32_si128(p.ro.shift);
-  const Q8OutConsts o = {_mm512_set1_epi64(p.out_zero), _mm512_set1_epi64(p.qmin),
-                         _mm512_set1_epi64(p.qmax), _mm512_set1_epi64(0xffffffffLL)};
+  const Q8OutConsts o = Q8Out(p.out_zero, p.qmin, p.qmax);
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __mmask16 m = 0xffff;

@@ -138,6 +138,8 @@ struct QAddParams {
   int32_t a_zero = 0, b_zero = 0, out_zero = 0, qmin = 0, qmax = 255;
   Requant ra, rb, ro;
 };
+using QAddFn = void (*)(const QAddParams& p, const void* a, const void* b, void* y, int64_t n);
+
 // Four planes of `rows` rows of n codes interleaved into rows of n byte quads (the GEMM's B
 // columns): for row r, d[r * dst_stride + i] = (r0[o] | r1[o] << 8 | r2[o] << 16 | r3[o] <<
 // 24) ^ flip with o = r * src_stride + i. Optional in a table (null: the portable version in
@@ -146,8 +148,6 @@ struct QAddParams {
 using QInterleave4Fn = void (*)(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2,
                                 const uint8_t* r3, int64_t n, int64_t rows, int64_t src_stride,
                                 uint32_t flip, uint32_t* d, int64_t dst_stride);
-
-using QAddFn = void (*)(const QAddParams& p, const void* a, const void* b, void* y, int64_t n);
 
 // QuantizeLinear of n floats, per tensor, as the reference does it: x / scale in float,
 // rounded half to even, plus the zero point, NaN to 0, saturated to u8/i8.
@@ -178,8 +178,8 @@ void QRequantRowAvx512Vnni(const QRowParams& p, const int32_t* d, const int32_t*
 void QDwU8Avx512Vbmi(const QDwU8Params& p, const uint8_t* plane, const int32_t* w,
                      int32_t correction, int32_t* acc);
 void QInterleave4Avx512Vnni(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2,
-                             const uint8_t* r3, int64_t n, int64_t rows, int64_t src_stride,
-                             uint32_t flip, uint32_t* d, int64_t dst_stride);
+                            const uint8_t* r3, int64_t n, int64_t rows, int64_t src_stride,
+                            uint32_t flip, uint32_t* d, int64_t dst_stride);
 void QCentreAvx512Vnni(const uint8_t* src, int64_t n, int64_t rows, int64_t src_stride,
                        bool is_signed, int32_t zero, int16_t* even, int16_t* odd,
                        int64_t dst_stride);
