@@ -50,6 +50,9 @@ void PoolPlanes(const PoolParams& p, const float* x, float* y, int64_t planes) {
   const int64_t last_ok = p.in_w - 1 + p.pad_left - (kw - 1) - (sw == 2 ? 1 : 0);
   const int64_t max_start = last_ok >= 0 ? last_ok / sw - (N - 1) : -1;
   const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+  // Border lane masks, set per vector where a window leaves the row (read only there); made
+  // once here, zeroed, so the compiler sees them set on every path.
+  M m0[kPoolMaxKernelW] = {}, m1[kPoolMaxKernelW] = {};
   for (int64_t c = 0; c < planes; ++c) {
     const float* xc = x + c * in_plane;
     float* yc = y + c * out_plane;
@@ -63,7 +66,6 @@ void PoolPlanes(const PoolParams& p, const float* x, float* y, int64_t planes) {
         const int64_t ix0 = ox * sw - p.pad_left;
         const bool inside = ox >= ox_lo && ox <= max_start && ox + N <= p.out_w;
         const int n = inside ? N : PoolClamp(p.out_w - ox, 1, N);
-        M m0[kPoolMaxKernelW], m1[kPoolMaxKernelW];
         if (!inside) {
           for (int kx = 0; kx < kw; kx += sw) {
             const int64_t c0 = ix0 + kx;
