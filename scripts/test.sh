@@ -22,7 +22,7 @@ export KILN_PYTOOLS_DIR="$PWD/$build_dir-pytools"
 if [[ $asan != 0 ]]; then
   # -O1 -g1 (line tables, no variable info): what the sanitizers need for their reports, and
   # about half the compile time of -O2 -g (24 instead of about 45 minutes on 2 cores, the
-  # longest step of CI); the suite then runs in about 15 minutes.
+  # longest step of CI); the suite then runs in about 7-15 minutes.
   cmake -S . -B "$build_dir-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_SANITIZE=ON \
     -DKILN_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
     -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"

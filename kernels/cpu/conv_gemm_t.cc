@@ -55,8 +55,9 @@ bool ConvGemmT::Wins(const Conv2dGeometry& g, const CpuKernels& kernels) {
   constexpr int64_t kWeightsPastL2 = 1 << 20;
   if (g.kernel_size() == 1 && g.out_c * g.gemm_k() * 4 >= kWeightsPastL2) return true;
   // Same-width stride-1 windows (read through the lane table) with 256 output channels or
-  // more win too, whatever the padding: resnet18's 256 x 14x14 3x3 layer 5.06 -> 4.52 ms, squeezenet's 64 -> 256 on 13x13
-  // 1.12 -> 1.10 ms (interleaved runs, one thread). With few output channels the panels are
+  // more win too, whatever the padding: resnet18's 256 x 14x14 3x3 layer 5.06 -> 4.52 ms,
+  // squeezenet's 64 -> 256 on 13x13 1.12 -> 1.10 ms (interleaved runs, one thread). With few
+  // output channels the panels are
   // packed for too few channel tiles (densenet121's 128 -> 32 on 14x14: 1.42x slower, 48 ->
   // 192 on 13x13: 1.06x).
   if (g.kernel_size() > 1 && g.out_c >= 256 && g.is_same_width()) return true;

@@ -56,9 +56,8 @@ ConvWinograd::ConvWinograd(const Conv2dGeometry& g, const CpuKernels& kernels, b
   const int64_t nr = kernels.gemm_nr;
   int64_t best_rows = 0;
   double best_fill = 0.0;
-  for (int64_t r = 1; threads > 1 && r <= tiles_h_ / (2 * threads) &&
-                      r * p_.tiles_w * per_tile <= kShareBlockBytes;
-       ++r) {
+  const int64_t max_rows = threads > 1 ? tiles_h_ / (2 * threads) : 0;
+  for (int64_t r = 1; r <= max_rows && r * p_.tiles_w * per_tile <= kShareBlockBytes; ++r) {
     const int64_t t = r * p_.tiles_w;
     const double fill = static_cast<double>(t) / static_cast<double>(CeilDiv(t, nr) * nr);
     if (fill > best_fill) {

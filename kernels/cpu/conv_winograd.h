@@ -4,8 +4,8 @@
 // offline weights, layout conv_wino43_a8), (3) the output transform with the fused epilogue.
 // With several threads either each thread takes whole blocks (where blocks of a few tile rows
 // still fill the GEMM's column tiles) or each stage is split over the thread pool (channels,
-// e, output channels); 2.25x fewer
-// multiplies per output than direct 3x3 on 4x4 tiles... 4x, less the transforms.
+// e, output channels); 2.25x fewer multiplies per output than direct 3x3 on 4x4 tiles... 4x,
+// less the transforms.
 #pragma once
 
 #include <cstddef>
