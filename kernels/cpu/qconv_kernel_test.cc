@@ -279,15 +279,25 @@ TEST(QConvInt8, HandPickedShapes) {
   Check(q, seed++);  // one pixel: the matrix-vector path
 }
 
+// A depthwise case: c channels, a kh x kw window with `pad` on every side, an h x w input.
+QCase Depthwise(int64_t c, int64_t kh, int64_t kw, int64_t pad, int64_t h, int64_t w) {
+  QCase q;
+  q.c = q.m = q.group = c;
+  q.kh = kh;
+  q.kw = kw;
+  q.pad = pad;
+  q.h = h;
+  q.w = w;
+  return q;
+}
+
 // The 8-bit depthwise path (Int8Kernels::dw_u8, where the CPU has VBMI): planes wider than a
 // vector, 7x7 outputs, stride 2, 5x5 and 7x7 windows (two weight quads per row), rectangular
 // windows, i8 and u8 inputs with zero points, a residual, narrow and i32 outputs; and u8
 // weights with zero points, whose centred values leave s8 (the int16 path takes those).
 TEST(QConvInt8, DepthwiseFromCodes) {
   uint32_t seed = 500;
-  QCase q;
-  q.c = q.m = q.group = 40;
-  q.h = q.w = 35;
+  QCase q = Depthwise(40, 3, 3, 1, 35, 35);
   Check(q, seed++);  // 3x3 s1, 35 columns: two full vectors and a tail
   q.stride = 2;
   q.h = q.w = 14;
@@ -307,13 +317,7 @@ TEST(QConvInt8, DepthwiseFromCodes) {
   q.out = DType::kI32;
   q.narrow = false;
   Check(q, seed++);  // 7x7 s1
-  q = QCase{};
-  q.c = q.m = q.group = 16;
-  q.kh = 1;
-  q.kw = 5;
-  q.pad = 1;
-  q.h = 3;
-  q.w = 40;
+  q = Depthwise(16, 1, 5, 1, 3, 40);
   Check(q, seed++);  // 1x5 window
   q.w_type = DType::kU8;
   q.w_zero = true;
@@ -329,10 +333,7 @@ TEST(QConvInt8, DepthwiseInt16Planes) {
   uint32_t seed = 700;
   const int64_t widths[] = {5, 8, 9, 16, 17, 32, 33, 70};
   for (int64_t w : widths) {
-    QCase q;
-    q.c = q.m = q.group = 5;
-    q.h = 7 + w % 3;
-    q.w = w;
+    QCase q = Depthwise(5, 3, 3, 1, 7 + w % 3, w);
     q.w_type = w % 2 ? DType::kU8 : DType::kI8;
     q.w_zero = w % 2 == 1;
     q.x = w % 4 < 2 ? DType::kU8 : DType::kI8;
@@ -343,12 +344,7 @@ TEST(QConvInt8, DepthwiseInt16Planes) {
     Check(q, seed++);  // 3x3 s2: out_w = w + 1 (stride-2 column phases)
     if (::testing::Test::HasFatalFailure()) return;
   }
-  QCase q;
-  q.c = q.m = q.group = 6;
-  q.kh = q.kw = 7;
-  q.pad = 3;
-  q.h = 11;
-  q.w = 13;
+  QCase q = Depthwise(6, 7, 7, 3, 11, 13);
   q.w_type = DType::kU8;
   q.w_zero = true;
   q.out = DType::kI32;
@@ -360,13 +356,7 @@ TEST(QConvInt8, DepthwiseInt16Planes) {
   q.out = DType::kU8;
   q.residual = true;
   Check(q, seed++);  // 5x5 dilation 2
-  q = QCase{};
-  q.c = q.m = q.group = 3;
-  q.kh = 1;
-  q.kw = 4;
-  q.pad = 0;
-  q.h = 5;
-  q.w = 37;
+  q = Depthwise(3, 1, 4, 0, 5, 37);
   q.narrow = true;
   Check(q, seed++);  // 1x4: two pairs, no odd tap
 }
