@@ -22,13 +22,21 @@ constexpr Int8Kernels kAvx2Int8 = {Isa::kAvx2,         8,
                                    QGemvScalar,        Q8GemmTapsVia<QGemmUkernelAvx2>,
                                    QDwAccumulateAvx2,  QCentreScalar,
                                    QAddScalar,         QuantizeF32Scalar};
-constexpr Int8Kernels kVnniInt8 = {Isa::kAvx512Vnni,        32,
-                                   QGemmUkernelAvx512Vnni,  QRequantRowAvx512Vnni,
-                                   QRequantRowsAvx512Vnni,  QGemmRequantAvx512Vnni,
-                                   QGemvAvx512Vnni,         QGemmTapsAvx512Vnni,
-                                   QDwAccumulateAvx512Vnni, QCentreAvx512Vnni,
-                                   QAddAvx512Vnni,          QuantizeF32Avx512Vnni,
-                                   nullptr,                 QInterleave4Avx512Vnni};
+constexpr Int8Kernels kVnniInt8 = {Isa::kAvx512Vnni,
+                                   32,
+                                   QGemmUkernelAvx512Vnni,
+                                   QRequantRowAvx512Vnni,
+                                   QRequantRowsAvx512Vnni,
+                                   QGemmRequantAvx512Vnni,
+                                   QGemvAvx512Vnni,
+                                   QGemmTapsAvx512Vnni,
+                                   QDwAccumulateAvx512Vnni,
+                                   QCentreAvx512Vnni,
+                                   QAddAvx512Vnni,
+                                   QuantizeF32Avx512Vnni,
+                                   nullptr,
+                                   QInterleave4Avx512Vnni,
+                                   QDwLanesAvx512Vnni};
 constexpr Int8Kernels WithVbmi(Int8Kernels k) {
   k.dw_u8 = QDwU8Avx512Vbmi;
   return k;

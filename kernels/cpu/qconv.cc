@@ -142,6 +142,23 @@ void PrepareQDwU8(QDwU8Params& p) {
   }
 }
 
+void PrepareQDwLaneBlock(const int32_t (&offset)[16], const Requant (&requant)[16],
+                         QDwLaneBlock& b) {
+  b.high = true;
+  for (int lane = 0; lane < 16; ++lane) {
+    const int32_t s = requant[lane].shift;
+    b.offset[lane] = offset[lane];
+    b.multiplier[lane] = requant[lane].multiplier;
+    const int64_t round = int64_t{1} << (s - 1);
+    (lane % 2 ? b.round_odd : b.round_even)[lane / 2] = round;
+    (lane % 2 ? b.shift_odd : b.shift_even)[lane / 2] = s;
+    if (lane % 2) b.multiplier_odd[lane / 2] = requant[lane].multiplier;
+    b.high = b.high && s >= 33;
+    b.round32[lane] = s >= 33 ? int32_t{1} << (s - 33) : 0;
+    b.shift32[lane] = s >= 33 ? s - 32 : 0;
+  }
+}
+
 QConvCpu QConvCpu::Depthwise(QConvSpec spec, const void* plain_w, bool w_signed,
                              const Int8Kernels& k, int threads) {
   QConvCpu c;
@@ -214,11 +231,73 @@ QConvCpu QConvCpu::Depthwise(QConvSpec spec, const void* plain_w, bool w_signed,
     if (epilogue_rows && g.out_plane() <= 256) c.dw_group_ = kQGemmMr;
   }
   c.MakeRows();
+  c.PrepareLanes();
   return c;
+}
+
+void QConvCpu::PrepareLanes() {
+  const Conv2dGeometry& g = s_.g;
+  const int64_t wp = g.in_w + g.pad_left + g.pad_right;
+  const int64_t tile_pixels = dw_hp_ * wp;
+  // Up to 4096 padded pixels (a 256 KiB tile). The zoo mobilenetv2-12-int8's depthwise layers
+  // against the per-channel path: 7x7 3.6-3.9x faster, 14x14 1.8x, 28x28 1.2-1.4x, 56x56
+  // 1.15x; 112x112 (an 830 KiB tile) 1.14x slower.
+  constexpr int64_t kMaxTilePixels = 4096;
+  if (k_->dw_lanes == nullptr || s_.residual || s_.out_type == QType::kI32 || taps_ > kQDwMaxTaps ||
+      tile_pixels > kMaxTilePixels) {
+    return;
+  }
+  dw_use_lanes_ = true;
+  QDwLanesParams& p = dw_lanes_;
+  p.in_h = g.in_h;
+  p.in_w = g.in_w;
+  p.out_h = g.out_h;
+  p.out_w = g.out_w;
+  p.pad_top = g.pad_top;
+  p.pad_left = g.pad_left;
+  p.wp = wp;
+  p.stride_h = g.stride_h;
+  p.stride_w = g.stride_w;
+  p.taps = taps_;
+  for (int64_t ky = 0; ky < g.kernel_h; ++ky) {
+    for (int64_t kx = 0; kx < g.kernel_w; ++kx) {
+      p.tap_offset[ky * g.kernel_w + kx] = ky * g.dilation_h * wp + kx * g.dilation_w;
+    }
+  }
+  p.x_signed = s_.x_type == QType::kI8;
+  p.x_zero = s_.x_zero;
+  p.out_zero = s_.out_zero;
+  p.qmin = s_.qmin;
+  p.qmax = s_.qmax;
+  const int64_t blocks = (g.out_c + 15) / 16;
+  dw_lane_w_.assign(static_cast<size_t>(blocks * taps_ * 16), 0);
+  dw_lane_blocks_.assign(static_cast<size_t>(blocks), QDwLaneBlock{});
+  for (int64_t b = 0; b < blocks; ++b) {
+    int32_t offset[16];
+    Requant requant[16];
+    for (int64_t lane = 0; lane < 16; ++lane) {
+      const bool real = b * 16 + lane < g.out_c;
+      const int64_t c = real ? b * 16 + lane : g.out_c - 1;  // lanes past out_c: never stored
+      const QRowParams& r = rows_[static_cast<size_t>(c)];
+      offset[lane] = real ? r.offset : 0;
+      requant[lane] = r.requant;
+      for (int64_t t = 0; t < taps_; ++t) {
+        const int32_t v = real ? dw_w_[static_cast<size_t>(c * taps_ + t)] : 0;
+        dw_lane_w_[static_cast<size_t>((b * taps_ + t) * 16 + lane)] =
+            static_cast<int32_t>(static_cast<uint16_t>(v));
+      }
+    }
+    PrepareQDwLaneBlock(offset, requant, dw_lane_blocks_[static_cast<size_t>(b)]);
+  }
+  dw_tile_bytes_ = AlignUp(tile_pixels * 16 * 4);
+  dw_otile_bytes_ = AlignUp((g.out_plane() + 15) / 16 * 16 * 16);
 }
 
 size_t QConvCpu::ScratchBytes() const {
   const Conv2dGeometry& g = s_.g;
+  if (depthwise_ && dw_use_lanes_) {
+    return static_cast<size_t>(MaxShares(threads_) * (dw_tile_bytes_ + dw_otile_bytes_) + kAlign);
+  }
   if (depthwise_) {
     const int64_t per = dw_plane_bytes_ + AlignUp(dw_group_ * g.out_plane() * 4);
     return static_cast<size_t>(MaxShares(threads_) * per + kAlign);
@@ -570,6 +649,10 @@ void QConvCpu::RunGemm(const uint8_t* x, const int8_t* w, const void* residual, 
 
 void QConvCpu::RunDepthwise(const uint8_t* x, const void* residual, void* y, uint8_t* scratch,
                             ThreadPool* pool) const {
+  if (dw_use_lanes_) {
+    RunDepthwiseLanes(x, y, scratch, pool);
+    return;
+  }
   if (dw_use_u8_) {
     RunDepthwiseU8(x, residual, y, scratch, pool);
     return;
@@ -596,8 +679,8 @@ void QConvCpu::RunDepthwise(const uint8_t* x, const void* residual, void* y, uin
         k_->centre(xc, g.in_w, g.in_h, g.in_w, x_signed, zx, row0 + pl, nullptr, dw_.row);
       } else if (sw == 2) {
         // Code ix sits at column ix + pad_left: phase (ix + pad_left) % 2, index / 2.
-        int16_t* phase0 = row0 + pl / 2;                         // column pl + 2j, pl even
-        int16_t* phase1 = row0 + dw_.phase_stride + pl / 2;      // column pl + 1 + 2j, pl even
+        int16_t* phase0 = row0 + pl / 2;                     // column pl + 2j, pl even
+        int16_t* phase1 = row0 + dw_.phase_stride + pl / 2;  // column pl + 1 + 2j, pl even
         if (pl % 2 == 0) {
           k_->centre(xc, g.in_w, g.in_h, g.in_w, x_signed, zx, phase0, phase1, dw_.row);
         } else {
@@ -671,6 +754,29 @@ void QConvCpu::RunDepthwiseU8(const uint8_t* x, const void* residual, void* y, u
         k_->requant_row(rp, acc, nullptr, out, out_plane);
       }
       p += count;
+    }
+  });
+}
+
+// 16 channels per call: a zeroed tile per share (calls overwrite only its interior).
+void QConvCpu::RunDepthwiseLanes(const uint8_t* x, void* y, uint8_t* scratch,
+                                 ThreadPool* pool) const {
+  const Conv2dGeometry& g = s_.g;
+  const int64_t blocks = (g.out_c + 15) / 16;
+  const int64_t per = dw_tile_bytes_ + dw_otile_bytes_;
+  const int64_t in_plane = g.in_plane(), out_plane = g.out_plane();
+  ForShares(pool, threads_, g.batch * blocks, [&](int64_t share, int64_t b, int64_t e) {
+    auto* tile = reinterpret_cast<int32_t*>(scratch + share * per);
+    uint8_t* otile = scratch + share * per + dw_tile_bytes_;
+    std::memset(tile, 0, static_cast<size_t>(dw_tile_bytes_));
+    for (int64_t item = b; item < e; ++item) {
+      const int64_t n = item / blocks, blk = item % blocks;
+      const int64_t c0 = blk * 16;
+      const int nc = static_cast<int>(std::min<int64_t>(16, g.out_c - c0));
+      k_->dw_lanes(dw_lanes_, x + (n * g.in_c + c0) * in_plane, in_plane, nc,
+                   dw_lane_w_.data() + blk * taps_ * 16, dw_lane_blocks_[static_cast<size_t>(blk)],
+                   static_cast<uint8_t*>(y) + (n * g.out_c + c0) * out_plane, out_plane, tile,
+                   otile);
     }
   });
 }

@@ -63,6 +63,7 @@ class QConvCpu {
                 const void* residual, void* y, int64_t n, uint8_t* panel) const;
   QRowParams RowFor(int64_t oc, const void* residual) const;
   void MakeRows();
+  void PrepareLanes();
 
   QConvSpec s_;
   const Int8Kernels* k_ = nullptr;
@@ -105,6 +106,14 @@ class QConvCpu {
   int64_t dw_group_ = 1;
   void RunDepthwiseU8(const uint8_t* x, const void* residual, void* y, uint8_t* scratch,
                       ThreadPool* pool) const;
+  // Small planes: 16 channels per Int8Kernels::dw_lanes call, channels in the lanes (no
+  // residual, 8-bit output). Weights [blocks][taps][16] in dw_lanes' form, epilogues per block.
+  bool dw_use_lanes_ = false;
+  QDwLanesParams dw_lanes_;
+  std::vector<int32_t> dw_lane_w_;
+  std::vector<QDwLaneBlock> dw_lane_blocks_;
+  int64_t dw_tile_bytes_ = 0, dw_otile_bytes_ = 0;
+  void RunDepthwiseLanes(const uint8_t* x, void* y, uint8_t* scratch, ThreadPool* pool) const;
 };
 
 }  // namespace kiln::cpu

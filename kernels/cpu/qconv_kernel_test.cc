@@ -324,25 +324,30 @@ TEST(QConvInt8, DepthwiseFromCodes) {
   Check(q, seed++);  // u8 weights with zero points
 }
 
-// The int16-plane depthwise path (QDwAccumulateFn; every depthwise layer on CPUs without VBMI,
-// and u8 weights with zero points everywhere): output widths on both sides of its lane
-// packings (4 rows of up to 8 columns, 2 rows of up to 16, then 32-column runs with a tail),
-// heights that leave a partial group of rows, taps in pairs with an odd one left over (3x3,
-// 5x5, 7x7 = 49, 1x4), stride 2 and dilation 2.
+// The int16-plane depthwise path (QDwAccumulateFn; every depthwise layer on CPUs without VBMI
+// or with a residual or int32 output, and u8 weights with zero points everywhere): output
+// widths on both sides of its lane packings (4 rows of up to 8 columns, 2 rows of up to 16,
+// then 32-column runs with a tail), heights that leave a partial group of rows, taps in pairs
+// with an odd one left over (3x3, 5x5, 7x7 = 49, 1x4), stride 2 and dilation 2. Each width
+// runs with and without a residual: without one, small planes take the channel-lanes path
+// where the table has it (DepthwiseChannelLanes), so the residual keeps them on this one.
 TEST(QConvInt8, DepthwiseInt16Planes) {
   uint32_t seed = 700;
   const int64_t widths[] = {5, 8, 9, 16, 17, 32, 33, 70};
   for (int64_t w : widths) {
-    QCase q = Depthwise(5, 3, 3, 1, 7 + w % 3, w);
-    q.w_type = w % 2 ? DType::kU8 : DType::kI8;
-    q.w_zero = w % 2 == 1;
-    q.x = w % 4 < 2 ? DType::kU8 : DType::kI8;
-    Check(q, seed++);  // 3x3 s1 p1: out_w = w
-    if (::testing::Test::HasFatalFailure()) return;
-    q.stride = 2;
-    q.h = q.w = 2 * w + 1;
-    Check(q, seed++);  // 3x3 s2: out_w = w + 1 (stride-2 column phases)
-    if (::testing::Test::HasFatalFailure()) return;
+    for (bool residual : {false, true}) {
+      QCase q = Depthwise(5, 3, 3, 1, 7 + w % 3, w);
+      q.w_type = w % 2 ? DType::kU8 : DType::kI8;
+      q.w_zero = w % 2 == 1;
+      q.x = w % 4 < 2 ? DType::kU8 : DType::kI8;
+      q.residual = residual;
+      Check(q, seed++);  // 3x3 s1 p1: out_w = w
+      if (::testing::Test::HasFatalFailure()) return;
+      q.stride = 2;
+      q.h = q.w = 2 * w + 1;
+      Check(q, seed++);  // 3x3 s2: out_w = w + 1 (stride-2 column phases)
+      if (::testing::Test::HasFatalFailure()) return;
+    }
   }
   QCase q = Depthwise(6, 7, 7, 3, 11, 13);
   q.w_type = DType::kU8;
@@ -359,6 +364,44 @@ TEST(QConvInt8, DepthwiseInt16Planes) {
   q = Depthwise(3, 1, 4, 0, 5, 37);
   q.narrow = true;
   Check(q, seed++);  // 1x4: two pairs, no odd tap
+}
+
+// The channel-lanes depthwise path (Int8Kernels::dw_lanes: 16 channels per call, padded tiles
+// up to 4096 pixels, no residual, 8-bit output): channel counts that leave a partial block
+// (1, 5, 17, 40) or fill blocks (16, 32), planes smaller than one 16-pixel transpose and
+// planes whose rows break inside one, stride 2, 5x5 windows and dilation 2, two images, i8 and
+// u8 codes, u8 weights with zero points, narrowed clamps, and requantization shifts that are
+// all >= 33 (the int32 epilogue) or mixed (the 64-bit one); then the largest tile it takes.
+TEST(QConvInt8, DepthwiseChannelLanes) {
+  uint32_t seed = 750;
+  const int64_t channels[] = {1, 5, 16, 17, 32, 40};
+  for (int i = 0; i < 6; ++i) {
+    QCase q = Depthwise(channels[i], 3, 3, 1, 3 + 2 * i, 2 + 3 * i);  // 3x2 .. 13x17
+    q.x = i % 2 ? DType::kI8 : DType::kU8;
+    q.out = i % 3 ? DType::kU8 : DType::kI8;
+    q.narrow = i % 4 == 1;
+    q.low_shift = i % 2 == 0;
+    q.w_type = i == 3 ? DType::kU8 : DType::kI8;
+    q.w_zero = i == 3;
+    q.n = i == 4 ? 2 : 1;
+    Check(q, seed++);  // 3x3 s1 p1
+    if (::testing::Test::HasFatalFailure()) return;
+    q.stride = 2;
+    Check(q, seed++);  // 3x3 s2
+    if (::testing::Test::HasFatalFailure()) return;
+    q.stride = 1;
+    q.kh = q.kw = 5;
+    q.pad = 4;
+    q.dilation = 2;
+    Check(q, seed++);  // 5x5 dilation 2
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  QCase q = Depthwise(18, 3, 3, 1, 62, 60);  // a 64 x 62 = 3968-pixel tile
+  Check(q, seed++);
+  if (::testing::Test::HasFatalFailure()) return;
+  q.kh = q.kw = 1;
+  q.pad = 0;
+  Check(q, seed++);  // 1x1 depthwise: one tap
 }
 
 // Rows wider than one 64-column step of the quad interleave (QInterleave4Fn) and a channel

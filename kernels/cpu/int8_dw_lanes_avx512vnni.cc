@@ -1,0 +1,216 @@
+// AVX-512 VNNI depthwise convolution with 16 channels in the lanes (QDwLanesFn): 16x16 byte
+// transposes in and out, one vpdpwssd per tap and output pixel (the weight in the low int16
+// of each lane, 0 in the high one), the epilogue per lane with per-lane multipliers and shifts.
+#include <algorithm>
+
+#include "kernels/cpu/int8_ukernels.h"
+
+#if defined(__AVX512F__) && defined(__AVX512VNNI__)
+#include <immintrin.h>
+#endif
+
+namespace kiln::cpu {
+#if defined(__AVX512F__) && defined(__AVX512VNNI__)
+namespace {
+
+// v[r] holds 16 bytes (columns) of row r; afterwards v[c] holds column c's 16 bytes (byte r
+// from row r). Unpacks of bytes, words, dwords and qwords: 64 instructions.
+inline void Transpose16x16(__m128i (&v)[16]) {
+  __m128i a[16], b[16];
+  for (int i = 0; i < 8; ++i) {  // a[i]: rows 2i, 2i+1 as 16-bit pairs, columns 0-7; a[i+8]: 8-15
+    a[i] = _mm_unpacklo_epi8(v[2 * i], v[2 * i + 1]);
+    a[i + 8] = _mm_unpackhi_epi8(v[2 * i], v[2 * i + 1]);
+  }
+  for (int i = 0; i < 4; ++i) {  // b[4h + i]: rows 4i..4i+3 as 32-bit quads, columns 4h..4h+3
+    b[i] = _mm_unpacklo_epi16(a[2 * i], a[2 * i + 1]);
+    b[4 + i] = _mm_unpackhi_epi16(a[2 * i], a[2 * i + 1]);
+    b[8 + i] = _mm_unpacklo_epi16(a[8 + 2 * i], a[8 + 2 * i + 1]);
+    b[12 + i] = _mm_unpackhi_epi16(a[8 + 2 * i], a[8 + 2 * i + 1]);
+  }
+  for (int h = 0; h < 4; ++h) {
+    const __m128i* q = b + 4 * h;
+    const __m128i c0 = _mm_unpacklo_epi32(q[0], q[1]);  // rows 0-7: columns 4h, 4h+1
+    const __m128i c1 = _mm_unpackhi_epi32(q[0], q[1]);  // rows 0-7: columns 4h+2, 4h+3
+    const __m128i c2 = _mm_unpacklo_epi32(q[2], q[3]);  // rows 8-15: columns 4h, 4h+1
+    const __m128i c3 = _mm_unpackhi_epi32(q[2], q[3]);
+    v[4 * h] = _mm_unpacklo_epi64(c0, c2);
+    v[4 * h + 1] = _mm_unpackhi_epi64(c0, c2);
+    v[4 * h + 2] = _mm_unpacklo_epi64(c1, c3);
+    v[4 * h + 3] = _mm_unpackhi_epi64(c1, c3);
+  }
+}
+
+inline __mmask16 LaneMask(int64_t n) {
+  return n >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << n) - 1);
+}
+
+// The per-lane epilogue constants (QDwLaneBlock), in the two forms of Q8RequantVec: 64-bit
+// products of the even and odd lanes, or (every shift >= 33) their high halves in int32 lanes.
+struct LaneEpilogue {
+  __m512i mult, mult_odd, round_even, round_odd, shift_even, shift_odd;
+  __m512i round32, shift32;
+  __m512i out_zero, qmin, qmax;
+  __m512i out_zero64, qmin64, qmax64;
+  bool high;
+};
+
+inline LaneEpilogue MakeEpilogue(const QDwLanesParams& p, const QDwLaneBlock& b) {
+  return {_mm512_loadu_si512(b.multiplier),
+          _mm512_loadu_si512(b.multiplier_odd),
+          _mm512_loadu_si512(b.round_even),
+          _mm512_loadu_si512(b.round_odd),
+          _mm512_loadu_si512(b.shift_even),
+          _mm512_loadu_si512(b.shift_odd),
+          _mm512_loadu_si512(b.round32),
+          _mm512_loadu_si512(b.shift32),
+          _mm512_set1_epi32(p.out_zero),
+          _mm512_set1_epi32(p.qmin),
+          _mm512_set1_epi32(p.qmax),
+          _mm512_set1_epi64(p.out_zero),
+          _mm512_set1_epi64(p.qmin),
+          _mm512_set1_epi64(p.qmax),
+          b.high};
+}
+
+// out_zero + Requantize(acc) per lane, clamped, as 16 bytes. Requantize's int32 saturation is
+// left out as in Q8RequantVec: qmin/qmax lie inside the 8-bit range, so it cannot matter.
+inline __m128i LaneRequant(__m512i acc, const LaneEpilogue& e) {
+  const __m512i ev = _mm512_mul_epi32(acc, e.mult);
+  const __m512i od = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), e.mult_odd);
+  if (e.high) {  // floor((P + 2^(s-1)) / 2^s) == (H + 2^(s-33)) >> (s - 32): see Q8RequantVec
+    const __m512i hi = _mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(ev, 32), od);
+    __m512i v = _mm512_srav_epi32(_mm512_add_epi32(hi, e.round32), e.shift32);
+    v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, e.out_zero), e.qmin), e.qmax);
+    return _mm512_cvtepi32_epi8(v);
+  }
+  // + out_zero and the clamps in 64 bits (Q8ClampJoin), then the halves joined.
+  __m512i re = _mm512_srav_epi64(_mm512_add_epi64(ev, e.round_even), e.shift_even);
+  __m512i ro = _mm512_srav_epi64(_mm512_add_epi64(od, e.round_odd), e.shift_odd);
+  re = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(re, e.out_zero64), e.qmin64), e.qmax64);
+  ro = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(ro, e.out_zero64), e.qmin64), e.qmax64);
+  return _mm512_cvtepi32_epi8(_mm512_mask_blend_epi32(0xaaaa, re, _mm512_slli_epi64(ro, 32)));
+}
+
+// U output pixels (their tile pixels at src[u]) through every tap, then their epilogues.
+template <int U>
+inline void LanePixels(const int32_t* const* src, const int64_t* off, int64_t taps,
+                       const int32_t* w, __m512i offset, const LaneEpilogue& e, uint8_t* out) {
+  __m512i acc[U];
+#pragma GCC unroll 8
+  for (int u = 0; u < U; ++u) acc[u] = offset;
+    // Unrolled by 9 (3x3 windows: one pass): without it GCC copies every accumulator around
+    // each loop-carried vpdpwssd (1.12x on a 384x14x14 layer; a constant tap count was slower).
+#pragma GCC unroll 9
+  for (int64_t t = 0; t < taps; ++t) {
+    const __m512i wv = _mm512_loadu_si512(w + t * 16);
+    const int64_t o = off[t];
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u) {
+      acc[u] = _mm512_dpwssd_epi32(acc[u], _mm512_loadu_si512(src[u] + o), wv);
+    }
+  }
+#pragma GCC unroll 8
+  for (int u = 0; u < U; ++u) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + u * 16), LaneRequant(acc[u], e));
+  }
+}
+
+// Step 1 for one chunk of n <= 16 input pixels (v: their 16 channels each, transposed): each
+// widened, centred and stored at *dst, which steps one tile pixel per input pixel and skips
+// the padding at each row's end. Fully unrolled for whole chunks, so v stays in registers.
+template <bool kSigned, bool kWhole>
+inline void StorePixels(const __m128i (&v)[16], int64_t n, __m512i zero, int64_t in_w, int64_t skip,
+                        int64_t& ix, int32_t*& dst) {
+#pragma GCC unroll 16
+  for (int j = 0; j < 16; ++j) {
+    if (!kWhole && j >= n) return;
+    const __m512i codes = kSigned ? _mm512_cvtepi8_epi32(v[j]) : _mm512_cvtepu8_epi32(v[j]);
+    _mm512_storeu_si512(dst, _mm512_sub_epi32(codes, zero));
+    dst += 16;
+    if (++ix == in_w) {
+      ix = 0;
+      dst += skip;
+    }
+  }
+}
+
+template <bool kSigned>
+void CodesIn(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc, int32_t* tile) {
+  const __m512i zero = _mm512_set1_epi32(p.x_zero);
+  const int64_t in_w = p.in_w, skip = (p.wp - p.in_w) * 16;
+  int32_t* dst = tile + (p.pad_top * p.wp + p.pad_left) * 16;
+  int64_t ix = 0;
+  const uint8_t* rows[16];
+  for (int c = 0; c < 16; ++c) rows[c] = x + std::min(c, nc - 1) * in_plane;  // past nc: unused
+  for (int64_t p0 = 0; p0 < in_plane; p0 += 16) {
+    const int64_t n = std::min<int64_t>(16, in_plane - p0);
+    const __mmask16 m = LaneMask(n);
+    __m128i v[16];
+#pragma GCC unroll 16
+    for (int c = 0; c < 16; ++c) v[c] = _mm_maskz_loadu_epi8(m, rows[c] + p0);
+    Transpose16x16(v);
+    if (n == 16) {
+      StorePixels<kSigned, true>(v, n, zero, in_w, skip, ix, dst);
+    } else {
+      StorePixels<kSigned, false>(v, n, zero, in_w, skip, ix, dst);
+    }
+  }
+}
+
+}  // namespace
+
+void QDwLanesAvx512Vnni(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc,
+                        const int32_t* w, const QDwLaneBlock& b, uint8_t* y, int64_t out_plane,
+                        int32_t* tile, uint8_t* otile) {
+  // 1. Codes in: 16 pixels of the flattened input plane per transpose.
+  if (p.x_signed) {
+    CodesIn<true>(p, x, in_plane, nc, tile);
+  } else {
+    CodesIn<false>(p, x, in_plane, nc, tile);
+  }
+  // 2. Sums and epilogue, 8 output pixels at a time (independent vpdpwssd chains).
+  const LaneEpilogue e = MakeEpilogue(p, b);
+  const __m512i offset = _mm512_loadu_si512(b.offset);
+  const int64_t taps = p.taps, out_w = p.out_w;
+  const int64_t row_step = p.stride_h * p.wp * 16, col_step = p.stride_w * 16;
+  int64_t off[kQDwMaxTaps];
+  for (int64_t t = 0; t < taps; ++t) off[t] = p.tap_offset[t] * 16;
+  const int32_t* row = tile;
+  int64_t ox = 0;
+  for (int64_t q = 0; q < out_plane;) {
+    const int32_t* src[8];
+    const int u = static_cast<int>(std::min<int64_t>(8, out_plane - q));
+    for (int i = 0; i < u; ++i) {
+      src[i] = row + ox * col_step;
+      if (++ox == out_w) {
+        ox = 0;
+        row += row_step;
+      }
+    }
+    if (u == 8) {
+      LanePixels<8>(src, off, taps, w, offset, e, otile + q * 16);
+    } else {
+      for (int i = 0; i < u; ++i) {
+        LanePixels<1>(src + i, off, taps, w, offset, e, otile + (q + i) * 16);
+      }
+    }
+    q += u;
+  }
+  // 3. Bytes out: 16 output pixels per transpose (otile is readable to a multiple of 16).
+  for (int64_t p0 = 0; p0 < out_plane; p0 += 16) {
+    const __mmask16 m = LaneMask(out_plane - p0);
+    __m128i v[16];
+#pragma GCC unroll 16
+    for (int j = 0; j < 16; ++j) {
+      v[j] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(otile + (p0 + j) * 16));
+    }
+    Transpose16x16(v);
+#pragma GCC unroll 16
+    for (int c = 0; c < 16; ++c) {
+      if (c < nc) _mm_mask_storeu_epi8(y + c * out_plane + p0, m, v[c]);
+    }
+  }
+}
+
+#endif
+}  // namespace kiln::cpu
