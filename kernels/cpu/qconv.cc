@@ -16,6 +16,7 @@
 #include "kernels/cpu/qconv.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -296,7 +297,7 @@ void QConvCpu::PrepareLanes() {
 size_t QConvCpu::ScratchBytes() const {
   const Conv2dGeometry& g = s_.g;
   if (depthwise_ && dw_use_lanes_) {
-    return static_cast<size_t>(MaxShares(threads_) * (dw_tile_bytes_ + dw_otile_bytes_) + kAlign);
+    return static_cast<size_t>(threads_ * (dw_tile_bytes_ + dw_otile_bytes_) + kAlign);
   }
   if (depthwise_) {
     const int64_t per = dw_plane_bytes_ + AlignUp(dw_group_ * g.out_plane() * 4);
@@ -330,6 +331,23 @@ static void ForShares(ThreadPool* pool, int threads, int64_t items, const F& fn)
   }
   pool->ParallelFor(shares, [&](int64_t s0, int64_t s1) {
     for (int64_t sh = s0; sh < s1; ++sh) fn(sh, items * sh / shares, items * (sh + 1) / shares);
+  });
+}
+
+// Runs fn(slot, item) for every item in [0, items): one slot per thread taking part (scratch
+// slot `slot` stays in that thread's cache across its items), items handed out one at a time.
+template <typename F>
+static void ForItemsPerThread(ThreadPool* pool, int threads, int64_t items, const F& fn) {
+  const int64_t slots = std::min<int64_t>(threads, items);
+  if (slots <= 1 || !pool) {
+    for (int64_t i = 0; i < items; ++i) fn(0, i);
+    return;
+  }
+  std::atomic<int64_t> next{0};
+  pool->ParallelFor(slots, [&](int64_t s0, int64_t s1) {
+    for (int64_t slot = s0; slot < s1; ++slot) {
+      for (int64_t i = next.fetch_add(1); i < items; i = next.fetch_add(1)) fn(slot, i);
+    }
   });
 }
 
@@ -758,26 +776,43 @@ void QConvCpu::RunDepthwiseU8(const uint8_t* x, const void* residual, void* y, u
   });
 }
 
-// 16 channels per call: a zeroed tile per share (calls overwrite only its interior).
+// The tile's padding pixels (calls write only the interior).
+void QConvCpu::ZeroLanePadding(int32_t* tile) const {
+  const Conv2dGeometry& g = s_.g;
+  const int64_t wp = dw_lanes_.wp, px = 16;  // int32 per pixel
+  const auto zero = [&](int64_t from, int64_t count) {
+    std::memset(tile + from * px, 0, static_cast<size_t>(count * px * 4));
+  };
+  zero(0, g.pad_top * wp);
+  for (int64_t y = g.pad_top; y < g.pad_top + g.in_h; ++y) {
+    zero(y * wp, g.pad_left);
+    zero(y * wp + g.pad_left + g.in_w, wp - g.pad_left - g.in_w);
+  }
+  zero((g.pad_top + g.in_h) * wp, (dw_hp_ - g.pad_top - g.in_h) * wp);
+}
+
+// 16 channels per call, a tile per thread.
 void QConvCpu::RunDepthwiseLanes(const uint8_t* x, void* y, uint8_t* scratch,
                                  ThreadPool* pool) const {
   const Conv2dGeometry& g = s_.g;
   const int64_t blocks = (g.out_c + 15) / 16;
   const int64_t per = dw_tile_bytes_ + dw_otile_bytes_;
   const int64_t in_plane = g.in_plane(), out_plane = g.out_plane();
-  ForShares(pool, threads_, g.batch * blocks, [&](int64_t share, int64_t b, int64_t e) {
-    auto* tile = reinterpret_cast<int32_t*>(scratch + share * per);
-    uint8_t* otile = scratch + share * per + dw_tile_bytes_;
-    std::memset(tile, 0, static_cast<size_t>(dw_tile_bytes_));
-    for (int64_t item = b; item < e; ++item) {
-      const int64_t n = item / blocks, blk = item % blocks;
-      const int64_t c0 = blk * 16;
-      const int nc = static_cast<int>(std::min<int64_t>(16, g.out_c - c0));
-      k_->dw_lanes(dw_lanes_, x + (n * g.in_c + c0) * in_plane, in_plane, nc,
-                   dw_lane_w_.data() + blk * taps_ * 16, dw_lane_blocks_[static_cast<size_t>(blk)],
-                   static_cast<uint8_t*>(y) + (n * g.out_c + c0) * out_plane, out_plane, tile,
-                   otile);
-    }
+  // Per thread, not per share: each thread's tile stays in its cache across its blocks (with
+  // a tile per share, 8 shares of 215 KiB on 56x56 planes, those layers scaled 1.25x at 2
+  // threads; per thread 1.16-1.29x faster there).
+  for (int64_t slot = 0; slot < std::min<int64_t>(threads_, g.batch * blocks); ++slot) {
+    ZeroLanePadding(reinterpret_cast<int32_t*>(scratch + slot * per));
+  }
+  ForItemsPerThread(pool, threads_, g.batch * blocks, [&](int64_t slot, int64_t item) {
+    auto* tile = reinterpret_cast<int32_t*>(scratch + slot * per);
+    uint8_t* otile = scratch + slot * per + dw_tile_bytes_;
+    const int64_t n = item / blocks, blk = item % blocks;
+    const int64_t c0 = blk * 16;
+    const int nc = static_cast<int>(std::min<int64_t>(16, g.out_c - c0));
+    k_->dw_lanes(dw_lanes_, x + (n * g.in_c + c0) * in_plane, in_plane, nc,
+                 dw_lane_w_.data() + blk * taps_ * 16, dw_lane_blocks_[static_cast<size_t>(blk)],
+                 static_cast<uint8_t*>(y) + (n * g.out_c + c0) * out_plane, out_plane, tile, otile);
   });
 }
 

@@ -114,6 +114,7 @@ class QConvCpu {
   std::vector<QDwLaneBlock> dw_lane_blocks_;
   int64_t dw_tile_bytes_ = 0, dw_otile_bytes_ = 0;
   void RunDepthwiseLanes(const uint8_t* x, void* y, uint8_t* scratch, ThreadPool* pool) const;
+  void ZeroLanePadding(int32_t* tile) const;
 };
 
 }  // namespace kiln::cpu
