@@ -502,12 +502,10 @@ void QConvCpu::MakeRows() {
   rows_ = std::move(rows);
 }
 
-void QConvCpu::GemmItem(int64_t item, const uint8_t* x4, const int32_t* plane_sum, const int8_t* w,
-                        const void* residual, void* y, int64_t n, uint8_t* panel) const {
+void QConvCpu::GemmItem(int64_t chunk, int64_t tile, int64_t grp, const uint8_t* x4,
+                        const int32_t* plane_sum, const int8_t* w, const void* residual, void* y,
+                        int64_t n, uint8_t* panel) const {
   const Conv2dGeometry& g = s_.g;
-  const int64_t chunk = item % oc_chunks_;
-  const int64_t tile = (item / oc_chunks_) % tiles_;
-  const int64_t grp = item / oc_chunks_ / tiles_;
   const int64_t q0 = tile * nr_;
   const int tn = static_cast<int>(std::min<int64_t>(nr_, grid_ - q0));
   const auto* xg = reinterpret_cast<const uint32_t*>(x4) + grp * c4_ * plane_;
@@ -516,9 +514,11 @@ void QConvCpu::GemmItem(int64_t item, const uint8_t* x4, const int32_t* plane_su
   // Per-column plane positions (tap 0) and, with weight zero points, the columns' sums.
   int64_t base[64];
   int32_t col_sum[64] = {};
-  for (int j = 0; j < nr_; ++j) {
-    const int64_t q = q0 + std::min(j, tn - 1);
-    base[j] = direct_ ? q : (q / g.out_w) * g.stride_h * wp_ + (q % g.out_w) * g.stride_w;
+  if (gsum || !direct_) {  // read by the column sums and the gather only
+    for (int j = 0; j < nr_; ++j) {
+      const int64_t q = q0 + std::min(j, tn - 1);
+      base[j] = direct_ ? q : (q / g.out_w) * g.stride_h * wp_ + (q % g.out_w) * g.stride_w;
+    }
   }
   if (gsum) {
     for (int j = 0; j < tn; ++j) {
@@ -539,10 +539,35 @@ void QConvCpu::GemmItem(int64_t item, const uint8_t* x4, const int32_t* plane_su
       }
     }
   }
-  const int64_t p0 = grp * panels_per_group_ + panels_per_group_ * chunk / oc_chunks_;
-  const int64_t p1 = grp * panels_per_group_ + panels_per_group_ * (chunk + 1) / oc_chunks_;
+  int64_t p0 = grp * panels_per_group_, p1 = p0 + panels_per_group_;
+  if (oc_chunks_ > 1) {
+    p1 = p0 + panels_per_group_ * (chunk + 1) / oc_chunks_;
+    p0 += panels_per_group_ * chunk / oc_chunks_;
+  }
   int32_t d[kQGemmMr * 64];
   const int64_t esize = Elem(s_.out_type);
+  // Runs of valid output columns (the whole tile, or each grid row's first out_w columns) as
+  // (tile column, output pixel, length), found once for all the item's panels.
+  int64_t runs[64][3];
+  int nruns = 0;
+  for (int64_t j = 0; j < tn;) {
+    const int64_t q = q0 + j;
+    int64_t pix = q, len = tn - j;
+    if (direct_) {
+      const int64_t oy = q / gw_, ox = q - oy * gw_;
+      if (ox >= g.out_w) {
+        j += gw_ - ox;
+        continue;
+      }
+      pix = oy * g.out_w + ox;
+      len = std::min<int64_t>(g.out_w - ox, tn - j);
+    }
+    runs[nruns][0] = j;
+    runs[nruns][1] = pix;
+    runs[nruns][2] = len;
+    ++nruns;
+    j += len;
+  }
   for (int64_t pi = p0; pi < p1; ++pi) {
     const int8_t* a = w + pi * k4_ * kQGemmMr * kQGemmKGroup;
     const int64_t oc0 = grp * ocpg_ + (pi - grp * panels_per_group_) * kQGemmMr;
@@ -563,20 +588,8 @@ void QConvCpu::GemmItem(int64_t item, const uint8_t* x4, const int32_t* plane_su
     } else {
       k_->gemm(k4_, a, panel, nr_ * 4, d, nr_, mr, tn, false);
     }
-    // Runs of valid output columns: the whole tile, or each grid row's first out_w columns.
-    int64_t j = 0;
-    while (j < tn) {
-      const int64_t q = q0 + j;
-      int64_t pix = q, len = tn - j;
-      if (direct_) {
-        const int64_t oy = q / gw_, ox = q % gw_;
-        if (ox >= g.out_w) {
-          j += gw_ - ox;
-          continue;
-        }
-        pix = oy * g.out_w + ox;
-        len = std::min<int64_t>(g.out_w - ox, tn - j);
-      }
+    for (int ri = 0; ri < nruns; ++ri) {
+      const int64_t j = runs[ri][0], pix = runs[ri][1], len = runs[ri][2];
       const int64_t plane0 = (n * g.out_c + oc0) * g.out_plane();
       if (rows_at_once) {
         k_->requant_rows(rows_.data() + oc0, mr, d + j, nr_, col_sum + j,
@@ -590,7 +603,6 @@ void QConvCpu::GemmItem(int64_t item, const uint8_t* x4, const int32_t* plane_su
                           len);
         }
       }
-      j += len;
     }
   }
 }
@@ -660,7 +672,18 @@ void QConvCpu::RunGemm(const uint8_t* x, const int8_t* w, const void* residual, 
     const int64_t items = g.groups * tiles_ * oc_chunks_;
     ForShares(pool, threads_, items, [&](int64_t share, int64_t b, int64_t e) {
       uint8_t* panel = direct_ ? nullptr : panels + share * panel_bytes;
-      for (int64_t it = b; it < e; ++it) GemmItem(it, x4, plane_sum, w, residual, y, n, panel);
+      // Item = (grp * tiles_ + tile) * oc_chunks_ + chunk, stepped without divisions.
+      int64_t chunk = b % oc_chunks_, tile = b / oc_chunks_ % tiles_, grp = b / oc_chunks_ / tiles_;
+      for (int64_t it = b; it < e; ++it) {
+        GemmItem(chunk, tile, grp, x4, plane_sum, w, residual, y, n, panel);
+        if (++chunk == oc_chunks_) {
+          chunk = 0;
+          if (++tile == tiles_) {
+            tile = 0;
+            ++grp;
+          }
+        }
+      }
     });
   }
 }

@@ -59,8 +59,9 @@ class QConvCpu {
   // Bytes x4 of batch image n, group g: [c4][Hp][Wp][4] with padding; col sums when needed.
   void Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, uint8_t* x4) const;
   void SplitPhaseRow(const uint32_t* row, int64_t yy, uint32_t pad, uint32_t* dst) const;
-  void GemmItem(int64_t item, const uint8_t* x4, const int32_t* plane_sum, const int8_t* w,
-                const void* residual, void* y, int64_t n, uint8_t* panel) const;
+  void GemmItem(int64_t chunk, int64_t tile, int64_t grp, const uint8_t* x4,
+                const int32_t* plane_sum, const int8_t* w, const void* residual, void* y, int64_t n,
+                uint8_t* panel) const;
   QRowParams RowFor(int64_t oc, const void* residual) const;
   void MakeRows();
   void PrepareLanes();
