@@ -61,6 +61,17 @@ struct Q8OutConsts {
   __m512i out_zero, qmin, qmax, lo32;
   __m512i out_zero32, qmin32, qmax32;  // the same in int32 lanes
 };
+// Q8RequantRow32's constants: the output zero point in int16 lanes, the clamps in bytes.
+struct Q8PackConsts {
+  __m512i zero16, qmin8, qmax8, order;
+  bool is_signed;
+};
+inline Q8PackConsts Q8Pack(const QRowParams& p) {
+  const bool s = p.out_type == QType::kI8;
+  return {_mm512_set1_epi16(static_cast<int16_t>(p.out_zero)),
+          _mm512_set1_epi8(static_cast<char>(p.qmin)), _mm512_set1_epi8(static_cast<char>(p.qmax)),
+          _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0), s};
+}
 struct Q8ResConsts {
   __m512i zero, mult, round;
   __m128i shift;
@@ -80,7 +91,7 @@ inline Q8RowConsts Q8Row(const QRowParams& p) {
           _mm_cvtsi32_si128(high ? s - 32 : 0)};
 }
 inline Q8OutConsts Q8Out(int32_t out_zero, int32_t qmin, int32_t qmax) {
-  return {_mm512_set1_epi64(out_zero),      _mm512_set1_epi64(qmin),     _mm512_set1_epi64(qmax),
+  return {_mm512_set1_epi64(out_zero),     _mm512_set1_epi64(qmin),     _mm512_set1_epi64(qmax),
           _mm512_set1_epi64(0xffffffffLL), _mm512_set1_epi32(out_zero), _mm512_set1_epi32(qmin),
           _mm512_set1_epi32(qmax)};
 }
@@ -145,6 +156,44 @@ inline void Q8RequantVec(__m512i d, const Q8RowConsts& r, const Q8OutConsts& o,
   const __m512i od = _mm512_sra_epi64(
       _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc, 32), r.mult), r.round), r.shift);
   Q8StoreBytes(y, Q8ClampJoin(ev, od, o, true), m);
+}
+
+// The int32 form of Q8RequantVec (shift >= 33) before the output zero point: the product's
+// high halves, rounded and shifted.
+inline __m512i Q8RequantHigh(__m512i acc, const Q8RowConsts& r) {
+  const __m512i ev = _mm512_mul_epi32(acc, r.mult);
+  const __m512i od = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), r.mult);
+  const __m512i hi = _mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(ev, 32), od);
+  return _mm512_sra_epi32(_mm512_add_epi32(hi, r.round32), r.shift32);
+}
+
+// A whole row of 32 outputs (r.high, no residual): Q8RequantHigh on both vectors, then the
+// zero point and clamps on packed lanes: int32 -> int16 with saturation, + out_zero with
+// saturation, -> 8 bits with saturation, clamped to [qmin, qmax] as bytes, one permute to
+// undo the packs' per-128-bit-lane order. Exact: every step saturates monotonically and
+// [qmin, qmax] lies inside the 8-bit type's range, so the clamp of the saturated value is the
+// clamp of the true one. 23 instructions for 32 outputs instead of 26 (two Q8RequantVec, whose
+// vpmovdb are 2 uops each).
+inline void Q8RequantRow32(__m512i d0, __m512i d1, const Q8RowConsts& r, const Q8PackConsts& pk,
+                           const int32_t* col_sum, uint8_t* y, int nr) {
+  const __m512i v0 = Q8RequantHigh(Q8Centred(d0, r, col_sum, 0xffff), r);
+  const __m512i v1 = Q8RequantHigh(Q8Centred(d1, r, col_sum + 16, Q8Mask(nr - 16)), r);
+  const __m512i w = _mm512_adds_epi16(_mm512_packs_epi32(v0, v1), pk.zero16);
+  __m512i b;
+  if (pk.is_signed) {
+    b = _mm512_packs_epi16(w, w);
+    b = _mm512_min_epi8(_mm512_max_epi8(b, pk.qmin8), pk.qmax8);
+  } else {
+    b = _mm512_packus_epi16(w, w);
+    b = _mm512_min_epu8(_mm512_max_epu8(b, pk.qmin8), pk.qmax8);
+  }
+  // 128-bit lane k holds bytes of v0[4k..4k+3] then v1[4k..4k+3] (then the same again).
+  const __m256i out = _mm512_castsi512_si256(_mm512_permutexvar_epi32(pk.order, b));
+  if (nr >= 32) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y), out);
+  } else {
+    _mm256_mask_storeu_epi8(y, static_cast<__mmask32>((uint64_t{1} << nr) - 1), out);
+  }
 }
 
 // 8-bit output with a residual: the sum sign-extended to 64 bits, the residual added with
@@ -225,6 +274,7 @@ void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64
   const Q8Tile t = Q8TileGemm(k4, reinterpret_cast<const int32_t*>(a), b, b_stride, Q8TileZero());
   const __mmask16 m0 = Q8Mask(nr), m1 = Q8Mask(nr > 16 ? nr - 16 : 0);
   const Q8OutConsts o = Q8Out(rows[0]);
+  const Q8PackConsts pk = Q8Pack(rows[0]);
   for (int r = 0; r < mr; ++r) {
     const Q8RowConsts rc = Q8Row(rows[r]);
     if (residual) {
@@ -234,6 +284,10 @@ void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64
       if (nr > 16) {
         Q8RequantVecResidual(t.c[r][1], rc, res, o, col_sum + 16, rr + 16, y + r * ldy + 16, m1);
       }
+      continue;
+    }
+    if (rc.high && nr > 16) {
+      Q8RequantRow32(t.c[r][0], t.c[r][1], rc, pk, col_sum, y + r * ldy, nr);
       continue;
     }
     Q8RequantVec(t.c[r][0], rc, o, col_sum, y + r * ldy, m0);

@@ -430,7 +430,8 @@ TEST(QConvInt8, WideRowsInterleave) {
 
 // Requantization shifts on both sides of 33, where the VNNI epilogue switches from 64-bit
 // lanes to the product's high halves: pointwise (fused GEMM epilogue), 3x3 (row epilogue)
-// and depthwise, u8 and i8 outputs, narrowed clamps.
+// and depthwise, u8 and i8 outputs, narrowed clamps; then pointwise layers with narrowed
+// clamps at the usual shifts.
 TEST(QConvInt8, RequantShiftsAroundTheHighHalf) {
   uint32_t seed = 900;
   for (int i = 0; i < 6; ++i) {
@@ -445,6 +446,22 @@ TEST(QConvInt8, RequantShiftsAroundTheHighHalf) {
     } else if (i % 3 == 2) {
       q.c = q.m = q.group = 12;
     }
+    Check(q, seed++);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  // Pointwise with narrowed clamps and the usual shifts (>= 33): the fused GEMM epilogue's
+  // packed path (int16 and byte saturation, byte clamps), u8 and i8 outputs, 37 columns (a
+  // full 32-column tile and a tail), with and without weight zero points.
+  for (int i = 0; i < 4; ++i) {
+    QCase q;
+    q.kh = q.kw = 1;
+    q.pad = 0;
+    q.w = 37;
+    q.narrow = true;
+    q.out = i % 2 ? DType::kI8 : DType::kU8;
+    q.x = i < 2 ? DType::kU8 : DType::kI8;
+    q.w_zero = i >= 2;
+    q.w_type = q.w_zero ? DType::kU8 : DType::kI8;
     Check(q, seed++);
     if (::testing::Test::HasFatalFailure()) return;
   }
