@@ -337,11 +337,21 @@ void QRequantRowAvx512Vnni(const QRowParams& p, const int32_t* d, const int32_t*
 void QRequantRowsAvx512Vnni(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
                             const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n) {
   const Q8OutConsts o = Q8Out(rows[0]);
+  const Q8PackConsts pk = Q8Pack(rows[0]);
   for (int r = 0; r < mr; ++r) {
     const Q8RowConsts rc = Q8Row(rows[r]);
     const int32_t* dr = d + r * ldd;
     uint8_t* yr = y + r * ldy;
-    for (int64_t j = 0; j < n; j += 16) {
+    int64_t j = 0;
+    if (rc.high) {  // 32 at a time on packed lanes while more than 16 remain
+      for (; j + 16 < n; j += 32) {
+        const int nr = static_cast<int>(std::min<int64_t>(32, n - j));
+        Q8RequantRow32(_mm512_loadu_si512(dr + j),
+                       _mm512_maskz_loadu_epi32(Q8Mask(nr - 16), dr + j + 16), rc, pk, col_sum + j,
+                       yr + j, nr);
+      }
+    }
+    for (; j < n; j += 16) {
       const __mmask16 m = Q8Mask(n - j);
       Q8RequantVec(_mm512_maskz_loadu_epi32(m, dr + j), rc, o, col_sum + j, yr + j, m);
     }
