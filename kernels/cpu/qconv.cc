@@ -351,7 +351,8 @@ static void ForItemsPerThread(ThreadPool* pool, int threads, int64_t items, cons
   });
 }
 
-void QConvCpu::Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, uint8_t* x4) const {
+void QConvCpu::Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, uint8_t* x4,
+                          int64_t yy0, int64_t yy1) const {
   const Conv2dGeometry& geo = s_.g;
   uint32_t pad = 0, flip = 0;
   const uint8_t* rows[4];
@@ -371,18 +372,24 @@ void QConvCpu::Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, ui
     // The whole plane in one call, the padding around it filled here. A partial last quad (3
     // input channels of a stem) reads a plane of zero bytes for its missing channels (flip
     // keeps them 0).
-    const int64_t top = geo.pad_top * wp_, bottom = (geo.pad_top + geo.in_h) * wp_;
-    std::fill(dst, dst + top, pad);
-    for (int64_t iy = 0; iy < geo.in_h; ++iy) {
-      uint32_t* drow = dst + top + iy * wp_;
+    // Padded rows [yy0, yy1): input rows [iy0, iy1) between padding rows.
+    const int64_t iy0 = std::clamp<int64_t>(yy0 - geo.pad_top, 0, geo.in_h);
+    const int64_t iy1 = std::clamp<int64_t>(yy1 - geo.pad_top, iy0, geo.in_h);
+    std::fill(dst + yy0 * wp_, dst + std::max(yy0, iy0 + geo.pad_top) * wp_, pad);
+    for (int64_t iy = iy0; iy < iy1; ++iy) {
+      uint32_t* drow = dst + (geo.pad_top + iy) * wp_;
       std::fill(drow, drow + geo.pad_left, pad);
       std::fill(drow + geo.pad_left + geo.in_w, drow + wp_, pad);
     }
-    std::fill(dst + bottom, dst + hp_ * wp_, pad);
-    const uint8_t* z = zero_row_.data();
-    k_->interleave4(rows[0], real[1] ? rows[1] : z, real[2] ? rows[2] : z, real[3] ? rows[3] : z,
-                    geo.in_w, geo.in_h, geo.in_w, flip, dst + top + geo.pad_left, wp_);
-    std::fill(dst + hp_ * wp_, dst + plane_, 0u);
+    std::fill(dst + std::min(yy1, iy1 + geo.pad_top) * wp_, dst + yy1 * wp_, pad);
+    if (iy1 > iy0) {
+      const uint8_t* z = zero_row_.data();
+      const int64_t o = iy0 * geo.in_w;
+      k_->interleave4(rows[0] + o, real[1] ? rows[1] + o : z, real[2] ? rows[2] + o : z,
+                      real[3] ? rows[3] + o : z, geo.in_w, iy1 - iy0, geo.in_w, flip,
+                      dst + (geo.pad_top + iy0) * wp_ + geo.pad_left, wp_);
+    }
+    if (yy1 == hp_) std::fill(dst + hp_ * wp_, dst + plane_, 0u);
     return;
   }
   // With phases, each padded row is made in `row` and then split into its two phase rows.
@@ -390,7 +397,7 @@ void QConvCpu::Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, ui
   // scratch, or a 4 KiB stack array, made the zoo mobilenetv2-12-int8 3-5 % slower in
   // alternating rounds with nothing on its path changed: kept as it measured best.)
   std::vector<uint32_t> row(phases_ ? static_cast<size_t>(wp_) : 0);
-  for (int64_t yy = 0; yy < hp_; ++yy) {
+  for (int64_t yy = yy0; yy < yy1; ++yy) {
     uint32_t* drow = phases_ ? row.data() : dst + yy * wp_;
     const int64_t iy = yy - geo.pad_top;
     if (iy < 0 || iy >= geo.in_h) {
@@ -445,6 +452,7 @@ void QConvCpu::Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, ui
     std::fill(d + geo.in_w, drow + wp_, pad);
     if (phases_) SplitPhaseRow(drow, yy, pad, dst);
   }
+  if (yy1 < hp_) return;  // the rest comes with the last rows
   if (phases_) {
     // An odd padded height leaves the odd-row phases one row short: the pad code there (only
     // dropped columns read it), then zeros past the last phase plane.
@@ -651,10 +659,19 @@ void QConvCpu::RunGemm(const uint8_t* x, const int8_t* w, const void* residual, 
     // saves. (It also required 32M MACs until the pool spun before sleeping; without that,
     // MobileNetV2's projection convs, few MACs but a large input, rewrote it on one thread:
     // int8 mobilenetv2 at 2 threads is 1.19x faster without it, resnet18_rw unchanged.)
+    // Fewer channel quads than shares (a stem's one quad of 3 channels) also split the rows.
     const bool share = g.groups * c4_ * plane_ * 4 > (int64_t{64} << 10);
-    ForShares(share ? pool : nullptr, threads_, g.groups * c4_, [&](int64_t, int64_t b, int64_t e) {
-      for (int64_t u = b; u < e; ++u) Interleave(x, n, u / c4_, u % c4_, x4);
-    });
+    const int64_t units = g.groups * c4_;
+    const int64_t row_blocks =
+        share && units < MaxShares(threads_) ? std::min(hp_, MaxShares(threads_) / units) : 1;
+    ForShares(share ? pool : nullptr, threads_, units * row_blocks,
+              [&](int64_t, int64_t b, int64_t e) {
+                for (int64_t it = b; it < e; ++it) {
+                  const int64_t u = it / row_blocks, rb = it % row_blocks;
+                  Interleave(x, n, u / c4_, u % c4_, x4, hp_ * rb / row_blocks,
+                             hp_ * (rb + 1) / row_blocks);
+                }
+              });
     if (plane_sum) {  // sum over the real channels of each padded position (pads hold za)
       for (int64_t grp = 0; grp < g.groups; ++grp) {
         const auto* xg = x4 + grp * c4_ * plane_ * 4;

@@ -56,8 +56,10 @@ class QConvCpu {
                ThreadPool* pool) const;
   void RunDepthwise(const uint8_t* x, const void* residual, void* y, uint8_t* scratch,
                     ThreadPool* pool) const;
-  // Bytes x4 of batch image n, group g: [c4][Hp][Wp][4] with padding; col sums when needed.
-  void Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, uint8_t* x4) const;
+  // Bytes x4 of batch image n, group g: [c4][Hp][Wp][4] with padding, padded rows [yy0, yy1)
+  // (the slack past the plane with the last ones).
+  void Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, uint8_t* x4, int64_t yy0,
+                  int64_t yy1) const;
   void SplitPhaseRow(const uint32_t* row, int64_t yy, uint32_t pad, uint32_t* dst) const;
   void GemmItem(int64_t chunk, int64_t tile, int64_t grp, const uint8_t* x4,
                 const int32_t* plane_sum, const int8_t* w, const void* residual, void* y, int64_t n,

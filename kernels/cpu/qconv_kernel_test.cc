@@ -405,7 +405,8 @@ TEST(QConvInt8, DepthwiseChannelLanes) {
 }
 
 // Rows wider than one 64-column step of the quad interleave (QInterleave4Fn) and a channel
-// count that leaves a partial quad, pointwise and 3x3 (padded rows), i8 and u8 inputs.
+// count that leaves a partial quad, pointwise and 3x3 (padded rows), i8 and u8 inputs; large
+// inputs of one or two quads, whose rows the threads split.
 TEST(QConvInt8, WideRowsInterleave) {
   uint32_t seed = 800;
   QCase q;
@@ -426,6 +427,22 @@ TEST(QConvInt8, WideRowsInterleave) {
   q.h = 4;
   q.w = 67;
   Check(q, seed++);  // 3x3 p1: padded rows of 69 quads
+  if (::testing::Test::HasFatalFailure()) return;
+  // Inputs past 64 KiB with fewer channel quads than shares: the padded rows are split over
+  // the threads too (a stem's one partial quad; two quads), stride 2 on phase planes with an
+  // odd padded height, stride 1 in place.
+  q = QCase{};
+  q.c = 3;
+  q.m = 8;
+  q.stride = 2;
+  q.h = 131;
+  q.w = 127;
+  Check(q, seed++);
+  if (::testing::Test::HasFatalFailure()) return;
+  q.c = 6;
+  q.stride = 1;
+  q.x = DType::kI8;
+  Check(q, seed++);
 }
 
 // Requantization shifts on both sides of 33, where the VNNI epilogue switches from 64-bit
