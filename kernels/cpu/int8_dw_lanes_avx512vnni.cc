@@ -134,16 +134,18 @@ inline void StorePixels(const __m128i (&v)[16], int64_t n, __m512i zero, int64_t
   }
 }
 
+// Step 1: input pixels [begin, end) of the flattened planes (whole rows), the first one to
+// tile pixel `dst`.
 template <bool kSigned>
-void CodesIn(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc, int32_t* tile) {
+void CodesIn(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc, int64_t begin,
+             int64_t end, int32_t* dst) {
   const __m512i zero = _mm512_set1_epi32(p.x_zero);
   const int64_t in_w = p.in_w, skip = (p.wp - p.in_w) * 16;
-  int32_t* dst = tile + (p.pad_top * p.wp + p.pad_left) * 16;
   int64_t ix = 0;
   const uint8_t* rows[16];
   for (int c = 0; c < 16; ++c) rows[c] = x + std::min(c, nc - 1) * in_plane;  // past nc: unused
-  for (int64_t p0 = 0; p0 < in_plane; p0 += 16) {
-    const int64_t n = std::min<int64_t>(16, in_plane - p0);
+  for (int64_t p0 = begin; p0 < end; p0 += 16) {
+    const int64_t n = std::min<int64_t>(16, end - p0);
     const __mmask16 m = LaneMask(n);
     __m128i v[16];
 #pragma GCC unroll 16
@@ -161,12 +163,25 @@ void CodesIn(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc
 
 void QDwLanesAvx512Vnni(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc,
                         const int32_t* w, const QDwLaneBlock& b, uint8_t* y, int64_t out_plane,
-                        int32_t* tile, uint8_t* otile) {
-  // 1. Codes in: 16 pixels of the flattened input plane per transpose.
+                        int64_t oy0, int64_t oy1, int32_t* tile, uint8_t* otile) {
+  // The band's tile rows start at input row `top` (negative in the top padding); the rows
+  // above and below the input are zeroed here (they differ between bands), the padding
+  // columns beside it by the caller.
+  const int64_t wp = p.wp, top = oy0 * p.stride_h - p.pad_top;
+  const int64_t rows = QDwLanesTileRows(p, oy1 - oy0);
+  const int64_t iy0 = std::clamp<int64_t>(top, 0, p.in_h);
+  const int64_t iy1 = std::clamp<int64_t>(top + rows, iy0, p.in_h);
+  const __m512i z = _mm512_setzero_si512();
+  for (int32_t* t = tile; t < tile + (iy0 - top) * wp * 16; t += 16) _mm512_storeu_si512(t, z);
+  for (int32_t* t = tile + (iy1 - top) * wp * 16; t < tile + rows * wp * 16; t += 16) {
+    _mm512_storeu_si512(t, z);
+  }
+  // 1. Codes in: 16 pixels of the flattened input rows per transpose.
+  int32_t* first = tile + ((iy0 - top) * wp + p.pad_left) * 16;
   if (p.x_signed) {
-    CodesIn<true>(p, x, in_plane, nc, tile);
+    CodesIn<true>(p, x, in_plane, nc, iy0 * p.in_w, iy1 * p.in_w, first);
   } else {
-    CodesIn<false>(p, x, in_plane, nc, tile);
+    CodesIn<false>(p, x, in_plane, nc, iy0 * p.in_w, iy1 * p.in_w, first);
   }
   // 2. Sums and epilogue, 8 output pixels at a time (independent vpdpwssd chains).
   const LaneEpilogue e = MakeEpilogue(p, b);
@@ -175,11 +190,12 @@ void QDwLanesAvx512Vnni(const QDwLanesParams& p, const uint8_t* x, int64_t in_pl
   const int64_t row_step = p.stride_h * p.wp * 16, col_step = p.stride_w * 16;
   int64_t off[kQDwMaxTaps];
   for (int64_t t = 0; t < taps; ++t) off[t] = p.tap_offset[t] * 16;
+  const int64_t count = (oy1 - oy0) * out_w;  // the band's output pixels
   const int32_t* row = tile;
   int64_t ox = 0;
-  for (int64_t q = 0; q < out_plane;) {
+  for (int64_t q = 0; q < count;) {
     const int32_t* src[8];
-    const int u = static_cast<int>(std::min<int64_t>(8, out_plane - q));
+    const int u = static_cast<int>(std::min<int64_t>(8, count - q));
     for (int i = 0; i < u; ++i) {
       src[i] = row + ox * col_step;
       if (++ox == out_w) {
@@ -197,8 +213,9 @@ void QDwLanesAvx512Vnni(const QDwLanesParams& p, const uint8_t* x, int64_t in_pl
     q += u;
   }
   // 3. Bytes out: 16 output pixels per transpose (otile is readable to a multiple of 16).
-  for (int64_t p0 = 0; p0 < out_plane; p0 += 16) {
-    const __mmask16 m = LaneMask(out_plane - p0);
+  uint8_t* out = y + oy0 * out_w;
+  for (int64_t p0 = 0; p0 < count; p0 += 16) {
+    const __mmask16 m = LaneMask(count - p0);
     __m128i v[16];
 #pragma GCC unroll 16
     for (int j = 0; j < 16; ++j) {
@@ -207,7 +224,7 @@ void QDwLanesAvx512Vnni(const QDwLanesParams& p, const uint8_t* x, int64_t in_pl
     Transpose16x16(v);
 #pragma GCC unroll 16
     for (int c = 0; c < 16; ++c) {
-      if (c < nc) _mm_mask_storeu_epi8(y + c * out_plane + p0, m, v[c]);
+      if (c < nc) _mm_mask_storeu_epi8(out + c * out_plane + p0, m, v[c]);
     }
   }
 }

@@ -119,20 +119,22 @@ void PrepareQDwU8(QDwU8Params& p);
 using QDwU8Fn = void (*)(const QDwU8Params& p, const uint8_t* plane, const int32_t* w,
                          int32_t correction, int32_t* acc);
 
-// Depthwise convolution of up to 16 channels at once with the channels in the lanes, for
-// small planes, where the plane-at-a-time path's per-channel costs (centring, row setup, the
-// epilogue call) exceed a 7x7 or 14x14 channel's arithmetic. One call does the whole step for
-// nc <= 16 channels: their planes of 8-bit codes x + c * in_plane (u8, or i8 when x_signed)
-// are transposed into `tile`, pixel-major with the padding (hp x wp pixels of 16 int32 lanes,
-// each the centred code: code - x_zero, padding 0); every output pixel's 16 sums start at the
-// lane's offset and take one multiply-add per tap; the per-lane epilogue (QRowParams' 8-bit
-// one without residual or weight zero point) writes 16 bytes per output pixel into `otile`,
-// which is transposed into the output planes y + c * out_plane (c < nc).
+// Depthwise convolution of up to 16 channels at once with the channels in the lanes, where
+// the plane-at-a-time path's per-channel costs (centring, row setup, the epilogue call) exceed
+// the channel's arithmetic. One call does output rows [oy0, oy1) (a band) of nc <= 16
+// channels: the input rows they read, from the planes of 8-bit codes x + c * in_plane (u8, or
+// i8 when x_signed), are transposed into `tile`, pixel-major with the padding
+// (QDwLanesTileRows(p, oy1 - oy0) rows of wp pixels, 16 int32 lanes each: code - x_zero,
+// padding 0); every output pixel's 16 sums start at the lane's offset and take one
+// multiply-add per tap; the per-lane epilogue (QRowParams' 8-bit one without residual or
+// weight zero point) writes 16 bytes per output pixel into `otile`, which is transposed into
+// the output planes y + c * out_plane (c < nc).
 struct QDwLanesParams {
   int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
   int64_t pad_top = 0, pad_left = 0;
   int64_t wp = 0;  // tile row, in pixels: in_w + pad_left + pad_right
   int64_t stride_h = 1, stride_w = 1;
+  int64_t kernel_h = 1, dilation_h = 1;
   int64_t taps = 0;
   int64_t tap_offset[kQDwMaxTaps] = {};  // tap t of output (oy, ox) reads tile pixel
                                          // oy * stride_h * wp + ox * stride_w + tap_offset[t]
@@ -156,13 +158,18 @@ struct QDwLaneBlock {
 };
 void PrepareQDwLaneBlock(const int32_t (&offset)[16], const Requant (&requant)[16],
                          QDwLaneBlock& b);
+// The tile rows a band of `out_rows` output rows reads.
+inline int64_t QDwLanesTileRows(const QDwLanesParams& p, int64_t out_rows) {
+  return (out_rows - 1) * p.stride_h + (p.kernel_h - 1) * p.dilation_h + 1;
+}
 // w: the block's weights [taps][16] int32, each the centred weight code in the low 16 bits and
-// 0 in the high 16 (vpdpwssd's second product then adds 0). `tile` holds hp x wp x 16 int32
-// whose padding the caller zeroed (calls write only the interior); `otile` holds 16 bytes per
-// output pixel, rounded up to 16 pixels.
+// 0 in the high 16 (vpdpwssd's second product then adds 0). The call zeroes the tile rows
+// above and below the input; the caller zeroes the padding columns beside it once (they are
+// padding in every band). `otile` holds 16 bytes per output pixel of the band, rounded up to
+// 16 pixels.
 using QDwLanesFn = void (*)(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc,
                             const int32_t* w, const QDwLaneBlock& b, uint8_t* y, int64_t out_plane,
-                            int32_t* tile, uint8_t* otile);
+                            int64_t oy0, int64_t oy1, int32_t* tile, uint8_t* otile);
 
 // Centres `rows` rows of n codes (u8, or i8 when is_signed) into int16 (code - zero), for the
 // depthwise planes: row r reads src + r * src_stride and writes even + r * dst_stride (and
@@ -243,7 +250,7 @@ void QGemmTapsAvx512Vnni(int64_t c4, int64_t taps, const int64_t* tap_off, const
 void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
 void QDwLanesAvx512Vnni(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc,
                         const int32_t* w, const QDwLaneBlock& b, uint8_t* y, int64_t out_plane,
-                        int32_t* tile, uint8_t* otile);
+                        int64_t oy0, int64_t oy1, int32_t* tile, uint8_t* otile);
 #endif
 
 }  // namespace kiln::cpu

@@ -239,13 +239,8 @@ QConvCpu QConvCpu::Depthwise(QConvSpec spec, const void* plain_w, bool w_signed,
 void QConvCpu::PrepareLanes() {
   const Conv2dGeometry& g = s_.g;
   const int64_t wp = g.in_w + g.pad_left + g.pad_right;
-  const int64_t tile_pixels = dw_hp_ * wp;
-  // Up to 4096 padded pixels (a 256 KiB tile). The zoo mobilenetv2-12-int8's depthwise layers
-  // against the per-channel path: 7x7 3.6-3.9x faster, 14x14 1.8x, 28x28 1.2-1.4x, 56x56
-  // 1.15x; 112x112 (an 830 KiB tile) 1.14x slower.
-  constexpr int64_t kMaxTilePixels = 4096;
   if (k_->dw_lanes == nullptr || s_.residual || s_.out_type == QType::kI32 || taps_ > kQDwMaxTaps ||
-      tile_pixels > kMaxTilePixels) {
+      g.out_h <= 0 || g.out_w <= 0) {
     return;
   }
   dw_use_lanes_ = true;
@@ -259,6 +254,8 @@ void QConvCpu::PrepareLanes() {
   p.wp = wp;
   p.stride_h = g.stride_h;
   p.stride_w = g.stride_w;
+  p.kernel_h = g.kernel_h;
+  p.dilation_h = g.dilation_h;
   p.taps = taps_;
   for (int64_t ky = 0; ky < g.kernel_h; ++ky) {
     for (int64_t kx = 0; kx < g.kernel_w; ++kx) {
@@ -290,8 +287,20 @@ void QConvCpu::PrepareLanes() {
     }
     PrepareQDwLaneBlock(offset, requant, dw_lane_blocks_[static_cast<size_t>(b)]);
   }
-  dw_tile_bytes_ = AlignUp(tile_pixels * 16 * 4);
-  dw_otile_bytes_ = AlignUp((g.out_plane() + 15) / 16 * 16 * 16);
+  // Whole planes where the tile fits 256 KiB (a quarter of this machine's L2), else bands of
+  // output rows whose tile does. The zoo mobilenetv2-12-int8's depthwise layers against the
+  // per-channel path (1 thread): 7x7 3.6-3.9x faster, 14x14 1.8x, 28x28 1.2-1.4x, 56x56 (a
+  // 215 KiB tile) 1.15x; 112x112 in bands 1.04-1.14x (as whole planes, 830 KiB, 1.14x slower;
+  // in 64 KiB bands no faster: the halo rows are transposed twice).
+  constexpr int64_t kBandBytes = 256 << 10;
+  int64_t band = g.out_h;
+  if (dw_hp_ * wp * 64 > kBandBytes) {
+    band = 1;
+    while (band < g.out_h && QDwLanesTileRows(p, band + 1) * wp * 64 <= kBandBytes) ++band;
+  }
+  dw_band_rows_ = band;
+  dw_tile_bytes_ = AlignUp(QDwLanesTileRows(p, band) * wp * 64);
+  dw_otile_bytes_ = AlignUp((band * g.out_w + 15) / 16 * 256);
 }
 
 size_t QConvCpu::ScratchBytes() const {
@@ -818,41 +827,40 @@ void QConvCpu::RunDepthwiseU8(const uint8_t* x, const void* residual, void* y, u
 
 // The tile's padding pixels (calls write only the interior).
 void QConvCpu::ZeroLanePadding(int32_t* tile) const {
-  const Conv2dGeometry& g = s_.g;
-  const int64_t wp = dw_lanes_.wp, px = 16;  // int32 per pixel
-  const auto zero = [&](int64_t from, int64_t count) {
-    std::memset(tile + from * px, 0, static_cast<size_t>(count * px * 4));
-  };
-  zero(0, g.pad_top * wp);
-  for (int64_t y = g.pad_top; y < g.pad_top + g.in_h; ++y) {
-    zero(y * wp, g.pad_left);
-    zero(y * wp + g.pad_left + g.in_w, wp - g.pad_left - g.in_w);
+  const int64_t wp = dw_lanes_.wp, rows = QDwLanesTileRows(dw_lanes_, dw_band_rows_);
+  const int64_t left = dw_lanes_.pad_left, right = wp - left - dw_lanes_.in_w;
+  for (int64_t r = 0; r < rows; ++r) {
+    std::memset(tile + r * wp * 16, 0, static_cast<size_t>(left) * 64);
+    std::memset(tile + (r * wp + left + dw_lanes_.in_w) * 16, 0, static_cast<size_t>(right) * 64);
   }
-  zero((g.pad_top + g.in_h) * wp, (dw_hp_ - g.pad_top - g.in_h) * wp);
 }
 
-// 16 channels per call, a tile per thread.
+// Items of 16 channels x a band of output rows, a tile per thread.
 void QConvCpu::RunDepthwiseLanes(const uint8_t* x, void* y, uint8_t* scratch,
                                  ThreadPool* pool) const {
   const Conv2dGeometry& g = s_.g;
   const int64_t blocks = (g.out_c + 15) / 16;
+  const int64_t bands = (g.out_h + dw_band_rows_ - 1) / dw_band_rows_;
+  const int64_t items = g.batch * blocks * bands;
   const int64_t per = dw_tile_bytes_ + dw_otile_bytes_;
   const int64_t in_plane = g.in_plane(), out_plane = g.out_plane();
-  // Per thread, not per share: each thread's tile stays in its cache across its blocks (with
+  // Per thread, not per share: each thread's tile stays in its cache across its items (with
   // a tile per share, 8 shares of 215 KiB on 56x56 planes, those layers scaled 1.25x at 2
   // threads; per thread 1.16-1.29x faster there).
-  for (int64_t slot = 0; slot < std::min<int64_t>(threads_, g.batch * blocks); ++slot) {
+  for (int64_t slot = 0; slot < std::min<int64_t>(threads_, items); ++slot) {
     ZeroLanePadding(reinterpret_cast<int32_t*>(scratch + slot * per));
   }
-  ForItemsPerThread(pool, threads_, g.batch * blocks, [&](int64_t slot, int64_t item) {
+  ForItemsPerThread(pool, threads_, items, [&](int64_t slot, int64_t item) {
     auto* tile = reinterpret_cast<int32_t*>(scratch + slot * per);
     uint8_t* otile = scratch + slot * per + dw_tile_bytes_;
-    const int64_t n = item / blocks, blk = item % blocks;
+    const int64_t band = item % bands, blk = item / bands % blocks, n = item / bands / blocks;
     const int64_t c0 = blk * 16;
     const int nc = static_cast<int>(std::min<int64_t>(16, g.out_c - c0));
+    const int64_t oy0 = band * dw_band_rows_, oy1 = std::min(g.out_h, oy0 + dw_band_rows_);
     k_->dw_lanes(dw_lanes_, x + (n * g.in_c + c0) * in_plane, in_plane, nc,
                  dw_lane_w_.data() + blk * taps_ * 16, dw_lane_blocks_[static_cast<size_t>(blk)],
-                 static_cast<uint8_t*>(y) + (n * g.out_c + c0) * out_plane, out_plane, tile, otile);
+                 static_cast<uint8_t*>(y) + (n * g.out_c + c0) * out_plane, out_plane, oy0, oy1,
+                 tile, otile);
   });
 }
 

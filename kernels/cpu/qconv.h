@@ -115,6 +115,7 @@ class QConvCpu {
   QDwLanesParams dw_lanes_;
   std::vector<int32_t> dw_lane_w_;
   std::vector<QDwLaneBlock> dw_lane_blocks_;
+  int64_t dw_band_rows_ = 1;  // output rows per dw_lanes call
   int64_t dw_tile_bytes_ = 0, dw_otile_bytes_ = 0;
   void RunDepthwiseLanes(const uint8_t* x, void* y, uint8_t* scratch, ThreadPool* pool) const;
   void ZeroLanePadding(int32_t* tile) const;

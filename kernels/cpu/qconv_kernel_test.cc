@@ -366,12 +366,12 @@ TEST(QConvInt8, DepthwiseInt16Planes) {
   Check(q, seed++);  // 1x4: two pairs, no odd tap
 }
 
-// The channel-lanes depthwise path (Int8Kernels::dw_lanes: 16 channels per call, padded tiles
-// up to 4096 pixels, no residual, 8-bit output): channel counts that leave a partial block
+// The channel-lanes depthwise path (Int8Kernels::dw_lanes: 16 channels per call, no residual,
+// 8-bit output): channel counts that leave a partial block
 // (1, 5, 17, 40) or fill blocks (16, 32), planes smaller than one 16-pixel transpose and
 // planes whose rows break inside one, stride 2, 5x5 windows and dilation 2, two images, i8 and
 // u8 codes, u8 weights with zero points, narrowed clamps, and requantization shifts that are
-// all >= 33 (the int32 epilogue) or mixed (the 64-bit one); then the largest tile it takes.
+// all >= 33 (the int32 epilogue) or mixed (the 64-bit one); then large planes, in bands.
 TEST(QConvInt8, DepthwiseChannelLanes) {
   uint32_t seed = 750;
   const int64_t channels[] = {1, 5, 16, 17, 32, 40};
@@ -396,12 +396,28 @@ TEST(QConvInt8, DepthwiseChannelLanes) {
     Check(q, seed++);  // 5x5 dilation 2
     if (::testing::Test::HasFatalFailure()) return;
   }
-  QCase q = Depthwise(18, 3, 3, 1, 62, 60);  // a 64 x 62 = 3968-pixel tile
+  QCase q = Depthwise(18, 3, 3, 1, 62, 60);  // a 64 x 62 tile: 254 KiB, one band
   Check(q, seed++);
   if (::testing::Test::HasFatalFailure()) return;
   q.kh = q.kw = 1;
   q.pad = 0;
   Check(q, seed++);  // 1x1 depthwise: one tap
+  if (::testing::Test::HasFatalFailure()) return;
+  // Planes whose tile passes 256 KiB run in bands of output rows (the rows above and below
+  // the input zeroed per band): 3x3 s1 and s2, and 5x5 dilation 2 (a 9-row halo).
+  q = Depthwise(17, 3, 3, 1, 101, 103);
+  q.x = DType::kI8;
+  Check(q, seed++);
+  if (::testing::Test::HasFatalFailure()) return;
+  q.stride = 2;
+  Check(q, seed++);
+  if (::testing::Test::HasFatalFailure()) return;
+  q.stride = 1;
+  q.kh = q.kw = 5;
+  q.pad = 4;
+  q.dilation = 2;
+  q.narrow = true;
+  Check(q, seed++);
 }
 
 // Rows wider than one 64-column step of the quad interleave (QInterleave4Fn) and a channel
