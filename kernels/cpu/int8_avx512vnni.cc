@@ -275,6 +275,21 @@ void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64
   const __mmask16 m0 = Q8Mask(nr), m1 = Q8Mask(nr > 16 ? nr - 16 : 0);
   const Q8OutConsts o = Q8Out(rows[0]);
   const Q8PackConsts pk = Q8Pack(rows[0]);
+  if (!residual && mr == kQGemmMr && nr > 16) {
+    // A full tile: the row loop unrolled, so the accumulators stay in registers (a runtime
+    // row index spills the tile to the stack and reloads it).
+#pragma GCC unroll 8
+    for (int r = 0; r < kQGemmMr; ++r) {
+      const Q8RowConsts rc = Q8Row(rows[r]);
+      if (rc.high) {
+        Q8RequantRow32(t.c[r][0], t.c[r][1], rc, pk, col_sum, y + r * ldy, nr);
+      } else {
+        Q8RequantVec(t.c[r][0], rc, o, col_sum, y + r * ldy, m0);
+        Q8RequantVec(t.c[r][1], rc, o, col_sum + 16, y + r * ldy + 16, m1);
+      }
+    }
+    return;
+  }
   for (int r = 0; r < mr; ++r) {
     const Q8RowConsts rc = Q8Row(rows[r]);
     if (residual) {
