@@ -51,7 +51,8 @@ struct LaneEpilogue {
   __m512i round32, shift32;
   __m512i out_zero, qmin, qmax;
   __m512i out_zero64, qmin64, qmax64;
-  bool high;
+  __m512i zero16, qmin8, qmax8;  // LaneRequant4's: int16 and byte lanes
+  bool high, out_signed;
 };
 
 inline LaneEpilogue MakeEpilogue(const QDwLanesParams& p, const QDwLaneBlock& b) {
@@ -69,7 +70,11 @@ inline LaneEpilogue MakeEpilogue(const QDwLanesParams& p, const QDwLaneBlock& b)
           _mm512_set1_epi64(p.out_zero),
           _mm512_set1_epi64(p.qmin),
           _mm512_set1_epi64(p.qmax),
-          b.high};
+          _mm512_set1_epi16(static_cast<int16_t>(p.out_zero)),
+          _mm512_set1_epi8(static_cast<char>(p.qmin)),
+          _mm512_set1_epi8(static_cast<char>(p.qmax)),
+          b.high,
+          p.out_signed};
 }
 
 // out_zero + Requantize(acc) per lane, clamped, as 16 bytes. Requantize's int32 saturation is
@@ -91,6 +96,36 @@ inline __m128i LaneRequant(__m512i acc, const LaneEpilogue& e) {
   return _mm512_cvtepi32_epi8(_mm512_mask_blend_epi32(0xaaaa, re, _mm512_slli_epi64(ro, 32)));
 }
 
+// Requantize's int32 form (e.high) per lane, before the zero point.
+inline __m512i LaneHigh(__m512i acc, const LaneEpilogue& e) {
+  const __m512i ev = _mm512_mul_epi32(acc, e.mult);
+  const __m512i od = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), e.mult_odd);
+  const __m512i hi = _mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(ev, 32), od);
+  return _mm512_srav_epi32(_mm512_add_epi32(hi, e.round32), e.shift32);
+}
+
+// Four output pixels' epilogues (e.high) on packed lanes, as Q8RequantRow32 does for the GEMM:
+// int32 -> int16 and + out_zero with saturation, -> 8 bits with saturation, byte clamps, one
+// dword permute to put each pixel's 16 bytes together, one 64-byte store (the pixels are
+// consecutive in otile). Exact for the same reason: monotone saturations, clamps inside the
+// 8-bit range.
+inline void LaneRequant4(__m512i a0, __m512i a1, __m512i a2, __m512i a3, const LaneEpilogue& e,
+                         uint8_t* out) {
+  const __m512i w01 =
+      _mm512_adds_epi16(_mm512_packs_epi32(LaneHigh(a0, e), LaneHigh(a1, e)), e.zero16);
+  const __m512i w23 =
+      _mm512_adds_epi16(_mm512_packs_epi32(LaneHigh(a2, e), LaneHigh(a3, e)), e.zero16);
+  // 128-bit lane k: channels 4k..4k+3 of pixels 0, 1, 2, 3 (a dword each).
+  __m512i b;
+  if (e.out_signed) {
+    b = _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(w01, w23), e.qmin8), e.qmax8);
+  } else {
+    b = _mm512_min_epu8(_mm512_max_epu8(_mm512_packus_epi16(w01, w23), e.qmin8), e.qmax8);
+  }
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  _mm512_storeu_si512(out, _mm512_permutexvar_epi32(order, b));
+}
+
 // U output pixels (their tile pixels at src[u]) through every tap, then their epilogues.
 template <int U>
 inline void LanePixels(const int32_t* const* src, const int64_t* off, int64_t taps,
@@ -108,6 +143,13 @@ inline void LanePixels(const int32_t* const* src, const int64_t* off, int64_t ta
     for (int u = 0; u < U; ++u) {
       acc[u] = _mm512_dpwssd_epi32(acc[u], _mm512_loadu_si512(src[u] + o), wv);
     }
+  }
+  if (U % 4 == 0 && e.high) {
+#pragma GCC unroll 2
+    for (int u = 0; u < U; u += 4) {
+      LaneRequant4(acc[u], acc[u + 1], acc[u + 2], acc[u + 3], e, out + u * 16);
+    }
+    return;
   }
 #pragma GCC unroll 8
   for (int u = 0; u < U; ++u) {

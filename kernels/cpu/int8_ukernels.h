@@ -140,6 +140,7 @@ struct QDwLanesParams {
                                          // oy * stride_h * wp + ox * stride_w + tap_offset[t]
   bool x_signed = false;
   int32_t x_zero = 0;
+  bool out_signed = false;  // i8 output codes (else u8)
   int32_t out_zero = 0, qmin = 0, qmax = 255;
 };
 // 16 channels' epilogue constants, lane c for the block's channel c (lanes past the layer's

@@ -264,6 +264,7 @@ void QConvCpu::PrepareLanes() {
   }
   p.x_signed = s_.x_type == QType::kI8;
   p.x_zero = s_.x_zero;
+  p.out_signed = s_.out_type == QType::kI8;
   p.out_zero = s_.out_zero;
   p.qmin = s_.qmin;
   p.qmax = s_.qmax;

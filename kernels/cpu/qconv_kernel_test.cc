@@ -396,6 +396,13 @@ TEST(QConvInt8, DepthwiseChannelLanes) {
     Check(q, seed++);  // 5x5 dilation 2
     if (::testing::Test::HasFatalFailure()) return;
   }
+  for (DType out : {DType::kU8, DType::kI8}) {  // narrowed clamps at the usual shifts
+    QCase q = Depthwise(20, 3, 3, 1, 9, 11);
+    q.out = out;
+    q.narrow = true;
+    Check(q, seed++);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
   QCase q = Depthwise(18, 3, 3, 1, 62, 60);  // a 64 x 62 tile: 254 KiB, one band
   Check(q, seed++);
   if (::testing::Test::HasFatalFailure()) return;
