@@ -676,6 +676,17 @@ void QConvCpu::RunGemm(const uint8_t* x, const int8_t* w, const void* residual, 
         share && units < MaxShares(threads_) ? std::min(hp_, MaxShares(threads_) / units) : 1;
     ForShares(share ? pool : nullptr, threads_, units * row_blocks,
               [&](int64_t, int64_t b, int64_t e) {
+                if (row_blocks == 1) {  // whole planes, (group, quad) stepped: no divisions
+                  int64_t grp = b / c4_, c4 = b % c4_;
+                  for (int64_t u = b; u < e; ++u) {
+                    Interleave(x, n, grp, c4, x4, 0, hp_);
+                    if (++c4 == c4_) {
+                      c4 = 0;
+                      ++grp;
+                    }
+                  }
+                  return;
+                }
                 for (int64_t it = b; it < e; ++it) {
                   const int64_t u = it / row_blocks, rb = it % row_blocks;
                   Interleave(x, n, u / c4_, u % c4_, x4, hp_ * rb / row_blocks,
