@@ -395,8 +395,12 @@ void QConvCpu::Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, ui
     if (iy1 > iy0) {
       const uint8_t* z = zero_row_.data();
       const int64_t o = iy0 * geo.in_w;
+      // Without column padding the rows are contiguous on both sides: one row of all their
+      // columns (a 14x14 plane is 4 steps of 64 columns instead of 14 masked ones).
+      const bool flat = wp_ == geo.in_w;
+      const int64_t n = flat ? (iy1 - iy0) * geo.in_w : geo.in_w, rows_n = flat ? 1 : iy1 - iy0;
       k_->interleave4(rows[0] + o, real[1] ? rows[1] + o : z, real[2] ? rows[2] + o : z,
-                      real[3] ? rows[3] + o : z, geo.in_w, iy1 - iy0, geo.in_w, flip,
+                      real[3] ? rows[3] + o : z, n, rows_n, geo.in_w, flip,
                       dst + (geo.pad_top + iy0) * wp_ + geo.pad_left, wp_);
     }
     if (yy1 == hp_) std::fill(dst + hp_ * wp_, dst + plane_, 0u);
