@@ -151,9 +151,15 @@ void PrepareQDwLaneBlock(const int32_t (&offset)[16], const Requant (&requant)[1
     b.offset[lane] = offset[lane];
     b.multiplier[lane] = requant[lane].multiplier;
     const int64_t round = int64_t{1} << (s - 1);
-    (lane % 2 ? b.round_odd : b.round_even)[lane / 2] = round;
-    (lane % 2 ? b.shift_odd : b.shift_even)[lane / 2] = s;
-    if (lane % 2) b.multiplier_odd[lane / 2] = requant[lane].multiplier;
+    const int half = lane / 2;
+    if (lane % 2 == 0) {
+      b.round_even[half] = round;
+      b.shift_even[half] = s;
+    } else {
+      b.round_odd[half] = round;
+      b.shift_odd[half] = s;
+      b.multiplier_odd[half] = requant[lane].multiplier;
+    }
     b.high = b.high && s >= 33;
     b.round32[lane] = s >= 33 ? int32_t{1} << (s - 33) : 0;
     b.shift32[lane] = s >= 33 ? s - 32 : 0;
