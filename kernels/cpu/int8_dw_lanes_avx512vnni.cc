@@ -213,13 +213,18 @@ void QDwLanesAvx512Vnni(const QDwLanesParams& p, const uint8_t* x, int64_t in_pl
   const int64_t rows = QDwLanesTileRows(p, oy1 - oy0);
   const int64_t iy0 = std::clamp<int64_t>(top, 0, p.in_h);
   const int64_t iy1 = std::clamp<int64_t>(top + rows, iy0, p.in_h);
+  // Tile rows [0, above) lie above the input, [below, rows) below it (with pads larger than
+  // the window a band can be all padding: both clamped to the tile).
+  const int64_t above = std::clamp<int64_t>(iy0 - top, 0, rows);
+  const int64_t below = std::clamp<int64_t>(iy1 - top, above, rows);
   const __m512i z = _mm512_setzero_si512();
-  for (int32_t* t = tile; t < tile + (iy0 - top) * wp * 16; t += 16) _mm512_storeu_si512(t, z);
-  for (int32_t* t = tile + (iy1 - top) * wp * 16; t < tile + rows * wp * 16; t += 16) {
+  for (int32_t* t = tile; t < tile + above * wp * 16; t += 16) _mm512_storeu_si512(t, z);
+  for (int32_t* t = tile + below * wp * 16; t < tile + rows * wp * 16; t += 16) {
     _mm512_storeu_si512(t, z);
   }
-  // 1. Codes in: 16 pixels of the flattened input rows per transpose.
-  int32_t* first = tile + ((iy0 - top) * wp + p.pad_left) * 16;
+  // 1. Codes in: 16 pixels of the flattened input rows per transpose (none where the band is
+  // all padding: then iy1 == iy0).
+  int32_t* first = tile + (above * wp + p.pad_left) * 16;
   if (p.x_signed) {
     CodesIn<true>(p, x, in_plane, nc, iy0 * p.in_w, iy1 * p.in_w, first);
   } else {
