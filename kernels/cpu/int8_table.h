@@ -24,7 +24,7 @@ struct Int8Kernels {
   QuantizeF32Fn quantize = nullptr;
   QDwU8Fn dw_u8 = nullptr;  // where the CPU also has AVX-512 VBMI (vpermb builds byte quads)
   QInterleave4Fn interleave4 = nullptr;  // null: the portable (SSE2) version in qconv.cc
-  QDwLanesFn dw_lanes = nullptr;         // null: small depthwise planes take the per-channel path
+  QDwLanesFn dw_lanes = nullptr;         // null: depthwise layers take the per-channel paths
 };
 
 // The int8 table for `isa` (kAvx512Vnni: vpdpbusd, with dw_u8 where the CPU has VBMI; kAvx2

@@ -109,8 +109,9 @@ class QConvCpu {
   int64_t dw_group_ = 1;
   void RunDepthwiseU8(const uint8_t* x, const void* residual, void* y, uint8_t* scratch,
                       ThreadPool* pool) const;
-  // Small planes: 16 channels per Int8Kernels::dw_lanes call, channels in the lanes (no
-  // residual, 8-bit output). Weights [blocks][taps][16] in dw_lanes' form, epilogues per block.
+  // Depthwise without residual, 8-bit output, where the table has dw_lanes: 16 channels per
+  // call with the channels in the lanes, whole planes or bands of dw_band_rows_ output rows.
+  // Weights [blocks][taps][16] in dw_lanes' form, epilogue constants per block of 16.
   bool dw_use_lanes_ = false;
   QDwLanesParams dw_lanes_;
   std::vector<int32_t> dw_lane_w_;
