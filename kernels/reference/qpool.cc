@@ -89,9 +89,7 @@ class QGlobalAveragePoolKernel : public Kernel {
     const void* x = inputs[0].data;
     void* y = outputs[0].data;
     for (int64_t p = 0; p < planes_; ++p) {
-      int64_t sum = 0;
-      for (int64_t i = 0; i < inner_; ++i) sum += LoadQuantized(x, x_type_, p * inner_ + i);
-      sum -= inner_ * x_zero_;
+      int64_t sum = PlaneSum(x, p * inner_) - inner_ * x_zero_;
       const int32_t v =
           out_type_ == DType::kI32
               ? static_cast<int32_t>(std::clamp<int64_t>(sum, clamp_.lo, clamp_.hi))
@@ -107,6 +105,30 @@ class QGlobalAveragePoolKernel : public Kernel {
   int32_t x_zero_ = 0, out_zero_ = 0;
   QuantClamp clamp_;
   Requant requant_;
+
+  // The plane's codes summed with the type's own loads (a typed loop the compiler vectorises:
+  // a LoadQuantized call per code was most of mobilenetv2-12-int8's 1280x7x7 pool).
+  template <typename T>
+  static int64_t SumCodes(const T* v, int64_t n) {
+    int64_t sum = 0;
+    for (int64_t i = 0; i < n; ++i) sum += v[i];
+    return sum;
+  }
+  int64_t PlaneSum(const void* x, int64_t first) const {
+    switch (x_type_) {
+      case DType::kU8:
+        return SumCodes(static_cast<const uint8_t*>(x) + first, inner_);
+      case DType::kI8:
+        return SumCodes(static_cast<const int8_t*>(x) + first, inner_);
+      case DType::kI16:
+        return SumCodes(static_cast<const int16_t*>(x) + first, inner_);
+      default: {
+        int64_t sum = 0;
+        for (int64_t i = 0; i < inner_; ++i) sum += LoadQuantized(x, x_type_, first + i);
+        return sum;
+      }
+    }
+  }
 };
 
 }  // namespace
