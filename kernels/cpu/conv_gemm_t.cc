@@ -57,9 +57,8 @@ bool ConvGemmT::Wins(const Conv2dGeometry& g, const CpuKernels& kernels) {
   // Same-width stride-1 windows (read through the lane table) with 256 output channels or
   // more win too, whatever the padding: resnet18's 256 x 14x14 3x3 layer 5.06 -> 4.52 ms,
   // squeezenet's 64 -> 256 on 13x13 1.12 -> 1.10 ms (interleaved runs, one thread). With few
-  // output channels the panels are
-  // packed for too few channel tiles (densenet121's 128 -> 32 on 14x14: 1.42x slower, 48 ->
-  // 192 on 13x13: 1.06x).
+  // output channels the panels are packed for too few channel tiles (densenet121's 128 -> 32
+  // on 14x14: 1.42x slower, 48 -> 192 on 13x13: 1.06x).
   if (g.kernel_size() > 1 && g.out_c >= 256 && g.is_same_width()) return true;
   // Multiply-adds each orientation issues: ConvGemm pads pixels to its tiles (a tail of at
   // most half a tile to 16 columns) and channels to 8; this one pads pixels to 8 and

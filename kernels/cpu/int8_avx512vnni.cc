@@ -4,6 +4,7 @@
 // the depthwise accumulation on vpdpwssd (taps in pairs, 32 int16 lanes per step).
 #include <algorithm>
 
+#include "kernels/cpu/int8_avx512_pack.h"
 #include "kernels/cpu/int8_impl.h"
 
 #if defined(__AVX512F__) && defined(__AVX512VNNI__)
@@ -61,16 +62,8 @@ struct Q8OutConsts {
   __m512i out_zero, qmin, qmax, lo32;
   __m512i out_zero32, qmin32, qmax32;  // the same in int32 lanes
 };
-// Q8RequantRow32's constants: the output zero point in int16 lanes, the clamps in bytes.
-struct Q8PackConsts {
-  __m512i zero16, qmin8, qmax8, order;
-  bool is_signed;
-};
 inline Q8PackConsts Q8Pack(const QRowParams& p) {
-  const bool s = p.out_type == QType::kI8;
-  return {_mm512_set1_epi16(static_cast<int16_t>(p.out_zero)),
-          _mm512_set1_epi8(static_cast<char>(p.qmin)), _mm512_set1_epi8(static_cast<char>(p.qmax)),
-          _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0), s};
+  return Q8Pack(p.out_zero, p.qmin, p.qmax, p.out_type == QType::kI8);
 }
 struct Q8ResConsts {
   __m512i zero, mult, round;
@@ -131,6 +124,17 @@ inline __m512i Q8ClampJoin(__m512i ev, __m512i od, const Q8OutConsts& o, bool ad
   return _mm512_or_si512(_mm512_and_si512(ev, o.lo32), _mm512_slli_epi64(od, 32));
 }
 
+// Requantize when shift s >= 33 (a requantization scale below 1/4, the usual case), before
+// the output zero point: with P = x M = H 2^32 + L (0 <= L < 2^32), floor((P + 2^(s-1)) / 2^s)
+// == (H + 2^(s-33)) >> (s - 32) exactly (L cannot carry past a multiple of 2^(s-32)), and
+// |H| <= 2^30, so everything after the two products runs on 16 int32 lanes.
+inline __m512i Q8RequantHigh(__m512i acc, const Q8RowConsts& r) {
+  const __m512i ev = _mm512_mul_epi32(acc, r.mult);
+  const __m512i od = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), r.mult);
+  const __m512i hi = _mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(ev, 32), od);
+  return _mm512_sra_epi32(_mm512_add_epi32(hi, r.round32), r.shift32);
+}
+
 // 8-bit output, no residual, the common case and the shortest: _mm512_mul_epi32 reads each
 // 64-bit lane's low int32 (the even elements; the odd ones shifted down), and Requantize's
 // int32 saturation is left out: with qmin/qmax inside the 8-bit output range (the kernel's
@@ -139,15 +143,7 @@ inline void Q8RequantVec(__m512i d, const Q8RowConsts& r, const Q8OutConsts& o,
                          const int32_t* col_sum, uint8_t* y, __mmask16 m) {
   const __m512i acc = Q8Centred(d, r, col_sum, m);
   if (r.high) {
-    // shift s >= 33 (a requantization scale below 1/4, the usual case): with P = x M = H 2^32
-    // + L (0 <= L < 2^32), floor((P + 2^(s-1)) / 2^s) == (H + 2^(s-33)) >> (s - 32) exactly
-    // (L cannot carry past a multiple of 2^(s-32)), and |H| <= 2^30, so everything after
-    // the two products runs on 16 int32 lanes: about 12 instructions instead of 20.
-    const __m512i ev = _mm512_mul_epi32(acc, r.mult);
-    const __m512i od = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), r.mult);
-    const __m512i hi = _mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(ev, 32), od);
-    __m512i v = _mm512_sra_epi32(_mm512_add_epi32(hi, r.round32), r.shift32);
-    v = _mm512_add_epi32(v, o.out_zero32);
+    const __m512i v = _mm512_add_epi32(Q8RequantHigh(acc, r), o.out_zero32);
     Q8StoreBytes(y, _mm512_min_epi32(_mm512_max_epi32(v, o.qmin32), o.qmax32), m);
     return;
   }
@@ -158,37 +154,19 @@ inline void Q8RequantVec(__m512i d, const Q8RowConsts& r, const Q8OutConsts& o,
   Q8StoreBytes(y, Q8ClampJoin(ev, od, o, true), m);
 }
 
-// The int32 form of Q8RequantVec (shift >= 33) before the output zero point: the product's
-// high halves, rounded and shifted.
-inline __m512i Q8RequantHigh(__m512i acc, const Q8RowConsts& r) {
-  const __m512i ev = _mm512_mul_epi32(acc, r.mult);
-  const __m512i od = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), r.mult);
-  const __m512i hi = _mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(ev, 32), od);
-  return _mm512_sra_epi32(_mm512_add_epi32(hi, r.round32), r.shift32);
-}
-
 // A whole row of 32 outputs (r.high, no residual): Q8RequantHigh on both vectors, then the
-// zero point and clamps on packed lanes: int32 -> int16 with saturation, + out_zero with
-// saturation, -> 8 bits with saturation, clamped to [qmin, qmax] as bytes, one permute to
-// undo the packs' per-128-bit-lane order. Exact: every step saturates monotonically and
-// [qmin, qmax] lies inside the 8-bit type's range, so the clamp of the saturated value is the
-// clamp of the true one. 23 instructions for 32 outputs instead of 26 (two Q8RequantVec, whose
-// vpmovdb are 2 uops each).
+// zero point and clamps on packed lanes (int8_avx512_pack.h) and one permute to undo the
+// packs' per-128-bit-lane order. 23 instructions for 32 outputs instead of 26 (two
+// Q8RequantVec, whose vpmovdb are 2 uops each).
 inline void Q8RequantRow32(__m512i d0, __m512i d1, const Q8RowConsts& r, const Q8PackConsts& pk,
                            const int32_t* col_sum, uint8_t* y, int nr) {
   const __m512i v0 = Q8RequantHigh(Q8Centred(d0, r, col_sum, 0xffff), r);
   const __m512i v1 = Q8RequantHigh(Q8Centred(d1, r, col_sum + 16, Q8Mask(nr - 16)), r);
-  const __m512i w = _mm512_adds_epi16(_mm512_packs_epi32(v0, v1), pk.zero16);
-  __m512i b;
-  if (pk.is_signed) {
-    b = _mm512_packs_epi16(w, w);
-    b = _mm512_min_epi8(_mm512_max_epi8(b, pk.qmin8), pk.qmax8);
-  } else {
-    b = _mm512_packus_epi16(w, w);
-    b = _mm512_min_epu8(_mm512_max_epu8(b, pk.qmin8), pk.qmax8);
-  }
+  const __m512i w = Q8PackWords(v0, v1, pk);
   // 128-bit lane k holds bytes of v0[4k..4k+3] then v1[4k..4k+3] (then the same again).
-  const __m256i out = _mm512_castsi512_si256(_mm512_permutexvar_epi32(pk.order, b));
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m256i out =
+      _mm512_castsi512_si256(_mm512_permutexvar_epi32(order, Q8PackBytes(w, w, pk)));
   if (nr >= 32) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(y), out);
   } else {

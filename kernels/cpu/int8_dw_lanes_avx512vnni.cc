@@ -3,6 +3,7 @@
 // of each lane, 0 in the high one), the epilogue per lane with per-lane multipliers and shifts.
 #include <algorithm>
 
+#include "kernels/cpu/int8_avx512_pack.h"
 #include "kernels/cpu/int8_ukernels.h"
 
 #if defined(__AVX512F__) && defined(__AVX512VNNI__)
@@ -51,8 +52,8 @@ struct LaneEpilogue {
   __m512i round32, shift32;
   __m512i out_zero, qmin, qmax;
   __m512i out_zero64, qmin64, qmax64;
-  __m512i zero16, qmin8, qmax8;  // LaneRequant4's: int16 and byte lanes
-  bool high, out_signed;
+  Q8PackConsts pack;  // LaneRequant4's
+  bool high;
 };
 
 inline LaneEpilogue MakeEpilogue(const QDwLanesParams& p, const QDwLaneBlock& b) {
@@ -70,24 +71,28 @@ inline LaneEpilogue MakeEpilogue(const QDwLanesParams& p, const QDwLaneBlock& b)
           _mm512_set1_epi64(p.out_zero),
           _mm512_set1_epi64(p.qmin),
           _mm512_set1_epi64(p.qmax),
-          _mm512_set1_epi16(static_cast<int16_t>(p.out_zero)),
-          _mm512_set1_epi8(static_cast<char>(p.qmin)),
-          _mm512_set1_epi8(static_cast<char>(p.qmax)),
-          b.high,
-          p.out_signed};
+          Q8Pack(p.out_zero, p.qmin, p.qmax, p.out_signed),
+          b.high};
+}
+
+// Requantize's int32 form (e.high) per lane, before the zero point: Q8RequantHigh of
+// int8_avx512vnni.cc with per-lane multipliers and shifts.
+inline __m512i LaneHigh(__m512i acc, const LaneEpilogue& e) {
+  const __m512i ev = _mm512_mul_epi32(acc, e.mult);
+  const __m512i od = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), e.mult_odd);
+  const __m512i hi = _mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(ev, 32), od);
+  return _mm512_srav_epi32(_mm512_add_epi32(hi, e.round32), e.shift32);
 }
 
 // out_zero + Requantize(acc) per lane, clamped, as 16 bytes. Requantize's int32 saturation is
 // left out as in Q8RequantVec: qmin/qmax lie inside the 8-bit range, so it cannot matter.
 inline __m128i LaneRequant(__m512i acc, const LaneEpilogue& e) {
+  if (e.high) {
+    const __m512i v = _mm512_add_epi32(LaneHigh(acc, e), e.out_zero);
+    return _mm512_cvtepi32_epi8(_mm512_min_epi32(_mm512_max_epi32(v, e.qmin), e.qmax));
+  }
   const __m512i ev = _mm512_mul_epi32(acc, e.mult);
   const __m512i od = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), e.mult_odd);
-  if (e.high) {  // floor((P + 2^(s-1)) / 2^s) == (H + 2^(s-33)) >> (s - 32): see Q8RequantVec
-    const __m512i hi = _mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(ev, 32), od);
-    __m512i v = _mm512_srav_epi32(_mm512_add_epi32(hi, e.round32), e.shift32);
-    v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, e.out_zero), e.qmin), e.qmax);
-    return _mm512_cvtepi32_epi8(v);
-  }
   // + out_zero and the clamps in 64 bits (Q8ClampJoin), then the halves joined.
   __m512i re = _mm512_srav_epi64(_mm512_add_epi64(ev, e.round_even), e.shift_even);
   __m512i ro = _mm512_srav_epi64(_mm512_add_epi64(od, e.round_odd), e.shift_odd);
@@ -96,32 +101,15 @@ inline __m128i LaneRequant(__m512i acc, const LaneEpilogue& e) {
   return _mm512_cvtepi32_epi8(_mm512_mask_blend_epi32(0xaaaa, re, _mm512_slli_epi64(ro, 32)));
 }
 
-// Requantize's int32 form (e.high) per lane, before the zero point.
-inline __m512i LaneHigh(__m512i acc, const LaneEpilogue& e) {
-  const __m512i ev = _mm512_mul_epi32(acc, e.mult);
-  const __m512i od = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), e.mult_odd);
-  const __m512i hi = _mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(ev, 32), od);
-  return _mm512_srav_epi32(_mm512_add_epi32(hi, e.round32), e.shift32);
-}
-
-// Four output pixels' epilogues (e.high) on packed lanes, as Q8RequantRow32 does for the GEMM:
-// int32 -> int16 and + out_zero with saturation, -> 8 bits with saturation, byte clamps, one
-// dword permute to put each pixel's 16 bytes together, one 64-byte store (the pixels are
-// consecutive in otile). Exact for the same reason: monotone saturations, clamps inside the
-// 8-bit range.
+// Four output pixels' epilogues (e.high) on packed lanes (int8_avx512_pack.h), as
+// Q8RequantRow32 does for the GEMM, one dword permute to put each pixel's 16 bytes together and
+// one 64-byte store (the pixels are consecutive in otile).
 inline void LaneRequant4(__m512i a0, __m512i a1, __m512i a2, __m512i a3, const LaneEpilogue& e,
                          uint8_t* out) {
-  const __m512i w01 =
-      _mm512_adds_epi16(_mm512_packs_epi32(LaneHigh(a0, e), LaneHigh(a1, e)), e.zero16);
-  const __m512i w23 =
-      _mm512_adds_epi16(_mm512_packs_epi32(LaneHigh(a2, e), LaneHigh(a3, e)), e.zero16);
+  const __m512i w01 = Q8PackWords(LaneHigh(a0, e), LaneHigh(a1, e), e.pack);
+  const __m512i w23 = Q8PackWords(LaneHigh(a2, e), LaneHigh(a3, e), e.pack);
   // 128-bit lane k: channels 4k..4k+3 of pixels 0, 1, 2, 3 (a dword each).
-  __m512i b;
-  if (e.out_signed) {
-    b = _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(w01, w23), e.qmin8), e.qmax8);
-  } else {
-    b = _mm512_min_epu8(_mm512_max_epu8(_mm512_packus_epi16(w01, w23), e.qmin8), e.qmax8);
-  }
+  const __m512i b = Q8PackBytes(w01, w23, e.pack);
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
   _mm512_storeu_si512(out, _mm512_permutexvar_epi32(order, b));
 }
@@ -133,8 +121,8 @@ inline void LanePixels(const int32_t* const* src, const int64_t* off, int64_t ta
   __m512i acc[U];
 #pragma GCC unroll 8
   for (int u = 0; u < U; ++u) acc[u] = offset;
-    // Unrolled by 9 (3x3 windows: one pass): without it GCC copies every accumulator around
-    // each loop-carried vpdpwssd (1.12x on a 384x14x14 layer; a constant tap count was slower).
+    // Unrolled by 9 (3x3 windows: one pass): without it GCC copies every accumulator around each
+    // loop-carried vpdpwssd (1.12x on a 384x14x14 layer; a constant tap count was slower).
 #pragma GCC unroll 9
   for (int64_t t = 0; t < taps; ++t) {
     const __m512i wv = _mm512_loadu_si512(w + t * 16);

@@ -130,7 +130,7 @@ using QDwU8Fn = void (*)(const QDwU8Params& p, const uint8_t* plane, const int32
 // weight zero point) writes 16 bytes per output pixel into `otile`, which is transposed into
 // the output planes y + c * out_plane (c < nc).
 struct QDwLanesParams {
-  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t in_h = 0, in_w = 0, out_w = 0;
   int64_t pad_top = 0, pad_left = 0;
   int64_t wp = 0;  // tile row, in pixels: in_w + pad_left + pad_right
   int64_t stride_h = 1, stride_w = 1;

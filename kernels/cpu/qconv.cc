@@ -253,7 +253,6 @@ void QConvCpu::PrepareLanes() {
   QDwLanesParams& p = dw_lanes_;
   p.in_h = g.in_h;
   p.in_w = g.in_w;
-  p.out_h = g.out_h;
   p.out_w = g.out_w;
   p.pad_top = g.pad_top;
   p.pad_left = g.pad_left;
