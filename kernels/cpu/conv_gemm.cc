@@ -151,10 +151,12 @@ ConvGemm::ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threa
                    ConvWeights weights)
     : g_(g), kernels_(&kernels), weights_(weights) {
   direct_ = g.is_pointwise();
+  nr_ = TileColumns(g, kernels);
+  gemm_ = nr_ == kernels.gemm_nr ? kernels.gemm : kernels.gemm_wide;
   im2col_ = Im2colFor(g);
   k_ = g.gemm_k();
   n_ = g.out_plane();
-  const int64_t nr = kernels.gemm_nr;
+  const int64_t nr = nr_;
   if (!direct_) lanes_ = ConvLaneTable::For(g, nr, /*phases=*/g.groups == 1);
   kblocks_ = !direct_ && k_ * nr * 4 <= kOneBlockBytes
                  ? 1
@@ -179,6 +181,10 @@ ConvGemm::ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threa
   shares_ = static_cast<int>(std::min<int64_t>(shares_, std::max<int64_t>(units_, 1)));
 }
 
+int ConvGemm::TileColumns(const Conv2dGeometry& g, const CpuKernels& kernels) {
+  return g.is_pointwise() && kernels.gemm_wide != nullptr ? kernels.gemm_wide_nr : kernels.gemm_nr;
+}
+
 size_t ConvGemm::PhaseBytes() const {
   if (!lanes_.phases) return 0;
   const auto floats = static_cast<size_t>(g_.batch * g_.in_c * lanes_.channel_stride);
@@ -196,7 +202,7 @@ size_t ConvGemm::ScratchBytes() const {
 // micro-panels of nr columns: dst[(t * kl + k) * nr + j] for tile t.
 void ConvGemm::PackBlock(const float* xg, int64_t n0, int64_t count, int64_t k0, int64_t kl,
                          float* dst) const {
-  const int nr = kernels_->gemm_nr;
+  const int nr = nr_;
   const Im2colParams params = lanes_.Params(im2col_);
   for (int64_t t0 = 0; t0 < count; t0 += nr) {
     const int tn = static_cast<int>(std::min<int64_t>(nr, count - t0));
@@ -207,8 +213,8 @@ void ConvGemm::PackBlock(const float* xg, int64_t n0, int64_t count, int64_t k0,
 void ConvGemm::RunShare(int share, const float* x, const float* packed, const float* bias,
                         const float* residual, const ActivationParams& act, float* y,
                         float* bbuf) const {
-  const int nr = kernels_->gemm_nr;
-  const GemmUkernelFn gemm = kernels_->gemm;
+  const int nr = nr_;
+  const GemmUkernelFn gemm = gemm_;
   const int64_t ocpg = g_.out_c_per_group();
   const int64_t u0 = units_ * share / shares_, u1 = units_ * (share + 1) / shares_;
   for (int64_t u = u0; u < u1;) {

@@ -59,6 +59,10 @@ class ConvGemm {
   ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threads,
            ConvWeights weights = ConvWeights::kPanels8);
 
+  // Columns per micro-kernel tile for `g`: the wide kernel's for 1x1 layers (B read in place)
+  // where the table has one, gemm_nr otherwise.
+  static int TileColumns(const Conv2dGeometry& g, const CpuKernels& kernels);
+
   size_t ScratchBytes() const;
   // x [N, C, H, W]; packed: the weights in the planned format; bias [out_c] or null; residual
   // shaped like y
@@ -76,9 +80,11 @@ class ConvGemm {
   Conv2dGeometry g_;
   const CpuKernels* kernels_ = nullptr;
   ConvWeights weights_ = ConvWeights::kPanels8;
-  bool direct_ = false;  // B = X (1x1, stride 1, no padding)
+  bool direct_ = false;           // B = X (1x1, stride 1, no padding)
+  GemmUkernelFn gemm_ = nullptr;  // the micro-kernel (TileColumns wide)
+  int nr_ = 0;
   Im2colParams im2col_;
-  ConvLaneTable lanes_;  // empty where the row-segment packer runs
+  ConvLaneTable lanes_;           // empty where the row-segment packer runs
   int shares_ = 1;                // static work shares (one B buffer each)
   int64_t k_ = 0, n_ = 0;         // GEMM K and N (= OH * OW)
   int64_t kc_ = 0, kblocks_ = 1;  // reduction blocks: a kc x nr B micro-panel fits in L1

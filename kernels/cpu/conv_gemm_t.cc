@@ -42,11 +42,11 @@ ConvGemmT::ConvGemmT(const Conv2dGeometry& g, const CpuKernels& kernels, int thr
 bool ConvGemmT::Wins(const Conv2dGeometry& g, const CpuKernels& kernels) {
   if (kernels.gemm_t == nullptr || g.groups != 1 || g.out_plane() > kMaxPixels) return false;
   // Measured (kiln_cpu_conv_bench --block16o against ConvGemm, AVX-512, one thread): 3x3
-  // layers win (resnet18's 7x7x512: 3.60 -> 2.91 ms) and so do 1x1 layers with many output
-  // channels (mobilenetv2's 160 -> 960: 0.208 -> 0.184 ms), but 1x1 layers with few output
-  // channels and a long reduction lose (960 -> 160: 0.188 -> 0.242 ms): their im2col copy and
-  // the re-read of each panel per channel tile cost more than the padding saves.
-  if (g.kernel_size() == 1 && g.out_c < 256) return false;
+  // layers win (resnet18's 7x7x512: 3.60 -> 2.91 ms) and so do 1x1 layers on 7x7 maps, with
+  // many output channels or few (against ConvGemm's 48-column tiles, runs of the two
+  // alternating in one process, best of each: 160 -> 960 0.209 -> 0.194 ms, 960 -> 160
+  // 0.209 -> 0.175, 576 -> 160 0.123 -> 0.108, 1024 -> 128 0.177 -> 0.154; at two threads
+  // even). Until ConvGemm had the wide tiles, 1x1 layers with few output channels lost here.
   // 1x1 layers whose weights reach 1 MiB win whatever the padding: ConvGemm streams every
   // weight once per pixel tile, from beyond the L2, this orientation once per image
   // (interleaved runs of kiln_cpu_conv_bench, Cascade Lake, one thread: squeezenet's 512 ->
@@ -60,12 +60,11 @@ bool ConvGemmT::Wins(const Conv2dGeometry& g, const CpuKernels& kernels) {
   // output channels the panels are packed for too few channel tiles (densenet121's 128 -> 32
   // on 14x14: 1.42x slower, 48 -> 192 on 13x13: 1.06x).
   if (g.kernel_size() > 1 && g.out_c >= 256 && g.is_same_width()) return true;
-  // Multiply-adds each orientation issues: ConvGemm pads pixels to its tiles (a tail of at
-  // most half a tile to 16 columns) and channels to 8; this one pads pixels to 8 and
-  // channels to 16.
-  const int64_t n = g.out_plane(), nr = kernels.gemm_nr;
-  const int64_t tail = n % nr;
-  const int64_t gemm_cols = n / nr * nr + (tail == 0 ? 0 : (tail <= nr / 2 ? nr / 2 : nr));
+  // Multiply-adds each orientation issues: ConvGemm pads pixels to its tiles' vectors of 16
+  // (gemm_t exists only with 16-float vectors) and channels to 8; this one pads pixels to 8
+  // and channels to 16.
+  const int64_t n = g.out_plane(), nr = ConvGemm::TileColumns(g, kernels);
+  const int64_t gemm_cols = n / nr * nr + CeilDiv(n % nr, 16) * 16;
   const int64_t gemm = CeilDiv(g.out_c, 8) * 8 * gemm_cols;
   const int64_t transposed = CeilDiv(n, kGemmTRows) * kGemmTRows * CeilDiv(g.out_c, 16) * 16;
   return transposed * 10 < gemm * 9;

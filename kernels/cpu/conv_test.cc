@@ -113,6 +113,25 @@ TEST(CpuConvTest, CommonShapes) {
   CheckConv(Geo(4, 1, 1, 5, 1, 1, 0), rng, relu, true, false);          // 1x1 spatial
 }
 
+// 1x1 layers read B in place with the wide micro-kernel where the table has one (AVX-512: 48
+// columns): planes whose pixels end on, just past and just short of its tiles and of the
+// narrow kernel's, tails of one to three vectors, split reductions, residuals.
+TEST(CpuConvTest, PointwiseTileWidths) {
+  std::mt19937 rng(11);
+  const ActivationParams relu{Activation::kRelu, 0.f, 0.f};
+  const std::pair<int64_t, int64_t> planes[] = {{7, 7},  {6, 8},   {1, 47},  {7, 14}, {1, 95},
+                                                {2, 49}, {11, 11}, {13, 13}, {4, 36}};
+  for (const auto& [h, w] : planes) {
+    CheckConv(Geo(24, h, w, 40, 1, 1, 0), rng, relu, true, (h + w) % 2 == 0);
+  }
+  CheckConv(Geo(260, 7, 7, 17, 1, 1, 0), rng, relu, true, true);  // several k blocks
+  for (const CpuKernels* k : AvailableCpuKernels()) {
+    const int nr = ConvGemm::TileColumns(Geo(24, 7, 7, 40, 1, 1, 0), *k);
+    EXPECT_EQ(nr, k->gemm_wide ? k->gemm_wide_nr : k->gemm_nr);
+    EXPECT_EQ(ConvGemm::TileColumns(Geo(24, 7, 7, 40, 3, 1, 1), *k), k->gemm_nr);
+  }
+}
+
 TEST(CpuConvTest, Depthwise) {
   std::mt19937 rng(6);
   const ActivationParams relu6{Activation::kClip, 0.f, 6.f};

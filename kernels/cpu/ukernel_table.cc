@@ -20,10 +20,10 @@ constexpr CpuKernels kAvx2Kernels = {
     ActivateAvx2,    BinaryAvx2, AffineAvx2,          SoftmaxAvx2,   DwConvAvx2,
     Im2colPanelAvx2, PoolAvx2,   GlobalPoolAvx2,      WinoInputAvx2, WinoOutputAvx2};
 constexpr CpuKernels kAvx512Kernels = {
-    Isa::kAvx512,          32,           GemmUkernel8x32Avx512, GemvAvx512,      GemvBlock16Avx512,
-    ActivateAvx512,        BinaryAvx512, AffineAvx512,          SoftmaxAvx512,   DwConvAvx512,
-    Im2colPanelAvx512,     PoolAvx512,   GlobalPoolAvx512,      WinoInputAvx512, WinoOutputAvx512,
-    GemmTUkernel8x32Avx512};
+    Isa::kAvx512,           32,           GemmUkernel8x32Avx512, GemvAvx512,      GemvBlock16Avx512,
+    ActivateAvx512,         BinaryAvx512, AffineAvx512,          SoftmaxAvx512,   DwConvAvx512,
+    Im2colPanelAvx512,      PoolAvx512,   GlobalPoolAvx512,      WinoInputAvx512, WinoOutputAvx512,
+    GemmTUkernel8x32Avx512, 48,           GemmUkernel8x48Avx512};
 #endif
 
 }  // namespace

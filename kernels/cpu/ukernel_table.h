@@ -30,6 +30,12 @@ struct CpuKernels {
   // Only where 16 accumulators of 16 floats fit the registers (AVX-512); null elsewhere, where
   // ConvGemm's orientation is used for every plane.
   GemmTUkernelFn gemm_t = nullptr;
+  // A wider tile of the same contract for B read in place, rows a plane apart (1x1 layers),
+  // where its longer rows of loads per broadcast pay; null where the registers do not hold it
+  // (ConvGemm then uses `gemm`). Packed im2col panels keep gemm_nr: the lane tables of the
+  // packers hold one 32-bit mask per tile.
+  int gemm_wide_nr = 0;
+  GemmUkernelFn gemm_wide = nullptr;
 };
 
 // The table for `isa`, or null when this build or this CPU cannot run it. kReference maps to

@@ -207,6 +207,8 @@ void DwConvAvx2(const DwConvParams& p, const float* x, const float* w, const flo
                 const float* residual, float* y, int64_t channels);
 void GemmUkernel8x32Avx512(int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
                            float* c, int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
+void GemmUkernel8x48Avx512(int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+                           float* c, int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
 void GemmTUkernel8x32Avx512(int64_t k, const float* a, const float* w, int64_t block_stride, int nb,
                             bool accumulate, float* t);
 void ActivateAvx512(const float* x, float* y, int64_t n, const ActivationParams& act);
