@@ -81,6 +81,7 @@ inline void GemmTile(int64_t k, const float* a, int64_t lda, const float* b, int
   typename V::MaskT mask[NV];
 #pragma GCC unroll 8
   for (int j = 0; j < NV; ++j) mask[j] = V::MakeMask(kMasked ? nr - j * V::N : V::N);
+#pragma GCC unroll 2
   for (int64_t p = 0; p < k; ++p) {
     T bv[NV];
 #pragma GCC unroll 8
@@ -145,6 +146,7 @@ inline void GemmTTile(int64_t k, const float* a, const float* w, int64_t block_s
       acc[r][j] = accumulate ? V::Load(t + r * kGemmTCols + j * V::N) : V::Zero();
     }
   }
+#pragma GCC unroll 2
   for (int64_t p = 0; p < k; ++p) {
     T bv[J];
 #pragma GCC unroll 4
