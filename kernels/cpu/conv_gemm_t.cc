@@ -40,7 +40,9 @@ ConvGemmT::ConvGemmT(const Conv2dGeometry& g, const CpuKernels& kernels, int thr
 }
 
 bool ConvGemmT::Wins(const Conv2dGeometry& g, const CpuKernels& kernels) {
-  if (kernels.gemm_t == nullptr || g.groups != 1 || g.out_plane() > kMaxPixels) return false;
+  if (kernels.gemm_t == nullptr || kernels.gemm_t_store == nullptr || g.groups != 1 ||
+      g.out_plane() > kMaxPixels)
+    return false;
   // Measured (kiln_cpu_conv_bench --block16o against ConvGemm, AVX-512, one thread): 3x3
   // layers win (resnet18's 7x7x512: 3.60 -> 2.91 ms) and so do 1x1 layers on 7x7 maps, with
   // many output channels or few (against ConvGemm's 48-column tiles, runs of the two
@@ -89,6 +91,7 @@ void ConvGemmT::RunItem(int64_t item, const float* block16, const float* bias,
   // kc slices so a slice of the weights is reused from L1 by every panel of the group.
   constexpr int64_t kGroup = 32;
   alignas(64) float sums[kGroup][kGemmTRows * kGemmTCols];
+  bool activated = true;  // by gemm_t_store (its answer is the same for every tile)
   for (int64_t q0 = q_begin; q0 < q_end; q0 += kGroup) {
     const int64_t q1 = std::min(q_end, q0 + kGroup);
     for (int64_t k0 = 0; k0 < k_; k0 += kc_) {
@@ -101,17 +104,13 @@ void ConvGemmT::RunItem(int64_t item, const float* block16, const float* bias,
     for (int64_t q = q0; q < q1; ++q) {
       const int64_t p0 = q * kGemmTRows;
       const int rows = static_cast<int>(std::min<int64_t>(kGemmTRows, n_ - p0));
-      const float* s = sums[q - q0];
-      for (int64_t j = 0; j < ocs; ++j) {
-        const float b = bias ? bias[oc0 + j] : 0.f;
-        float* yr = y + (oc0 + j) * n_ + p0;
-        // The residual is read right before its element is written: it may share y's buffer.
-        const float* rr = residual ? residual + (oc0 + j) * n_ + p0 : nullptr;
-        for (int r = 0; r < rows; ++r) yr[r] = s[r * kGemmTCols + j] + b + (rr ? rr[r] : 0.f);
-      }
+      // The store reads each residual element right before writing y's: they may alias.
+      activated = kernels_->gemm_t_store(
+          sums[q - q0], rows, static_cast<int>(ocs), bias ? bias + oc0 : nullptr,
+          residual ? residual + oc0 * n_ + p0 : nullptr, n_, act, y + oc0 * n_ + p0);
     }
   }
-  if (act.kind == Activation::kNone) return;
+  if (activated) return;
   const int64_t p0 = q_begin * kGemmTRows, p1 = std::min(n_, q_end * kGemmTRows);
   if (p0 == 0 && p1 == n_) {
     float* rows = y + oc0 * n_;  // the tile's planes are contiguous

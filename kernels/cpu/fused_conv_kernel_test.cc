@@ -153,9 +153,9 @@ TEST(FusedConvSimdTest, LayerShapes) {
 // planes, reductions longer than one weight slice (3 x 3 x 64 = 576), channel counts that end
 // in a half tile, few tiles (split by panels at 2 threads), batch 2, residuals and
 // activations; same-size windows with 256 outputs and 1x1 layers with 1 MiB of weights, which
-// take it whatever the padding. (Otherwise channel counts that are not multiples of 16 pad too
-// much for it to win, and 1x1 layers need 256 channels; RandomGeometries covers what it leaves
-// to ConvGemm.)
+// take it whatever the padding; a last tile of 8 channels (520 outputs). (Otherwise channel
+// counts that are not multiples of 16 pad too much for it to win; RandomGeometries covers what
+// it leaves to ConvGemm.)
 TEST(FusedConvSimdTest, SmallPlanesTransposed) {
   const char* acts[] = {"relu", "clip", "silu", "none"};
   const std::vector<Geometry> geos = {
@@ -165,6 +165,8 @@ TEST(FusedConvSimdTest, SmallPlanesTransposed) {
       {1, 160, 7, 7, 960, 1, 1, 0, 1, 1},   // pointwise, as in mobilenetv2's last stages
       {1, 24, 13, 13, 256, 3, 1, 1, 1, 1},  // same-size 3x3, 256 outputs: wins despite padding
       {1, 528, 5, 5, 520, 1, 1, 0, 1, 1},   // 1x1 with over 1 MiB of weights, a half tile
+      {1, 576, 7, 7, 160, 1, 1, 0, 1, 1},   // pointwise to few channels on 7x7
+      {1, 40, 7, 7, 48, 1, 1, 0, 1, 1},     // a short reduction, one tile and a half
   };
   int i = 0;
   for (const Geometry& g : geos) {

@@ -6,24 +6,56 @@
 namespace kiln::cpu {
 namespace {
 
-constexpr CpuKernels kScalarKernels = {Isa::kScalar,         8,
-                                       GemmUkernel8x8Scalar, GemvScalar,
-                                       GemvBlock16Scalar,    ActivateScalar,
-                                       BinaryScalar,         AffineScalar,
-                                       SoftmaxScalar,        DwConvScalar,
-                                       Im2colPanelScalar,    PoolScalar,
-                                       GlobalPoolScalar,     WinoInputScalar,
-                                       WinoOutputScalar};
+constexpr CpuKernels kScalarKernels = {.isa = Isa::kScalar,
+                                       .gemm_nr = 8,
+                                       .gemm = GemmUkernel8x8Scalar,
+                                       .gemv = GemvScalar,
+                                       .gemv_block16 = GemvBlock16Scalar,
+                                       .activate = ActivateScalar,
+                                       .binary = BinaryScalar,
+                                       .affine = AffineScalar,
+                                       .softmax = SoftmaxScalar,
+                                       .dwconv = DwConvScalar,
+                                       .im2col = Im2colPanelScalar,
+                                       .pool = PoolScalar,
+                                       .global_pool = GlobalPoolScalar,
+                                       .wino_input = WinoInputScalar,
+                                       .wino_output = WinoOutputScalar};
 #if defined(__x86_64__) || defined(__i386__)
-constexpr CpuKernels kAvx2Kernels = {
-    Isa::kAvx2,      24,         GemmUkernel8x24Avx2, GemvAvx2,      GemvBlock16Avx2,
-    ActivateAvx2,    BinaryAvx2, AffineAvx2,          SoftmaxAvx2,   DwConvAvx2,
-    Im2colPanelAvx2, PoolAvx2,   GlobalPoolAvx2,      WinoInputAvx2, WinoOutputAvx2};
-constexpr CpuKernels kAvx512Kernels = {
-    Isa::kAvx512,           32,           GemmUkernel8x32Avx512, GemvAvx512,      GemvBlock16Avx512,
-    ActivateAvx512,         BinaryAvx512, AffineAvx512,          SoftmaxAvx512,   DwConvAvx512,
-    Im2colPanelAvx512,      PoolAvx512,   GlobalPoolAvx512,      WinoInputAvx512, WinoOutputAvx512,
-    GemmTUkernel8x32Avx512, 48,           GemmUkernel8x48Avx512};
+constexpr CpuKernels kAvx2Kernels = {.isa = Isa::kAvx2,
+                                     .gemm_nr = 24,
+                                     .gemm = GemmUkernel8x24Avx2,
+                                     .gemv = GemvAvx2,
+                                     .gemv_block16 = GemvBlock16Avx2,
+                                     .activate = ActivateAvx2,
+                                     .binary = BinaryAvx2,
+                                     .affine = AffineAvx2,
+                                     .softmax = SoftmaxAvx2,
+                                     .dwconv = DwConvAvx2,
+                                     .im2col = Im2colPanelAvx2,
+                                     .pool = PoolAvx2,
+                                     .global_pool = GlobalPoolAvx2,
+                                     .wino_input = WinoInputAvx2,
+                                     .wino_output = WinoOutputAvx2};
+constexpr CpuKernels kAvx512Kernels = {.isa = Isa::kAvx512,
+                                       .gemm_nr = 32,
+                                       .gemm = GemmUkernel8x32Avx512,
+                                       .gemv = GemvAvx512,
+                                       .gemv_block16 = GemvBlock16Avx512,
+                                       .activate = ActivateAvx512,
+                                       .binary = BinaryAvx512,
+                                       .affine = AffineAvx512,
+                                       .softmax = SoftmaxAvx512,
+                                       .dwconv = DwConvAvx512,
+                                       .im2col = Im2colPanelAvx512,
+                                       .pool = PoolAvx512,
+                                       .global_pool = GlobalPoolAvx512,
+                                       .wino_input = WinoInputAvx512,
+                                       .wino_output = WinoOutputAvx512,
+                                       .gemm_t = GemmTUkernel8x32Avx512,
+                                       .gemm_t_store = GemmTStoreAvx512,
+                                       .gemm_wide_nr = 48,
+                                       .gemm_wide = GemmUkernel8x48Avx512};
 #endif
 
 }  // namespace

@@ -30,6 +30,7 @@ struct CpuKernels {
   // Only where 16 accumulators of 16 floats fit the registers (AVX-512); null elsewhere, where
   // ConvGemm's orientation is used for every plane.
   GemmTUkernelFn gemm_t = nullptr;
+  GemmTStoreFn gemm_t_store = nullptr;  // set wherever gemm_t is
   // A wider tile of the same contract for B read in place, rows a plane apart (1x1 layers),
   // where its longer rows of loads per broadcast pay; null where the registers do not hold it
   // (ConvGemm then uses `gemm`). Packed im2col panels keep gemm_nr: the lane tables of the

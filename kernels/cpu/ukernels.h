@@ -53,6 +53,14 @@ using GemmUkernelFn = void (*)(int64_t k, const float* a, int64_t lda, const flo
 using GemmTUkernelFn = void (*)(int64_t k, const float* a, const float* w, int64_t block_stride,
                                 int nb, bool accumulate, float* t);
 inline constexpr int kGemmTRows = 8, kGemmTCols = 32;
+// Writes a GemmTUkernelFn tile T back to planes: y[j * ldy + r] = T[r][j] + bias[j] +
+// residual[j * ldy + r] for r < rows (<= 8) and j < cols (<= 32), bias and residual optional
+// (each residual element is read before its y element is written: they may alias). Applies the
+// activation too when it is none, relu or clip, and returns whether it did (the caller maps
+// the others over the planes). T is 64-byte aligned.
+using GemmTStoreFn = bool (*)(const float* t, int rows, int cols, const float* bias,
+                              const float* residual, int64_t ldy, const ActivationParams& act,
+                              float* y);
 
 // Depthwise convolution of `channels` consecutive channel planes: y = act(sum w * x + bias +
 // residual) with a kernel_h x kernel_w window, horizontal stride 1 or 2, any vertical stride,
@@ -211,6 +219,8 @@ void GemmUkernel8x48Avx512(int64_t k, const float* a, int64_t lda, const float* 
                            float* c, int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
 void GemmTUkernel8x32Avx512(int64_t k, const float* a, const float* w, int64_t block_stride, int nb,
                             bool accumulate, float* t);
+bool GemmTStoreAvx512(const float* t, int rows, int cols, const float* bias, const float* residual,
+                      int64_t ldy, const ActivationParams& act, float* y);
 void ActivateAvx512(const float* x, float* y, int64_t n, const ActivationParams& act);
 void GemvBlock16Avx512(int64_t k, const float* a, const float* w, int64_t n, float alpha,
                        const float* c, bool c_scalar, float beta, float* y,
