@@ -1,4 +1,4 @@
-// CpuConv: algorithm choice and the depthwise driver (channel planes over the pool).
+// CpuConv: algorithm choice and dispatch to the algorithms' drivers.
 #include "kernels/cpu/conv.h"
 
 #include <algorithm>
@@ -71,6 +71,9 @@ CpuConv::CpuConv(const Conv2dGeometry& g, ConvAlgo algo, const CpuKernels& kerne
   if (algo == ConvAlgo::kWinograd) {
     winograd_ = ConvWinograd(g, kernels, weights == ConvWeights::kWino43Block16, threads);
   }
+  if (algo == ConvAlgo::kDepthwise) {
+    depthwise_ = ConvDepthwise(g, kernels, threads, weights == ConvWeights::kBlock16O);
+  }
 }
 
 size_t CpuConv::ScratchBytes() const {
@@ -80,7 +83,7 @@ size_t CpuConv::ScratchBytes() const {
     case ConvAlgo::kWinograd:
       return winograd_.ScratchBytes();
     case ConvAlgo::kDepthwise:
-      return 0;
+      return depthwise_.ScratchBytes();
   }
   return 0;
 }
@@ -99,58 +102,7 @@ void CpuConv::Run(const float* x, const float* weights, const float* bias, const
     winograd_.Run(x, weights, bias, residual, act, y, scratch, pool);
     return;
   }
-  DwConvParams p;
-  p.in_h = g_.in_h;
-  p.in_w = g_.in_w;
-  p.out_h = g_.out_h;
-  p.out_w = g_.out_w;
-  p.kernel_h = g_.kernel_h;
-  p.kernel_w = g_.kernel_w;
-  p.stride_h = g_.stride_h;
-  p.stride_w = g_.stride_w;
-  p.pad_top = g_.pad_top;
-  p.pad_left = g_.pad_left;
-  p.act = act;
-  const int64_t channels = g_.out_c, in_plane = g_.in_plane(), out_plane = g_.out_plane();
-  const int64_t taps = g_.kernel_size();
-  const DwConvFn fn = kernels_->dwconv;
-  // Shares of whole channel ranges per image: the kernel sets up its per-layer tables (the
-  // flat small-plane path's lane masks) once per call, and shares write disjoint output planes.
-  // Block16O weights are gathered into plain [c][taps] rows for as many channels as the stack
-  // buffer holds, so that set-up is not repeated every 16 channels.
-  constexpr int64_t kUnpackFloats = 4096;  // 16 KiB: >= 83 channels of a 7x7 window
-  auto body = [&](int64_t b, int64_t e) {
-    float unpacked[kUnpackFloats];
-    for (int64_t i = b; i < e;) {
-      const int64_t c = i % channels;
-      int64_t count = std::min(e - i, channels - c);
-      const float* w = weights + c * taps;
-      if (weights_ == ConvWeights::kBlock16O) {
-        // Block (ch / 16) holds tap t of channel ch at (ch / 16 * taps + t) * 16 + ch % 16.
-        count = std::min(count, kUnpackFloats / taps);
-        for (int64_t j = 0; j < count; ++j) {
-          const int64_t ch = c + j;
-          const float* block = weights + (ch / 16) * taps * 16 + ch % 16;
-          for (int64_t t = 0; t < taps; ++t) unpacked[j * taps + t] = block[t * 16];
-        }
-        w = unpacked;
-      }
-      fn(p, x + i * in_plane, w, bias ? bias + c : nullptr,
-         residual ? residual + i * out_plane : nullptr, y + i * out_plane, count);
-      i += count;
-    }
-  };
-  const int64_t planes = g_.batch * channels;
-  // One contiguous range of planes per thread: every plane costs the same, and each call sets
-  // up its per-layer tables again (the flat path's lane masks take about as long as a few
-  // 14x14 planes), so finer shares only repeat that set-up.
-  const int64_t threads = pool ? pool->num_threads() : 1;
-  const int64_t grain = (planes + threads - 1) / threads;
-  if (pool) {
-    pool->ParallelFor(planes, body, grain);
-  } else {
-    body(0, planes);
-  }
+  depthwise_.Run(x, weights, bias, residual, act, y, scratch, pool);
 }
 
 }  // namespace kiln::cpu

@@ -1,13 +1,15 @@
 // The CPU convolution entry point: picks an algorithm from the geometry alone (so the offline
 // weight layout does not depend on the ISA that will run it), and runs it with an ISA's
 // micro-kernels. Algorithms: packed GEMM (im2col or direct 1x1; over Block16O weights, small
-// planes take the transposed GEMM where the ISA has it), depthwise planes, Winograd F(4x4, 3x3).
+// planes take the transposed GEMM where the ISA has it), depthwise (ConvDepthwise), Winograd
+// F(4x4, 3x3).
 #pragma once
 
 #include <cstddef>
 #include <string_view>
 
 #include "kernels/activation.h"
+#include "kernels/cpu/conv_depthwise.h"
 #include "kernels/cpu/conv_gemm.h"
 #include "kernels/cpu/conv_gemm_t.h"
 #include "kernels/cpu/conv_geometry.h"
@@ -50,6 +52,7 @@ class CpuConv {
   bool transposed_ = false;  // kGemm over Block16O runs as gemm_t_ (ConvGemmT::Wins)
   ConvGemmT gemm_t_;
   ConvWinograd winograd_;
+  ConvDepthwise depthwise_;
 };
 
 }  // namespace kiln::cpu

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kernels/cpu/conv_depthwise.h"
 #include "kernels/cpu/conv_gemm.h"
 #include "kernels/cpu/conv_packing.h"
 #include "kernels/cpu/conv_test_util.h"
@@ -159,6 +160,51 @@ TEST(CpuConvTest, Depthwise) {
   CheckConv(g, rng, ActivationParams{Activation::kSilu, 0.f, 0.f}, true, true);
   // Dilated depthwise goes through GEMM.
   EXPECT_EQ(ChooseConvAlgo(Geo(4, 9, 9, 4, 3, 1, 2, 2, 4)), ConvAlgo::kGemm);
+}
+
+// The channels-in-lanes depthwise kernel (AVX-512) on whole and partial 16-channel blocks,
+// 3x3 / 5x5 (compiled for) and 7x7 / 3x5 (generic) windows, both strides, odd and rectangular
+// planes, asymmetric pads, batch 2; CheckConv runs the other tables on the plane kernel.
+TEST(CpuConvTest, DepthwiseChannelLanes) {
+  std::mt19937 rng(8);
+  const ActivationParams acts[] = {{Activation::kClip, 0.f, 6.f},
+                                   {Activation::kSilu, 0.f, 0.f},
+                                   {Activation::kRelu, 0.f, 0.f},
+                                   {Activation::kNone, 0.f, 0.f}};
+  const CpuKernels* avx512 = GetCpuKernels(Isa::kAvx512);
+  int i = 0;
+  for (int64_t c : {16, 17, 40}) {
+    for (int64_t k : {3, 5, 7}) {
+      for (int64_t s : {1, 2}) {
+        const int64_t h = 5 + (i % 3) * 4, w = h + i % 2;  // 5..13, some not square
+        Conv2dGeometry g = Geo(c, h, w, c, k, s, k / 2, 1, c, i % 5 == 0 ? 2 : 1);
+        if (i % 4 == 1) {
+          g.kernel_w = 5;  // 7x5 / 3x5 windows, pads on one side only
+          g.pad_left = 0;
+          g.pad_right = 3;
+          ASSERT_TRUE(g.ComputeOutput());
+        }
+        ASSERT_EQ(ChooseConvAlgo(g), ConvAlgo::kDepthwise) << g.ToString();
+        if (avx512 && avx512->dwconv_lanes) {
+          EXPECT_TRUE(ConvDepthwise(g, *avx512, 1, false).lanes()) << g.ToString();
+        }
+        SCOPED_TRACE(g.ToString());
+        CheckConv(g, rng, acts[i % 4], i % 3 != 2, i % 2 == 0);
+        ++i;
+      }
+    }
+  }
+  // Planes whose tile passes kDwLanesTileBytes go in bands of output rows (80x80: two of 40
+  // rows; 150 -> 75 at stride 2: bands of 25).
+  CheckConv(Geo(20, 80, 80, 20, 3, 1, 1, 1, 20), rng, acts[0], true, true);
+  CheckConv(Geo(16, 150, 150, 16, 3, 2, 1, 1, 16), rng, acts[1], true, false);
+  CheckConv(Geo(17, 61, 70, 17, 5, 1, 2, 1, 17, 2), rng, acts[2], false, true);
+  // 1x1 windows keep the plane kernel's one-pass affine; rows too wide for a band too.
+  if (avx512 && avx512->dwconv_lanes) {
+    EXPECT_FALSE(ConvDepthwise(Geo(16, 14, 14, 16, 1, 1, 0, 1, 16), *avx512, 1, false).lanes());
+    EXPECT_FALSE(ConvDepthwise(Geo(16, 4, 3000, 16, 3, 1, 1, 1, 16), *avx512, 1, false).lanes());
+    EXPECT_TRUE(ConvDepthwise(Geo(16, 112, 112, 16, 3, 1, 1, 1, 16), *avx512, 1, false).lanes());
+  }
 }
 
 TEST(CpuConvTest, DepthwisePointwise) {

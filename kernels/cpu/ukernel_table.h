@@ -37,6 +37,9 @@ struct CpuKernels {
   // packers hold one 32-bit mask per tile.
   int gemm_wide_nr = 0;
   GemmUkernelFn gemm_wide = nullptr;
+  // Depthwise with 16 channels in the lanes (AVX-512); null elsewhere (dwconv takes every
+  // layer).
+  DwLanesFn dwconv_lanes = nullptr;
 };
 
 // The table for `isa`, or null when this build or this CPU cannot run it. kReference maps to

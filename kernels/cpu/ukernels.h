@@ -78,6 +78,37 @@ inline constexpr int64_t kDwConvMaxWidth = 3900;
 using DwConvFn = void (*)(const DwConvParams& p, const float* x, const float* w, const float* bias,
                           const float* residual, float* y, int64_t channels);
 
+// Depthwise convolution of one block of up to 16 channels with the channels in the lanes
+// (AVX-512): the planes go through in-register transposes into a zero-padded pixel-major tile
+// of 16 floats per pixel in `scratch` (DwLanesScratchFloats floats, 64-byte aligned), every
+// tap of an output pixel is one FMA for the 16 channels, and blocks of 16 output pixels are
+// transposed back with residual and activation. Planes whose padded input passes
+// kDwLanesTileBytes go in bands of DwLanesBandRows output rows, a tile each. x, residual, y:
+// `lanes` (<= 16) planes as for DwConvFn; w16: [tap][16] weights (a Block16O block; lanes past
+// `lanes` finite); bias16: 16 floats. Windows up to kDwLanesMaxTaps taps.
+inline constexpr int64_t kDwLanesMaxTaps = 49;
+inline constexpr int64_t kDwLanesTileBytes = 256 * 1024;
+inline int64_t DwLanesTileCols(const DwConvParams& p) {
+  return (p.out_w - 1) * p.stride_w + p.kernel_w;
+}
+// Output rows per band: as many as fit kDwLanesTileBytes (at least one), evened out.
+inline int64_t DwLanesBandRows(const DwConvParams& p) {
+  const int64_t row_bytes = DwLanesTileCols(p) * 64;
+  const int64_t fit = (kDwLanesTileBytes / row_bytes - p.kernel_h) / p.stride_h + 1;
+  const int64_t max_rows = fit < 1 ? 1 : (fit > p.out_h ? p.out_h : fit);
+  const int64_t bands = (p.out_h + max_rows - 1) / max_rows;
+  return (p.out_h + bands - 1) / bands;
+}
+inline int64_t DwLanesTileRows(const DwConvParams& p) {
+  return (DwLanesBandRows(p) - 1) * p.stride_h + p.kernel_h;
+}
+inline int64_t DwLanesScratchFloats(const DwConvParams& p) {
+  return (DwLanesTileRows(p) * DwLanesTileCols(p) + 16) * 16;
+}
+using DwLanesFn = void (*)(const DwConvParams& p, const float* x, const float* w16,
+                           const float* bias16, const float* residual, float* y, int lanes,
+                           float* scratch);
+
 // The im2col view of one group of a 2-D convolution input (plain fields: ISA files include no
 // class with inline member functions).
 struct Im2colParams {
@@ -240,6 +271,8 @@ void PoolAvx512(const PoolParams& p, const float* x, float* y, int64_t planes);
 void GlobalPoolAvx512(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
 void Im2colPanelAvx512(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr,
                        int64_t k0, int64_t kl, float* dst);
+void DwConvLanesAvx512(const DwConvParams& p, const float* x, const float* w16, const float* bias16,
+                       const float* residual, float* y, int lanes, float* scratch);
 void DwConvAvx512(const DwConvParams& p, const float* x, const float* w, const float* bias,
                   const float* residual, float* y, int64_t channels);
 #endif
