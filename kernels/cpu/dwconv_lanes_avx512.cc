@@ -159,6 +159,9 @@ void DwLanes(const DwConvParams& p, const float* x, const float* w16, const floa
       ComputeBlock<KH, KW, SW>(p, tile, tw, wv, bias, oy, ox, n, out);
       ox += 16;
       while (ox >= p.out_w) ox -= p.out_w, ++oy;
+      // Other activations without a residual: here, on the block still in L1 (with one, over
+      // the planes at the end: the residual comes first).
+      if (!inline_act && !residual) ActivateArray<Vec512>(out, out, 16 * 16, p.act);
       __m512 r[16];
 #pragma GCC unroll 16
       for (int j = 0; j < 16; ++j) r[j] = _mm512_load_ps(out + j * 16);
@@ -176,7 +179,7 @@ void DwLanes(const DwConvParams& p, const float* x, const float* w16, const floa
       }
     }
   }
-  if (!inline_act) {
+  if (!inline_act && residual) {
     for (int c = 0; c < lanes; ++c) {
       ActivateArray<Vec512>(y + c * out_plane, y + c * out_plane, out_plane, p.act);
     }
