@@ -31,9 +31,11 @@ ConvLaneTable ConvLaneTable::For(const Conv2dGeometry& g, int64_t nr, bool phase
   ConvLaneTable t;
   if (g.dilation_h != 1 || g.dilation_w != 1 || nr > 32) return t;
   const bool same = g.is_same_width();
-  const bool halving = phases && g.stride_h == 2 && g.stride_w == 2 &&
-                       g.out_w == (g.in_w + 1) / 2 && g.out_h <= (g.in_h + 1) / 2;
-  if (!same && !halving) return t;
+  const bool stride2 = phases && g.stride_h == 2 && g.stride_w == 2 && g.out_h <= (g.in_h + 1) / 2;
+  const bool halving = stride2 && g.out_w == (g.in_w + 1) / 2;
+  // Other stride-2 layers (squeezenet's 224 -> 111 stem): one plane per window column.
+  const bool columns = stride2 && !halving && !same;
+  if (!same && !halving && !columns) return t;
   const int64_t taps = g.kernel_size(), n = g.out_plane(), tiles = CeilDiv(n, nr);
   const int64_t s = g.stride_h;
   t.offsets.resize(static_cast<size_t>(taps));
@@ -47,13 +49,15 @@ ConvLaneTable ConvLaneTable::For(const Conv2dGeometry& g, int64_t nr, bool phase
     t.phases = true;
     t.phase_h = (g.in_h + 1) / 2;
     t.phase_w = g.out_w;
+    t.phase_cols = halving ? 2 : g.kernel_w;
     const int64_t plane = t.phase_h * t.phase_w;
-    t.channel_stride = 4 * plane;
+    t.channel_stride = 2 * t.phase_cols * plane;
     for (int64_t tap = 0; tap < taps; ++tap) {
       const int64_t dy = tap / g.kernel_w - g.pad_top, dx = tap % g.kernel_w - g.pad_left;
       const int64_t a = dy & 1, b = dx & 1;  // two's complement: the floor-mod parity
       t.offsets[static_cast<size_t>(tap)] =
-          (2 * a + b) * plane + (dy - a) / 2 * t.phase_w + (dx - b) / 2;
+          halving ? (2 * a + b) * plane + (dy - a) / 2 * t.phase_w + (dx - b) / 2
+                  : (a * t.phase_cols + tap % g.kernel_w) * plane + (dy - a) / 2 * t.phase_w;
     }
   }
   // Per tap, the output columns [x_lo, x_hi) that read inside the input; then per tile, the
@@ -101,6 +105,33 @@ Im2colParams ConvLaneTable::Params(const Im2colParams& base) const {
 void ConvLaneTable::SplitPhases(const Conv2dGeometry& g, const float* x, int64_t planes,
                                 float* dst) const {
   const int64_t plane = phase_h * phase_w;
+  if (phase_cols != 2) {
+    // Plane (a, kx) row i, column j: x[2i + a][2j + kx - pad_left], 0 outside the input.
+    for (int64_t c = 0; c < planes; ++c) {
+      const float* xc = x + c * g.in_plane();
+      for (int64_t a = 0; a < 2; ++a) {
+        for (int64_t kx = 0; kx < phase_cols; ++kx) {
+          float* q = dst + c * channel_stride + (a * phase_cols + kx) * plane;
+          const int64_t dx = kx - g.pad_left;
+          // Columns j with 0 <= 2j + dx < in_w: [j0, j1).
+          const int64_t j0 = std::min(phase_w, CeilDiv(std::max<int64_t>(0, -dx), 2));
+          const int64_t j1 = std::max(j0, std::min(phase_w, CeilDiv(g.in_w - dx, 2)));
+          for (int64_t i = 0; i < phase_h; ++i, q += phase_w) {
+            const int64_t iy = 2 * i + a;
+            if (iy >= g.in_h) {
+              std::fill(q, q + phase_w, 0.f);
+              continue;
+            }
+            const float* row = xc + iy * g.in_w + dx;
+            std::fill(q, q + j0, 0.f);
+            for (int64_t j = j0; j < j1; ++j) q[j] = row[2 * j];
+            std::fill(q + j1, q + phase_w, 0.f);
+          }
+        }
+      }
+    }
+    return;
+  }
   for (int64_t c = 0; c < planes; ++c) {
     const float* xc = x + c * g.in_plane();
     float* qc = dst + c * channel_stride;

@@ -31,8 +31,8 @@ enum class ConvWeights {
 Im2colParams Im2colFor(const Conv2dGeometry& g);
 // The lane table of Im2colParams for `g` packed in tiles of nr pixels (nr <= 32): for
 // stride-1 undilated layers with output rows as wide as the input's, read from the input;
-// for stride-2 undilated layers with out_w == ceil(in_w / 2) (the usual "halving" layers),
-// read from phase planes when `phases` allows them. Empty `lanes` otherwise.
+// for stride-2 undilated layers, read from phase planes when `phases` allows them. Empty
+// `lanes` otherwise.
 struct ConvLaneTable {
   std::vector<uint32_t> lanes;   // [tile][tap] lane bits
   std::vector<int64_t> offsets;  // [tap] offset from the pixel index
@@ -41,8 +41,13 @@ struct ConvLaneTable {
   // floats, plane (a, b) holding x[2i + a][2j + b] (0 past the input): then tap (ky, kx) of
   // output (oy, ox) reads plane ((ky - pt) & 1, (kx - pl) & 1) at row oy + floor((ky - pt) / 2)
   // and column ox + floor((kx - pl) / 2), an offset from oy * out_w + ox as phase_w = out_w.
+  // Stride-2 layers whose output is narrower than that (out_w < ceil(in_w / 2): the last
+  // column's taps would wrap into the next row) get one plane per window column instead of
+  // two column phases: plane (a, kx) holds x[2i + a][2j + kx - pad_left] (0 outside), read at
+  // row oy + floor((ky - pt) / 2) and column ox.
   bool phases = false;
   int64_t phase_h = 0, phase_w = 0;
+  int64_t phase_cols = 2;  // column planes per row phase: 2, or kernel_w
 
   static ConvLaneTable For(const Conv2dGeometry& g, int64_t nr, bool phases);
   bool empty() const { return lanes.empty(); }

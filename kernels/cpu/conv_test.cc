@@ -287,7 +287,8 @@ TEST(CpuConvTest, WinogradBlock16Layout) {
 }
 
 // The lane-table packer (ConvLaneTable): same-size stride-1 layers read the input at one
-// offset per tap, stride-2 "halving" layers read phase planes; odd sizes (a zero phase column
+// offset per tap, stride-2 layers read phase planes (two column phases where the output halves
+// the input, else one plane per window column); odd sizes (a zero phase column
 // and row), batch 2, several k blocks, tiles that end inside a row, and layers it must refuse.
 TEST(CpuConvTest, LaneTablePacking) {
   std::mt19937 rng(7);
@@ -298,6 +299,11 @@ TEST(CpuConvTest, LaneTablePacking) {
       Geo(96, 10, 10, 12, 3, 2, 1),           // 3x3 s2, several k blocks
       Geo(12, 15, 14, 10, 1, 2, 0, 1, 1, 2),  // 1x1 s2 downsample, odd height, batch 2
       Geo(6, 9, 9, 7, 5, 2, 2),               // 5x5 s2
+      // Narrower than halving: one plane per window column.
+      Geo(3, 24, 24, 16, 3, 2, 0),            // 3x3 s2 unpadded, 24 -> 11 (squeezenet's stem)
+      Geo(4, 19, 17, 9, 3, 2, 0, 1, 1, 2),    // odd sizes, batch 2
+      Geo(5, 16, 21, 8, 5, 2, 1),             // 5x5 s2 pad 1: 21 -> 10
+      Geo(40, 15, 15, 12, 3, 2, 0),           // several k blocks
   };
   for (const Conv2dGeometry& g : uses) {
     SCOPED_TRACE(g.ToString());
@@ -305,9 +311,10 @@ TEST(CpuConvTest, LaneTablePacking) {
     CheckConv(g, rng, ActivationParams{Activation::kRelu, 0.f, 0.f}, true, true);
   }
   EXPECT_TRUE(ConvLaneTable::For(Geo(8, 12, 12, 8, 3, 1, 2, 2), 32, true).empty());  // dilated
-  EXPECT_TRUE(ConvLaneTable::For(Geo(3, 224, 224, 8, 3, 2, 0), 32, true).empty());  // 224 -> 111
-  EXPECT_TRUE(ConvLaneTable::For(Geo(8, 11, 13, 8, 3, 2, 1), 32, false).empty());   // no phases
-  CheckConv(Geo(3, 20, 20, 16, 3, 2, 0), rng, ActivationParams{}, true, true);      // row segments
+  EXPECT_EQ(ConvLaneTable::For(Geo(3, 224, 224, 8, 3, 2, 0), 32, true).phase_cols, 3);
+  EXPECT_EQ(ConvLaneTable::For(Geo(3, 224, 224, 8, 3, 2, 1), 32, true).phase_cols, 2);
+  EXPECT_TRUE(ConvLaneTable::For(Geo(8, 11, 13, 8, 3, 2, 1), 32, false).empty());  // no phases
+  CheckConv(Geo(3, 20, 20, 16, 3, 3, 0), rng, ActivationParams{}, true, true);     // row segments
 }
 
 TEST(CpuConvTest, AsymmetricPadsAndRectKernels) {
