@@ -61,7 +61,9 @@ CpuConv::CpuConv(const Conv2dGeometry& g, ConvAlgo algo, const CpuKernels& kerne
                  ConvWeights weights)
     : g_(g), algo_(algo), kernels_(&kernels), weights_(weights) {
   if (algo == ConvAlgo::kGemm) {
-    transposed_ = weights == ConvWeights::kBlock16O && ConvGemmT::Wins(g, kernels);
+    stem_ = weights == ConvWeights::kBlock16O && ConvStem::Applies(g, kernels);
+    if (stem_) stem_conv_ = ConvStem(g, kernels);
+    transposed_ = !stem_ && weights == ConvWeights::kBlock16O && ConvGemmT::Wins(g, kernels);
     if (transposed_) {
       gemm_t_ = ConvGemmT(g, kernels, threads);
     } else {
@@ -79,6 +81,7 @@ CpuConv::CpuConv(const Conv2dGeometry& g, ConvAlgo algo, const CpuKernels& kerne
 size_t CpuConv::ScratchBytes() const {
   switch (algo_) {
     case ConvAlgo::kGemm:
+      if (stem_) return std::max(stem_conv_.ScratchBytes(), gemm_.ScratchBytes());
       return transposed_ ? gemm_t_.ScratchBytes() : gemm_.ScratchBytes();
     case ConvAlgo::kWinograd:
       return winograd_.ScratchBytes();
@@ -91,6 +94,10 @@ size_t CpuConv::ScratchBytes() const {
 void CpuConv::Run(const float* x, const float* weights, const float* bias, const float* residual,
                   const ActivationParams& act, float* y, void* scratch, ThreadPool* pool) const {
   if (algo_ == ConvAlgo::kGemm) {
+    if (stem_ && !residual) {
+      stem_conv_.Run(x, weights, bias, act, y, scratch, pool);
+      return;
+    }
     if (transposed_) {
       gemm_t_.Run(x, weights, bias, residual, act, y, scratch, pool);
       return;

@@ -13,6 +13,7 @@
 #include "kernels/cpu/conv_gemm.h"
 #include "kernels/cpu/conv_gemm_t.h"
 #include "kernels/cpu/conv_geometry.h"
+#include "kernels/cpu/conv_stem.h"
 #include "kernels/cpu/conv_winograd.h"
 #include "kernels/cpu/ukernel_table.h"
 #include "kernels/thread_pool.h"
@@ -51,6 +52,8 @@ class CpuConv {
   ConvGemm gemm_;
   bool transposed_ = false;  // kGemm over Block16O runs as gemm_t_ (ConvGemmT::Wins)
   ConvGemmT gemm_t_;
+  bool stem_ = false;   // kGemm over Block16O with few input channels: stem_conv_ unless a
+  ConvStem stem_conv_;  // residual comes (then gemm_)
   ConvWinograd winograd_;
   ConvDepthwise depthwise_;
 };

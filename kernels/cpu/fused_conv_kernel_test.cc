@@ -11,6 +11,7 @@
 
 #include "ir/layout.h"
 #include "kernels/cpu/conv_gemm_t.h"
+#include "kernels/cpu/conv_stem.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/ukernel_table.h"
 #include "runtime/session.h"
@@ -180,6 +181,36 @@ TEST(FusedConvSimdTest, SmallPlanesTransposed) {
       EXPECT_TRUE(cpu::ConvGemmT::Wins(cg, *k)) << Describe(g, "none", false);
     }
     Check(g, acts[i % 4], i % 2 == 0, static_cast<uint32_t>(300 + i));
+    ++i;
+  }
+}
+
+// Layers with at most 4 input channels take the direct stem kernel (AVX-512) unless they have
+// a residual (ConvStem::Applies): 3x3, 5x5 and 7x7 stems at stride 2 (halving and not), stride
+// 1, 1 and 4 channels, output channels ending in a partial block or an odd number of blocks,
+// rows that end inside a 16-pixel block, batch 2, every activation kind.
+TEST(FusedConvSimdTest, Stems) {
+  const char* acts[] = {"relu", "clip", "silu", "none"};
+  const std::vector<Geometry> geos = {
+      {1, 3, 40, 40, 32, 3, 2, 0, 1, 1},  // 40 -> 19, unpadded
+      {1, 3, 33, 31, 32, 3, 2, 1, 1, 1},  // mobilenetv2's kind, odd sizes
+      {2, 3, 29, 29, 24, 7, 2, 3, 1, 1},  // resnet18's kind, batch 2, a partial block
+      {1, 1, 17, 23, 24, 5, 1, 2, 1, 1},  // one channel, stride 1, a partial block
+      {1, 4, 12, 9, 16, 3, 1, 0, 1, 1},   // four channels, unpadded
+      {1, 3, 20, 20, 48, 5, 2, 2, 1, 1},  // 75 taps: three blocks (a pair, then one)
+  };
+  int i = 0;
+  for (const Geometry& g : geos) {
+    if (const cpu::CpuKernels* k = cpu::GetCpuKernels(Isa::kAvx512); k && k->stem_conv) {
+      cpu::Conv2dGeometry cg;
+      cg.batch = g.n, cg.in_c = g.c, cg.in_h = g.h, cg.in_w = g.w, cg.out_c = g.m;
+      cg.kernel_h = cg.kernel_w = g.k, cg.stride_h = cg.stride_w = g.stride;
+      cg.pad_top = cg.pad_left = cg.pad_bottom = cg.pad_right = g.pad;
+      ASSERT_TRUE(cg.ComputeOutput());
+      EXPECT_TRUE(cpu::ConvStem::Applies(cg, *k)) << Describe(g, "none", false);
+    }
+    Check(g, acts[i % 4], false, static_cast<uint32_t>(400 + i));
+    Check(g, acts[(i + 1) % 4], true, static_cast<uint32_t>(500 + i));  // residual: ConvGemm
     ++i;
   }
 }

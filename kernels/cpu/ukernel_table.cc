@@ -56,7 +56,8 @@ constexpr CpuKernels kAvx512Kernels = {.isa = Isa::kAvx512,
                                        .gemm_t_store = GemmTStoreAvx512,
                                        .gemm_wide_nr = 48,
                                        .gemm_wide = GemmUkernel8x48Avx512,
-                                       .dwconv_lanes = DwConvLanesAvx512};
+                                       .dwconv_lanes = DwConvLanesAvx512,
+                                       .stem_conv = StemConvAvx512};
 #endif
 
 }  // namespace

@@ -40,6 +40,8 @@ struct CpuKernels {
   // Depthwise with 16 channels in the lanes (AVX-512); null elsewhere (dwconv takes every
   // layer).
   DwLanesFn dwconv_lanes = nullptr;
+  // Direct convolution for layers with few input channels (AVX-512); null elsewhere.
+  StemConvFn stem_conv = nullptr;
 };
 
 // The table for `isa`, or null when this build or this CPU cannot run it. kReference maps to

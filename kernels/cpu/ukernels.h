@@ -109,6 +109,23 @@ using DwLanesFn = void (*)(const DwConvParams& p, const float* x, const float* w
                            const float* bias16, const float* residual, float* y, int lanes,
                            float* scratch);
 
+// Direct convolution of a layer with few input channels (a stem), output channels in the
+// lanes (AVX-512): output rows [oy0, oy1) of y [out_c][out_h][out_w]. xpad: in_c planes of
+// pad_h x pad_w floats, the input at (pad_top, pad_left), zero around it and at least
+// (round_up(out_w, 16) - 1) * stride_w + kernel_w columns and (out_h - 1) * stride_h +
+// kernel_h rows; w16: Block16O weights ([out_c / 16][in_c * kh * kw][16], zero past out_c);
+// bias16: round_up(out_c, 16) floats; windows up to 7x7 (kStemMaxTaps); stride_w 1 or 2.
+// Applies relu / clip (other activations: the caller).
+inline constexpr int64_t kStemMaxTaps = 4 * 7 * 7;  // in_c * kernel_h * kernel_w
+struct StemConvParams {
+  int64_t in_c = 0, out_c = 0, out_h = 0, out_w = 0;
+  int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1;
+  int64_t pad_h = 0, pad_w = 0;  // the padded copy's rows and columns
+  ActivationParams act;
+};
+using StemConvFn = void (*)(const StemConvParams& p, const float* xpad, const float* w16,
+                            const float* bias16, float* y, int64_t oy0, int64_t oy1);
+
 // The im2col view of one group of a 2-D convolution input (plain fields: ISA files include no
 // class with inline member functions).
 struct Im2colParams {
@@ -271,6 +288,8 @@ void PoolAvx512(const PoolParams& p, const float* x, float* y, int64_t planes);
 void GlobalPoolAvx512(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
 void Im2colPanelAvx512(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr,
                        int64_t k0, int64_t kl, float* dst);
+void StemConvAvx512(const StemConvParams& p, const float* xpad, const float* w16,
+                    const float* bias16, float* y, int64_t oy0, int64_t oy1);
 void DwConvLanesAvx512(const DwConvParams& p, const float* x, const float* w16, const float* bias16,
                        const float* residual, float* y, int lanes, float* scratch);
 void DwConvAvx512(const DwConvParams& p, const float* x, const float* w, const float* bias,

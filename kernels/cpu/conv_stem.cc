@@ -1,0 +1,81 @@
+// ConvStem: the zero-padded input copy, then output rows over the pool.
+#include "kernels/cpu/conv_stem.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace kiln::cpu {
+namespace {
+
+int64_t RoundUp(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
+
+}  // namespace
+
+bool ConvStem::Applies(const Conv2dGeometry& g, const CpuKernels& kernels) {
+  // Measured against ConvGemm over im2col panels (kiln bench --profile, per-op minimum over 3-6
+  // alternating rounds, one thread): 7x7 stems to 64 channels 1.21-1.25x (resnet18_rw,
+  // googlenet_rw, densenet121_rw), 3x3 stems to 32 channels 1.22-1.39x (efficientnet_b0_rw,
+  // mobilenetv2). squeezenet's 3x3 stem to 64 channels lost in the model (0.95x) though it won
+  // alone (1.58x): short reductions with many output planes are left to ConvGemm.
+  const int64_t k = g.in_c * g.kernel_h * g.kernel_w;
+  return kernels.stem_conv != nullptr && g.groups == 1 && g.in_c <= 4 && g.dilation_h == 1 &&
+         g.dilation_w == 1 && (g.stride_w == 1 || g.stride_w == 2) && g.kernel_h <= 7 &&
+         g.kernel_w <= 7 && (k >= 64 || g.out_c <= 32);
+}
+
+ConvStem::ConvStem(const Conv2dGeometry& g, const CpuKernels& kernels) : g_(g), kernels_(&kernels) {
+  p_.in_c = g.in_c;
+  p_.out_c = g.out_c;
+  p_.out_h = g.out_h;
+  p_.out_w = g.out_w;
+  p_.kernel_h = g.kernel_h;
+  p_.kernel_w = g.kernel_w;
+  p_.stride_h = g.stride_h;
+  p_.stride_w = g.stride_w;
+  p_.pad_h = std::max(g.pad_top + g.in_h, (g.out_h - 1) * g.stride_h + g.kernel_h);
+  p_.pad_w = std::max(g.pad_left + g.in_w, (RoundUp(g.out_w, 16) - 1) * g.stride_w + g.kernel_w);
+}
+
+size_t ConvStem::ScratchBytes() const {
+  const int64_t floats = RoundUp(g_.in_c * p_.pad_h * p_.pad_w, 16) + RoundUp(g_.out_c, 16);
+  return static_cast<size_t>(floats) * sizeof(float);
+}
+
+void ConvStem::Run(const float* x, const float* w16, const float* bias, const ActivationParams& act,
+                   float* y, void* scratch, ThreadPool* pool) const {
+  StemConvParams p = p_;
+  p.act = act;
+  auto* xpad = static_cast<float*>(scratch);
+  float* bias16 = xpad + RoundUp(g_.in_c * p.pad_h * p.pad_w, 16);
+  std::fill(bias16, bias16 + RoundUp(g_.out_c, 16), 0.f);
+  if (bias) std::copy(bias, bias + g_.out_c, bias16);
+  const bool inline_act = act.kind == Activation::kNone || act.kind == Activation::kRelu ||
+                          act.kind == Activation::kClip;
+  for (int64_t n = 0; n < g_.batch; ++n) {
+    const float* xn = x + n * g_.in_c * g_.in_plane();
+    float* yn = y + n * g_.out_c * g_.out_plane();
+    std::fill(xpad, xpad + g_.in_c * p.pad_h * p.pad_w, 0.f);
+    for (int64_t c = 0; c < g_.in_c; ++c) {
+      for (int64_t iy = 0; iy < g_.in_h; ++iy) {
+        std::memcpy(xpad + (c * p.pad_h + iy + g_.pad_top) * p.pad_w + g_.pad_left,
+                    xn + (c * g_.in_h + iy) * g_.in_w, static_cast<size_t>(g_.in_w) * 4);
+      }
+    }
+    auto rows = [&](int64_t oy0, int64_t oy1) {
+      kernels_->stem_conv(p, xpad, w16, bias16, yn, oy0, oy1);
+      if (!inline_act) {
+        for (int64_t c = 0; c < g_.out_c; ++c) {
+          float* r = yn + c * g_.out_plane() + oy0 * g_.out_w;
+          kernels_->activate(r, r, (oy1 - oy0) * g_.out_w, act);
+        }
+      }
+    };
+    if (pool && pool->num_threads() > 1) {
+      pool->ParallelFor(g_.out_h, rows);
+    } else {
+      rows(0, g_.out_h);
+    }
+  }
+}
+
+}  // namespace kiln::cpu

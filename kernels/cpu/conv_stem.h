@@ -1,0 +1,36 @@
+// The stem driver of CpuConv: layers with few input channels (RGB stems) as a direct
+// convolution with the output channels in the lanes (stem_conv), over a zero-padded copy of the
+// input, output rows shared over the pool. Block16O weights, no residual.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/activation.h"
+#include "kernels/cpu/conv_geometry.h"
+#include "kernels/cpu/ukernel_table.h"
+#include "kernels/thread_pool.h"
+
+namespace kiln::cpu {
+
+class ConvStem {
+ public:
+  ConvStem() = default;
+  ConvStem(const Conv2dGeometry& g, const CpuKernels& kernels);
+
+  // Whether `kernels` have the kernel and `g` is a stem: groups 1, at most 4 input channels,
+  // no dilation, stride 1 or 2.
+  static bool Applies(const Conv2dGeometry& g, const CpuKernels& kernels);
+
+  size_t ScratchBytes() const;
+  // x [N, C, H, W]; w16 Block16O; bias [out_c] or null; y [N, out_c, OH, OW].
+  void Run(const float* x, const float* w16, const float* bias, const ActivationParams& act,
+           float* y, void* scratch, ThreadPool* pool) const;
+
+ private:
+  Conv2dGeometry g_;
+  const CpuKernels* kernels_ = nullptr;
+  StemConvParams p_;
+};
+
+}  // namespace kiln::cpu
