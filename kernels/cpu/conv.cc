@@ -59,7 +59,7 @@ std::string_view ConvWeightLayout(ConvAlgo algo) {
 
 CpuConv::CpuConv(const Conv2dGeometry& g, ConvAlgo algo, const CpuKernels& kernels, int threads,
                  ConvWeights weights)
-    : g_(g), algo_(algo), kernels_(&kernels), weights_(weights) {
+    : g_(g), algo_(algo) {
   if (algo == ConvAlgo::kGemm) {
     stem_ = weights == ConvWeights::kBlock16O && ConvStem::Applies(g, kernels);
     if (stem_) stem_conv_ = ConvStem(g, kernels);

@@ -47,8 +47,6 @@ class CpuConv {
  private:
   Conv2dGeometry g_;
   ConvAlgo algo_ = ConvAlgo::kGemm;
-  const CpuKernels* kernels_ = nullptr;
-  ConvWeights weights_ = ConvWeights::kPanels8;
   ConvGemm gemm_;
   bool transposed_ = false;  // kGemm over Block16O runs as gemm_t_ (ConvGemmT::Wins)
   ConvGemmT gemm_t_;

@@ -17,7 +17,16 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 ConvDepthwise::ConvDepthwise(const Conv2dGeometry& g, const CpuKernels& kernels, int threads,
                              bool block16o)
     : g_(g), kernels_(&kernels), block16o_(block16o) {
-  const DwConvParams p = Params(ActivationParams{});
+  p_.in_h = g.in_h;
+  p_.in_w = g.in_w;
+  p_.out_h = g.out_h;
+  p_.out_w = g.out_w;
+  p_.kernel_h = g.kernel_h;
+  p_.kernel_w = g.kernel_w;
+  p_.stride_h = g.stride_h;
+  p_.stride_w = g.stride_w;
+  p_.pad_top = g.pad_top;
+  p_.pad_left = g.pad_left;
   // 1x1 windows (a BatchNormalization the compiler rewrote) are one pass in the plane kernel.
   // Stride 2 transposes four input pixels per output pixel: on inputs wider than 32 columns
   // that costs what the lanes save (layer alone, alternating with the plane kernel, best of
@@ -25,28 +34,12 @@ ConvDepthwise::ConvDepthwise(const Conv2dGeometry& g, const CpuKernels& kernels,
   // is 1.41x, 576 x 14 -> 7 2.9x and the stride-1 layers 1.06-1.9x, 5x5 2.2-2.9x).
   lanes_ = kernels.dwconv_lanes != nullptr && g.kernel_size() > 1 &&
            g.kernel_size() <= kDwLanesMaxTaps && (g.stride_w == 1 || g.in_w <= 32) &&
-           DwLanesScratchFloats(p) * 4 <= kMaxLanesTileBytes;
+           DwLanesScratchFloats(p_) * 4 <= kMaxLanesTileBytes;
   if (lanes_) {
     const int64_t items = g.batch * CeilDiv(g.out_c, 16);
     shares_ = static_cast<int>(std::clamp<int64_t>(threads, 1, items));
-    tile_floats_ = CeilDiv(DwLanesScratchFloats(p), 16) * 16;
+    tile_floats_ = CeilDiv(DwLanesScratchFloats(p_), 16) * 16;
   }
-}
-
-DwConvParams ConvDepthwise::Params(const ActivationParams& act) const {
-  DwConvParams p;
-  p.in_h = g_.in_h;
-  p.in_w = g_.in_w;
-  p.out_h = g_.out_h;
-  p.out_w = g_.out_w;
-  p.kernel_h = g_.kernel_h;
-  p.kernel_w = g_.kernel_w;
-  p.stride_h = g_.stride_h;
-  p.stride_w = g_.stride_w;
-  p.pad_top = g_.pad_top;
-  p.pad_left = g_.pad_left;
-  p.act = act;
-  return p;
 }
 
 size_t ConvDepthwise::ScratchBytes() const {
@@ -56,7 +49,8 @@ size_t ConvDepthwise::ScratchBytes() const {
 void ConvDepthwise::Run(const float* x, const float* weights, const float* bias,
                         const float* residual, const ActivationParams& act, float* y, void* scratch,
                         ThreadPool* pool) const {
-  const DwConvParams p = Params(act);
+  DwConvParams p = p_;
+  p.act = act;
   if (lanes_) {
     RunLanes(p, x, weights, bias, residual, y, static_cast<float*>(scratch), pool);
   } else {

@@ -26,7 +26,6 @@ class ConvDepthwise {
            const ActivationParams& act, float* y, void* scratch, ThreadPool* pool) const;
 
  private:
-  DwConvParams Params(const ActivationParams& act) const;
   void RunPlanes(const DwConvParams& p, const float* x, const float* weights, const float* bias,
                  const float* residual, float* y, ThreadPool* pool) const;
   void RunLanes(const DwConvParams& p, const float* x, const float* weights, const float* bias,
@@ -34,6 +33,7 @@ class ConvDepthwise {
 
   Conv2dGeometry g_;
   const CpuKernels* kernels_ = nullptr;
+  DwConvParams p_;  // the kernels' view of g_ (the activation set per run)
   bool block16o_ = false;
   bool lanes_ = false;
   int shares_ = 1;           // lanes: static shares of the 16-channel blocks, a tile each

@@ -54,12 +54,21 @@ void ConvStem::Run(const float* x, const float* w16, const float* bias, const Ac
   for (int64_t n = 0; n < g_.batch; ++n) {
     const float* xn = x + n * g_.in_c * g_.in_plane();
     float* yn = y + n * g_.out_c * g_.out_plane();
-    std::fill(xpad, xpad + g_.in_c * p.pad_h * p.pad_w, 0.f);
+    // The input rows at (pad_top, pad_left); only the padding around them is cleared.
+    const int64_t right = p.pad_w - g_.pad_left - g_.in_w;
+    const int64_t below = p.pad_h - g_.pad_top - g_.in_h;
     for (int64_t c = 0; c < g_.in_c; ++c) {
+      float* plane = xpad + c * p.pad_h * p.pad_w;
+      std::fill(plane, plane + g_.pad_top * p.pad_w, 0.f);
       for (int64_t iy = 0; iy < g_.in_h; ++iy) {
-        std::memcpy(xpad + (c * p.pad_h + iy + g_.pad_top) * p.pad_w + g_.pad_left,
-                    xn + (c * g_.in_h + iy) * g_.in_w, static_cast<size_t>(g_.in_w) * 4);
+        float* row = plane + (iy + g_.pad_top) * p.pad_w;
+        std::fill(row, row + g_.pad_left, 0.f);
+        std::memcpy(row + g_.pad_left, xn + (c * g_.in_h + iy) * g_.in_w,
+                    static_cast<size_t>(g_.in_w) * sizeof(float));
+        std::fill(row + g_.pad_left + g_.in_w, row + g_.pad_left + g_.in_w + right, 0.f);
       }
+      float* tail = plane + (g_.pad_top + g_.in_h) * p.pad_w;
+      std::fill(tail, tail + below * p.pad_w, 0.f);
     }
     auto rows = [&](int64_t oy0, int64_t oy1) {
       kernels_->stem_conv(p, xpad, w16, bias16, yn, oy0, oy1);

@@ -69,13 +69,13 @@ void ComputeBlock(const DwConvParams& p, const float* tile, int64_t tw, const __
   }
 }
 
-// Rows [r0, r1) of the band's tile: input row iy0 + r (zero outside the input), its pixels
-// shifted right by pad_left, zero in the horizontal padding.
+// The band's `rows` tile rows: row r is input row iy0 + r (zero outside the input), its
+// pixels shifted right by pad_left, zero in the horizontal padding.
 void FillTileRows(const DwConvParams& p, const float* x, int lanes, int64_t tw, int64_t iy0,
-                  int64_t r0, int64_t r1, float* tile) {
+                  int64_t rows, float* tile) {
   const int64_t in_plane = p.in_h * p.in_w, pl = p.pad_left;
   const int64_t cols_in = std::min(p.in_w, tw - pl);
-  for (int64_t r = r0; r < r1; ++r) {
+  for (int64_t r = 0; r < rows; ++r) {
     float* row = tile + r * tw * 16;
     const int64_t iy = iy0 + r;
     if (iy < 0 || iy >= p.in_h) {
@@ -123,7 +123,7 @@ void DwLanes(const DwConvParams& p, const float* x, const float* w16, const floa
   // Bands of output rows whose input rows fit the tile (all of them for planes up to 56x56).
   for (int64_t oy0 = 0; oy0 < p.out_h; oy0 += band) {
     const int64_t oy1 = std::min(p.out_h, oy0 + band);
-    FillTileRows(p, x, lanes, tw, oy0 * p.stride_h - p.pad_top, 0,
+    FillTileRows(p, x, lanes, tw, oy0 * p.stride_h - p.pad_top,
                  (oy1 - oy0 - 1) * p.stride_h + p.kernel_h, tile);
     int64_t oy = 0, ox = 0;  // the block's first pixel, in the band
     for (int64_t p0 = oy0 * p.out_w; p0 < oy1 * p.out_w; p0 += 16) {
