@@ -1,10 +1,14 @@
 // Max/average pooling and global pooling, written once over the simd.h vectors and
 // instantiated per ISA (pool_<isa>.cc). Vectorised along output columns; borders use lane
 // masks (padding lanes read as the lowest float for max, zero for average) so nothing outside
-// an input row is read. Taps are combined in window order, so results equal the reference.
+// an input row is read. Taps are combined in window order, so results equal the reference (the
+// stride-2 max pools reduce rows first: see MaxPoolStride2).
 #pragma once
 
+#include <algorithm>
 #include <cfloat>
+#include <memory>
+#include <vector>
 
 #include "kernels/cpu/flat_plane_masks.h"
 #include "kernels/cpu/simd.h"
@@ -156,17 +160,88 @@ void MaxPoolFlat(const PoolParams& p, const float* x, float* y, int64_t planes) 
   }
 }
 
+// Max pooling with horizontal stride 2 and windows up to 3 columns wide (the stem and
+// reduction pools): per output row, vectors of the window rows' column maxima, then each
+// output takes its columns from their even / odd lanes (column 2 is the even lanes one element
+// on). All in registers: a row-max buffer read back at other offsets stalled on store
+// forwarding. Every tap is a max, so the order does not change the result (NaN taps are
+// skipped either way; of two equal zeros of opposite sign, the earliest column wins here, the
+// earliest row in the reference).
+inline bool MaxPoolStride2Fits(const PoolParams& p) {
+  return p.is_max && p.stride_w == 2 && p.kernel_w <= 3 && p.pad_left < p.kernel_w;
+}
+
+template <typename V>
+void MaxPoolStride2(const PoolParams& p, const float* x, float* y, int64_t planes) {
+  using T = typename V::T;
+  using M = typename V::MaskT;
+  constexpr int N = V::N;
+  const int kh = static_cast<int>(p.kernel_h), kw = static_cast<int>(p.kernel_w);
+  const T fill = V::Set1(-FLT_MAX);
+  const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+  const int64_t in_w = p.in_w;
+  // Column vector j covers input columns [j * N - pad_left, +N); its lanes inside the row,
+  // the same on every row (made once: per-row index and mask arithmetic cost more than the
+  // loads on narrow planes). Output vector i reads column vectors 2i, 2i + 1 and 2i + 2.
+  const int64_t out_vectors = (p.out_w + N - 1) / N;
+  const int64_t col_vectors = 2 * out_vectors + 1;
+  // Raw storage: a std::vector of __m256i would drop the type's alignment attribute.
+  std::vector<unsigned char> storage(static_cast<size_t>(col_vectors) * sizeof(M) + alignof(M));
+  void* base = storage.data();
+  size_t room = storage.size();
+  M* masks = static_cast<M*>(std::align(alignof(M), sizeof(M) * col_vectors, base, room));
+  for (int64_t j = 0; j < col_vectors; ++j) {
+    const int64_t col = j * N - p.pad_left;
+    masks[j] = V::MakeRangeMask(PoolClamp(-col, 0, N), PoolClamp(in_w - col, 0, N));
+  }
+  for (int64_t c = 0; c < planes; ++c) {
+    const float* xc = x + c * in_plane;
+    float* yc = y + c * out_plane;
+    for (int64_t oy = 0; oy < p.out_h; ++oy) {
+      const int64_t iy0 = oy * p.stride_h - p.pad_top;
+      const int ky0 = PoolClamp(-iy0, 0, kh), ky1 = PoolClamp(p.in_h - iy0, 0, kh);
+      const int rows = ky1 - ky0;
+      // Input column 0 of the window's first row, where the column vectors are counted from.
+      const float* r0 = xc + std::max<int64_t>(iy0 + ky0, 0) * in_w - p.pad_left;
+      auto column_max = [&](int64_t j) {
+        T acc = fill;
+        for (int r = 0; r < rows; ++r) {
+          acc = V::Max(acc, V::LoadMaskedOr(r0 + r * in_w + j * N, masks[j], fill));
+        }
+        return acc;
+      };
+      float* yr = yc + oy * p.out_w;
+      T a = column_max(0);
+      for (int64_t i = 0; i < out_vectors; ++i) {
+        const T b = column_max(2 * i + 1);
+        T even, odd;
+        V::Deinterleave(a, b, &even, &odd);
+        T acc = V::Max(fill, even);
+        if (kw > 1) acc = V::Max(acc, odd);
+        a = column_max(2 * i + 2);
+        // Column 2 of output k is column 0 of output k + 1; the last lane's is the first
+        // column of the next pair.
+        if (kw > 2) acc = V::Max(acc, V::ShiftInNext(even, a));
+        const int64_t ox = i * N;
+        if (ox + N <= p.out_w) {
+          V::Store(yr + ox, acc);
+        } else {
+          V::StorePartial(yr + ox, acc, static_cast<int>(p.out_w - ox));
+        }
+      }
+    }
+  }
+}
+
 template <typename V>
 void Pool(const PoolParams& p, const float* x, float* y, int64_t planes) {
   if (PoolFlatFits(p, V::N)) return MaxPoolFlat<V>(p, x, y, planes);
   // Max pools with the usual windows get the unrolled versions: the generic tap loop's
   // overhead made a 3x3 stride-2 pool several times slower than its loads and maxes.
-  if (p.is_max && p.kernel_w == 3 && p.stride_w == 2) {
-    PoolPlanes<V, true, 3, 2>(p, x, y, planes);
+  if (MaxPoolStride2Fits(p)) {
+    MaxPoolStride2<V>(p, x, y, planes);
   } else if (p.is_max && p.kernel_w == 3 && p.stride_w == 1) {
     PoolPlanes<V, true, 3, 1>(p, x, y, planes);
-  } else if (p.is_max && p.kernel_w == 2 && p.stride_w == 2) {
-    PoolPlanes<V, true, 2, 2>(p, x, y, planes);
   } else if (p.is_max) {
     PoolPlanes<V, true>(p, x, y, planes);
   } else {

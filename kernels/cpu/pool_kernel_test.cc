@@ -89,6 +89,35 @@ TEST(PoolCpuKernelTest, SameSizeMaxPools) {
   ExpectFastMatchesReference(OpType::kMaxPool, two, {RandomInput({1, 6, 11, 12}, rng)}, 0.f, 0.f);
 }
 
+// Stride-2 max pools run as row maxima then even / odd columns (MaxPoolRowsStride2): the
+// stem pools of resnet / squeezenet / googlenet (pads 1, ceil mode), windows of 1-7 columns,
+// rows narrower and wider than a vector, asymmetric pads, windows past the right edge; NaN
+// taps are skipped as by the reference.
+TEST(PoolCpuKernelTest, StrideTwoMaxPools) {
+  std::mt19937 rng(27);
+  struct Case {
+    Shape shape;
+    int64_t kh, kw, pt, pl, pb, pr, ceil;
+  };
+  for (const Case& c :
+       {Case{{1, 5, 112, 112}, 3, 3, 1, 1, 1, 1, 0}, Case{{1, 3, 111, 111}, 3, 3, 0, 0, 0, 0, 1},
+        Case{{2, 4, 27, 27}, 3, 3, 0, 0, 0, 0, 1}, Case{{1, 3, 28, 28}, 3, 3, 0, 0, 0, 0, 1},
+        Case{{1, 2, 9, 40}, 7, 7, 3, 3, 3, 3, 0}, Case{{1, 2, 13, 35}, 1, 1, 0, 0, 0, 0, 1},
+        Case{{1, 3, 17, 33}, 2, 5, 1, 2, 0, 1, 1}, Case{{1, 2, 6, 5}, 3, 4, 2, 3, 2, 3, 1}}) {
+    Attributes a;
+    a.Set("kernel_shape", std::vector<int64_t>{c.kh, c.kw});
+    a.Set("strides", std::vector<int64_t>{2, 2});
+    a.Set("pads", std::vector<int64_t>{c.pt, c.pl, c.pb, c.pr});
+    a.Set("ceil_mode", c.ceil);
+    OpInput x = RandomInput(c.shape, rng);
+    float* v = x.tensor.data<float>();
+    for (int64_t i = 3; i < NumElements(c.shape); i += 11) v[i] = std::nanf("");
+    SCOPED_TRACE(ShapeToString(c.shape) + " window " + std::to_string(c.kh) + "x" +
+                 std::to_string(c.kw));
+    ExpectFastMatchesReference(OpType::kMaxPool, a, {x}, 0.f, 0.f);
+  }
+}
+
 TEST(PoolCpuKernelTest, GlobalPools) {
   std::mt19937 rng(23);
   for (const Shape& s : {Shape{1, 7, 7, 7}, Shape{2, 5, 13, 13}, Shape{1, 3, 1, 1},

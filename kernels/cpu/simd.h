@@ -62,6 +62,8 @@ struct VecScalar {
     *even = a;
     *odd = b;
   }
+  // Lanes 1..N-1 of a, then lane 0 of b: the vector one element further on.
+  static T ShiftInNext(T /*a*/, T b) { return b; }
   // The inverse of Deinterleave: lo = a0 b0 a1 b1 ..., hi = the second half of that sequence.
   static void Interleave(T a, T b, T* lo, T* hi) {
     *lo = a;
@@ -132,6 +134,11 @@ struct Vec256 {
   }
   static void LoadDeinterleaveMasked(const float* p, MaskT m0, MaskT m1, T* even, T* odd) {
     Deinterleave(_mm256_maskload_ps(p, m0), _mm256_maskload_ps(p + N, m1), even, odd);
+  }
+  static T ShiftInNext(T a, T b) {
+    // [a4..a7 | b0..b3], then per 128-bit lane (t : a) >> 4 bytes: a1 a2 a3 a4 | a5 a6 a7 b0.
+    const __m256i t = _mm256_castps_si256(_mm256_permute2f128_ps(a, b, 0x21));
+    return _mm256_castsi256_ps(_mm256_alignr_epi8(t, _mm256_castps_si256(a), 4));
   }
   static void Interleave(T a, T b, T* lo, T* hi) {
     const T l = _mm256_unpacklo_ps(a, b);  // a0 b0 a1 b1 | a4 b4 a5 b5
@@ -219,6 +226,10 @@ struct Vec512 {
   }
   static void LoadDeinterleaveMasked(const float* p, MaskT m0, MaskT m1, T* even, T* odd) {
     Deinterleave(_mm512_maskz_loadu_ps(m0, p), _mm512_maskz_loadu_ps(m1, p + N), even, odd);
+  }
+  static T ShiftInNext(T a, T b) {
+    return _mm512_castsi512_ps(
+        _mm512_alignr_epi32(_mm512_castps_si512(b), _mm512_castps_si512(a), 1));
   }
   static void Interleave(T a, T b, T* lo, T* hi) {
     const __m512i il = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
