@@ -440,6 +440,22 @@ TEST(QConvInt8, DepthwiseChannelLanes) {
   // first and last bands read only padding.
   q = Depthwise(17, 3, 3, 4, 2, 4300);
   Check(q, seed++);
+  if (::testing::Test::HasFatalFailure()) return;
+  // More window shapes: odd and even widths, no left padding, a one-pixel-wide plane, stride
+  // 2 on even windows, rectangular windows.
+  struct Window {
+    int64_t kh, kw, pad, h, w, stride;
+  };
+  for (const Window& k : {Window{5, 5, 2, 11, 13, 1}, Window{5, 5, 2, 12, 9, 2},
+                          Window{2, 2, 0, 7, 10, 1}, Window{4, 4, 1, 9, 8, 2},
+                          Window{3, 3, 0, 6, 19, 1}, Window{3, 3, 1, 5, 1, 1},
+                          Window{1, 3, 1, 4, 6, 1}, Window{3, 7, 3, 8, 20, 1}}) {
+    q = Depthwise(19, k.kh, k.kw, k.pad, k.h, k.w);
+    q.stride = k.stride;
+    q.x = k.kw % 2 ? DType::kI8 : DType::kU8;
+    Check(q, seed++);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
 }
 
 // Rows wider than one 64-column step of the quad interleave (QInterleave4Fn) and a channel
