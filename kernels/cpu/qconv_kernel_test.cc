@@ -446,10 +446,10 @@ TEST(QConvInt8, DepthwiseChannelLanes) {
   struct Window {
     int64_t kh, kw, pad, h, w, stride;
   };
-  for (const Window& k : {Window{5, 5, 2, 11, 13, 1}, Window{5, 5, 2, 12, 9, 2},
-                          Window{2, 2, 0, 7, 10, 1}, Window{4, 4, 1, 9, 8, 2},
-                          Window{3, 3, 0, 6, 19, 1}, Window{3, 3, 1, 5, 1, 1},
-                          Window{1, 3, 1, 4, 6, 1}, Window{3, 7, 3, 8, 20, 1}}) {
+  for (const Window& k :
+       {Window{5, 5, 2, 11, 13, 1}, Window{5, 5, 2, 12, 9, 2}, Window{2, 2, 0, 7, 10, 1},
+        Window{4, 4, 1, 9, 8, 2}, Window{3, 3, 0, 6, 19, 1}, Window{3, 3, 1, 5, 1, 1},
+        Window{1, 3, 1, 4, 6, 1}, Window{3, 7, 3, 8, 20, 1}}) {
     q = Depthwise(19, k.kh, k.kw, k.pad, k.h, k.w);
     q.stride = k.stride;
     q.x = k.kw % 2 ? DType::kI8 : DType::kU8;
