@@ -15,12 +15,11 @@ bool ConvStem::Applies(const Conv2dGeometry& g, const CpuKernels& kernels) {
   // Measured against ConvGemm over im2col panels (kiln bench --profile, per-op minimum over 3-6
   // alternating rounds, one thread): 7x7 stems to 64 channels 1.21-1.25x (resnet18_rw,
   // googlenet_rw, densenet121_rw), 3x3 stems to 32 channels 1.22-1.39x (efficientnet_b0_rw,
-  // mobilenetv2). squeezenet's 3x3 stem to 64 channels lost in the model (0.95x) though it won
-  // alone (1.58x): short reductions with many output planes are left to ConvGemm.
-  const int64_t k = g.in_c * g.kernel_h * g.kernel_w;
+  // mobilenetv2), squeezenet's 3x3 stride-2 stem to 64 channels 1.50x once the kernel
+  // prefetched its output lines (before, it lost in the model though it won alone).
   return kernels.stem_conv != nullptr && g.groups == 1 && g.in_c <= 4 && g.dilation_h == 1 &&
          g.dilation_w == 1 && (g.stride_w == 1 || g.stride_w == 2) && g.kernel_h <= 7 &&
-         g.kernel_w <= 7 && (k >= 64 || g.out_c <= 32);
+         g.kernel_w <= 7;
 }
 
 ConvStem::ConvStem(const Conv2dGeometry& g, const CpuKernels& kernels) : g_(g), kernels_(&kernels) {

@@ -198,6 +198,7 @@ TEST(FusedConvSimdTest, Stems) {
       {1, 1, 17, 23, 24, 5, 1, 2, 1, 1},  // one channel, stride 1, a partial block
       {1, 4, 12, 9, 16, 3, 1, 0, 1, 1},   // four channels, unpadded
       {1, 3, 20, 20, 48, 5, 2, 2, 1, 1},  // 75 taps: three blocks (a pair, then one)
+      {1, 3, 35, 37, 64, 3, 2, 0, 1, 1},  // squeezenet's kind: 27 taps, two block pairs
   };
   int i = 0;
   for (const Geometry& g : geos) {
