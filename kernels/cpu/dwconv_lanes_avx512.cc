@@ -90,8 +90,9 @@ void FillTileRows(const DwConvParams& p, const float* x, int lanes, int64_t tw, 
       __m512 v[16];
 #pragma GCC unroll 16
       for (int c = 0; c < 16; ++c) {
-        v[c] = c < lanes ? _mm512_maskz_loadu_ps(m, x + c * in_plane + iy * p.in_w + ix0)
-                         : _mm512_setzero_ps();
+        const float* src = x + c * in_plane + iy * p.in_w + ix0;
+        if (c < lanes) __builtin_prefetch(src + 32);  // 16 planes read at once, as above
+        v[c] = c < lanes ? _mm512_maskz_loadu_ps(m, src) : _mm512_setzero_ps();
       }
       Transpose16x16(v);
       // Pixel by pixel with constant indices: a loop to n became a memcpy through the stack.
@@ -140,6 +141,9 @@ void DwLanes(const DwConvParams& p, const float* x, const float* w16, const floa
       Transpose16x16(r);
       const __mmask16 m = FirstLanes(n);
       for (int c = 0; c < lanes; ++c) {
+        // The line this plane's store reaches two blocks on (blocks step one line): 16 planes
+        // written at once, each store otherwise waiting on its read for ownership when cold.
+        __builtin_prefetch(y + c * out_plane + p0 + 32, 1);
         __m512 v = r[c];
         // The residual is read right before y is written: they may share a buffer.
         if (residual) {
