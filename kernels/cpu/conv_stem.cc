@@ -55,19 +55,26 @@ void ConvStem::Run(const float* x, const float* w16, const float* bias, const Ac
     float* yn = y + n * g_.out_c * g_.out_plane();
     // The input rows at (pad_top, pad_left); only the padding around them is cleared.
     const int64_t right = p.pad_w - g_.pad_left - g_.in_w;
-    const int64_t below = p.pad_h - g_.pad_top - g_.in_h;
-    for (int64_t c = 0; c < g_.in_c; ++c) {
-      float* plane = xpad + c * p.pad_h * p.pad_w;
-      std::fill(plane, plane + g_.pad_top * p.pad_w, 0.f);
-      for (int64_t iy = 0; iy < g_.in_h; ++iy) {
-        float* row = plane + (iy + g_.pad_top) * p.pad_w;
+    // Row r of channel c (r = c * pad_h + padded row), over the pool: one thread's copy of a
+    // 224 x 224 image was a third of mobilenetv2's stem at two threads.
+    auto copy_rows = [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t c = r / p.pad_h, iy = r % p.pad_h - g_.pad_top;
+        float* row = xpad + r * p.pad_w;
+        if (iy < 0 || iy >= g_.in_h) {
+          std::fill(row, row + p.pad_w, 0.f);
+          continue;
+        }
         std::fill(row, row + g_.pad_left, 0.f);
         std::memcpy(row + g_.pad_left, xn + (c * g_.in_h + iy) * g_.in_w,
                     static_cast<size_t>(g_.in_w) * sizeof(float));
         std::fill(row + g_.pad_left + g_.in_w, row + g_.pad_left + g_.in_w + right, 0.f);
       }
-      float* tail = plane + (g_.pad_top + g_.in_h) * p.pad_w;
-      std::fill(tail, tail + below * p.pad_w, 0.f);
+    };
+    if (pool && pool->num_threads() > 1) {
+      pool->ParallelFor(g_.in_c * p.pad_h, copy_rows, 16);
+    } else {
+      copy_rows(0, g_.in_c * p.pad_h);
     }
     auto rows = [&](int64_t oy0, int64_t oy1) {
       kernels_->stem_conv(p, xpad, w16, bias16, yn, oy0, oy1);
