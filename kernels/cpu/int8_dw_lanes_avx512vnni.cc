@@ -41,6 +41,34 @@ inline void Transpose16x16(__m128i (&v)[16]) {
   }
 }
 
+// Transpose16x16 on four 16x16 blocks at once, one per 128-bit lane (the unpacks work within
+// lanes): v[r] holds 64 bytes (columns) of row r; afterwards lane L of v[c] holds column
+// 16 L + c's 16 bytes. A quarter of the shuffles per column.
+inline void Transpose16x16x4(__m512i (&v)[16]) {
+  __m512i a[16], b[16];
+  for (int i = 0; i < 8; ++i) {
+    a[i] = _mm512_unpacklo_epi8(v[2 * i], v[2 * i + 1]);
+    a[i + 8] = _mm512_unpackhi_epi8(v[2 * i], v[2 * i + 1]);
+  }
+  for (int i = 0; i < 4; ++i) {
+    b[i] = _mm512_unpacklo_epi16(a[2 * i], a[2 * i + 1]);
+    b[4 + i] = _mm512_unpackhi_epi16(a[2 * i], a[2 * i + 1]);
+    b[8 + i] = _mm512_unpacklo_epi16(a[8 + 2 * i], a[8 + 2 * i + 1]);
+    b[12 + i] = _mm512_unpackhi_epi16(a[8 + 2 * i], a[8 + 2 * i + 1]);
+  }
+  for (int h = 0; h < 4; ++h) {
+    const __m512i* q = b + 4 * h;
+    const __m512i c0 = _mm512_unpacklo_epi32(q[0], q[1]);
+    const __m512i c1 = _mm512_unpackhi_epi32(q[0], q[1]);
+    const __m512i c2 = _mm512_unpacklo_epi32(q[2], q[3]);
+    const __m512i c3 = _mm512_unpackhi_epi32(q[2], q[3]);
+    v[4 * h] = _mm512_unpacklo_epi64(c0, c2);
+    v[4 * h + 1] = _mm512_unpackhi_epi64(c0, c2);
+    v[4 * h + 2] = _mm512_unpacklo_epi64(c1, c3);
+    v[4 * h + 3] = _mm512_unpackhi_epi64(c1, c3);
+  }
+}
+
 inline __mmask16 LaneMask(int64_t n) {
   return n >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << n) - 1);
 }
@@ -174,7 +202,33 @@ void CodesIn(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc
   int64_t ix = 0;
   const uint8_t* rows[16];
   for (int c = 0; c < 16; ++c) rows[c] = x + std::min(c, nc - 1) * in_plane;  // past nc: unused
-  for (int64_t p0 = begin; p0 < end; p0 += 16) {
+  int64_t p0 = begin;
+  // 64 pixels per step (four transposes in the lanes of zmm registers), through a 1 KiB
+  // buffer each pixel's codes are widened from.
+  alignas(64) uint8_t t[16][64];
+  for (; p0 + 64 <= end; p0 += 64) {
+    __m512i v[16];
+#pragma GCC unroll 16
+    for (int c = 0; c < 16; ++c) v[c] = _mm512_loadu_si512(rows[c] + p0);
+    Transpose16x16x4(v);
+#pragma GCC unroll 16
+    for (int j = 0; j < 16; ++j) _mm512_store_si512(t[j], v[j]);
+#pragma GCC unroll 4
+    for (int l = 0; l < 4; ++l) {
+#pragma GCC unroll 16
+      for (int j = 0; j < 16; ++j) {
+        const __m128i b = _mm_load_si128(reinterpret_cast<const __m128i*>(t[j] + 16 * l));
+        const __m512i codes = kSigned ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b);
+        _mm512_storeu_si512(dst, _mm512_sub_epi32(codes, zero));
+        dst += 16;
+        if (++ix == in_w) {
+          ix = 0;
+          dst += skip;
+        }
+      }
+    }
+  }
+  for (; p0 < end; p0 += 16) {
     const int64_t n = std::min<int64_t>(16, end - p0);
     const __mmask16 m = LaneMask(n);
     __m128i v[16];
@@ -249,7 +303,24 @@ void QDwLanesAvx512Vnni(const QDwLanesParams& p, const uint8_t* x, int64_t in_pl
   }
   // 3. Bytes out: 16 output pixels per transpose (otile is readable to a multiple of 16).
   uint8_t* out = y + oy0 * out_w;
-  for (int64_t p0 = 0; p0 < count; p0 += 16) {
+  int64_t p0 = 0;
+  for (; p0 + 64 <= count; p0 += 64) {  // 64 pixels per step, as in step 1
+    __m512i v[16];
+#pragma GCC unroll 16
+    for (int j = 0; j < 16; ++j) {
+      const uint8_t* q = otile + (p0 + j) * 16;  // pixels j, 16 + j, 32 + j, 48 + j
+      __m512i r = _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
+      r = _mm512_inserti32x4(r, _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 256)), 1);
+      r = _mm512_inserti32x4(r, _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 512)), 2);
+      v[j] = _mm512_inserti32x4(r, _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 768)), 3);
+    }
+    Transpose16x16x4(v);
+#pragma GCC unroll 16
+    for (int c = 0; c < 16; ++c) {
+      if (c < nc) _mm512_storeu_si512(out + c * out_plane + p0, v[c]);
+    }
+  }
+  for (; p0 < count; p0 += 16) {
     const __mmask16 m = LaneMask(count - p0);
     __m128i v[16];
 #pragma GCC unroll 16
