@@ -160,6 +160,54 @@ void MaxPoolFlat(const PoolParams& p, const float* x, float* y, int64_t planes) 
   }
 }
 
+// The inception blocks' 3x3 stride-1 "same" max pools (pads 1) on flat planes, separably:
+// per vector the maxima of the rows above, at and below (three masked loads), then of the
+// column maxima to the left, here and to the right, the neighbours' lanes shifted in from the
+// vectors before and after (kept in registers). Six taps' masks instead of nine loads and
+// maxes per vector. Same result as the reference (see MaxPoolStride2 on the order).
+inline bool MaxPool3x3SameFits(const PoolParams& p, int n) {
+  return PoolFlatFits(p, n) && p.kernel_h == 3 && p.kernel_w == 3 && p.pad_top == 1 &&
+         p.pad_left == 1 && p.pad_bottom == 1 && p.pad_right == 1;
+}
+
+template <typename V>
+void MaxPool3x3Same(const PoolParams& p, const float* x, float* y, int64_t planes) {
+  using T = typename V::T;
+  constexpr int N = V::N;
+  const int64_t plane = p.out_h * p.out_w, w = p.in_w;
+  const int nvec = static_cast<int>((plane + N - 1) / N);
+  const T fill = V::Set1(-FLT_MAX);
+  // Taps 1 / 4 / 7 (rows above / at / below) and 3 / 5 (left / right): their lanes inside.
+  typename V::MaskT masks[kPoolFlatVectors][kPoolFlatTaps];
+  int64_t offset[kPoolFlatTaps];
+  FlatPlaneMasks<V, kPoolFlatVectors, kPoolFlatTaps>(p, plane, nvec, masks, offset);
+  for (int64_t c = 0; c < planes; ++c) {
+    const float* xc = x + c * plane;
+    float* yc = y + c * plane;
+    auto column = [&](int v) {
+      const float* at = xc + v * N;
+      T m = V::Max(fill, V::LoadMaskedOr(at - w, masks[v][1], fill));
+      m = V::Max(m, V::LoadMaskedOr(at, masks[v][4], fill));
+      return V::Max(m, V::LoadMaskedOr(at + w, masks[v][7], fill));
+    };
+    T prev = fill, cur = column(0);
+    for (int v = 0; v < nvec; ++v) {
+      const T next = v + 1 < nvec ? column(v + 1) : fill;
+      T acc = V::Max(fill, V::Select(masks[v][3], V::ShiftInPrev(prev, cur), fill));
+      acc = V::Max(acc, cur);
+      acc = V::Max(acc, V::Select(masks[v][5], V::ShiftInNext(cur, next), fill));
+      const int64_t i0 = static_cast<int64_t>(v) * N;
+      if (i0 + N <= plane) {
+        V::Store(yc + i0, acc);
+      } else {
+        V::StorePartial(yc + i0, acc, static_cast<int>(plane - i0));
+      }
+      prev = cur;
+      cur = next;
+    }
+  }
+}
+
 // Max pooling with horizontal stride 2 and windows up to 3 columns wide (the stem and
 // reduction pools): per output row, vectors of the window rows' column maxima, then each
 // output takes its columns from their even / odd lanes (column 2 is the even lanes one element
@@ -235,6 +283,7 @@ void MaxPoolStride2(const PoolParams& p, const float* x, float* y, int64_t plane
 
 template <typename V>
 void Pool(const PoolParams& p, const float* x, float* y, int64_t planes) {
+  if (MaxPool3x3SameFits(p, V::N)) return MaxPool3x3Same<V>(p, x, y, planes);
   if (PoolFlatFits(p, V::N)) return MaxPoolFlat<V>(p, x, y, planes);
   // Max pools with the usual windows get the unrolled versions: the generic tap loop's
   // overhead made a 3x3 stride-2 pool several times slower than its loads and maxes.

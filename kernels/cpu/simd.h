@@ -64,6 +64,10 @@ struct VecScalar {
   }
   // Lanes 1..N-1 of a, then lane 0 of b: the vector one element further on.
   static T ShiftInNext(T /*a*/, T b) { return b; }
+  // Lane N-1 of a, then lanes 0..N-2 of b: the vector one element back.
+  static T ShiftInPrev(T a, T /*b*/) { return a; }
+  // m ? a : b per lane.
+  static T Select(MaskT m, T a, T b) { return m ? a : b; }
   // The inverse of Deinterleave: lo = a0 b0 a1 b1 ..., hi = the second half of that sequence.
   static void Interleave(T a, T b, T* lo, T* hi) {
     *lo = a;
@@ -140,6 +144,12 @@ struct Vec256 {
     const __m256i t = _mm256_castps_si256(_mm256_permute2f128_ps(a, b, 0x21));
     return _mm256_castsi256_ps(_mm256_alignr_epi8(t, _mm256_castps_si256(a), 4));
   }
+  static T ShiftInPrev(T a, T b) {
+    // [a4..a7 | b0..b3], then per 128-bit lane (b : t) >> 12 bytes: a7 b0 b1 b2 | b3 b4 b5 b6.
+    const __m256i t = _mm256_castps_si256(_mm256_permute2f128_ps(a, b, 0x21));
+    return _mm256_castsi256_ps(_mm256_alignr_epi8(_mm256_castps_si256(b), t, 12));
+  }
+  static T Select(MaskT m, T a, T b) { return _mm256_blendv_ps(b, a, _mm256_castsi256_ps(m)); }
   static void Interleave(T a, T b, T* lo, T* hi) {
     const T l = _mm256_unpacklo_ps(a, b);  // a0 b0 a1 b1 | a4 b4 a5 b5
     const T h = _mm256_unpackhi_ps(a, b);  // a2 b2 a3 b3 | a6 b6 a7 b7
@@ -231,6 +241,11 @@ struct Vec512 {
     return _mm512_castsi512_ps(
         _mm512_alignr_epi32(_mm512_castps_si512(b), _mm512_castps_si512(a), 1));
   }
+  static T ShiftInPrev(T a, T b) {
+    return _mm512_castsi512_ps(
+        _mm512_alignr_epi32(_mm512_castps_si512(b), _mm512_castps_si512(a), 15));
+  }
+  static T Select(MaskT m, T a, T b) { return _mm512_mask_blend_ps(m, b, a); }
   static void Interleave(T a, T b, T* lo, T* hi) {
     const __m512i il = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
     const __m512i ih =
