@@ -1,4 +1,5 @@
-// Read-only bytes of a constant tensor, owned by a vector or borrowed from a mapped file.
+// Read-only bytes of a constant tensor, owned (64-byte aligned, as in model files) or borrowed
+// from a mapped file.
 #pragma once
 
 #include <cstddef>
