@@ -251,6 +251,10 @@ TEST(CpuConvTest, Winograd) {
   // The chosen algorithm for a real layer shape is Winograd; its packing round-trips.
   const Conv2dGeometry r = Geo(64, 56, 56, 64, 3, 1, 1);
   EXPECT_EQ(ChooseConvAlgo(r), ConvAlgo::kWinograd);
+  // Up to 128 x 192 channels on 28x28 (googlenet's), not on 14x14 (16 tiles) nor past it.
+  EXPECT_EQ(ChooseConvAlgo(Geo(128, 28, 28, 192, 3, 1, 1)), ConvAlgo::kWinograd);
+  EXPECT_EQ(ChooseConvAlgo(Geo(112, 14, 14, 224, 3, 1, 1)), ConvAlgo::kGemm);
+  EXPECT_EQ(ChooseConvAlgo(Geo(160, 28, 28, 320, 3, 1, 1)), ConvAlgo::kGemm);
   const auto w = RandomVector(static_cast<size_t>(8 * 5 * 9), rng);
   const Conv2dGeometry s = Geo(5, 8, 8, 8, 3, 1, 1);
   auto packed = PackConvWeights(s, kLayoutConvWino43A8, w.data());
