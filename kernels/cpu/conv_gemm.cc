@@ -25,6 +25,12 @@ constexpr int64_t kPrefetchTiles = 2;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// A 1x1 layer with stride > 1 and no padding: its im2col matrix is X subsampled.
+bool IsStridedPointwise(const Conv2dGeometry& g) {
+  return g.kernel_h == 1 && g.kernel_w == 1 && (g.stride_h > 1 || g.stride_w > 1) &&
+         g.pad_top == 0 && g.pad_left == 0 && g.pad_bottom == 0 && g.pad_right == 0;
+}
+
 }  // namespace
 
 ConvLaneTable ConvLaneTable::For(const Conv2dGeometry& g, int64_t nr, bool phases) {
@@ -181,7 +187,8 @@ Im2colParams Im2colFor(const Conv2dGeometry& g) {
 ConvGemm::ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threads,
                    ConvWeights weights)
     : g_(g), kernels_(&kernels), weights_(weights) {
-  direct_ = g.is_pointwise();
+  subsample_ = IsStridedPointwise(g);
+  direct_ = g.is_pointwise() || subsample_;
   nr_ = TileColumns(g, kernels);
   gemm_ = nr_ == kernels.gemm_nr ? kernels.gemm : kernels.gemm_wide;
   im2col_ = Im2colFor(g);
@@ -222,7 +229,15 @@ ConvGemm::ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threa
 }
 
 int ConvGemm::TileColumns(const Conv2dGeometry& g, const CpuKernels& kernels) {
-  return g.is_pointwise() && kernels.gemm_wide != nullptr ? kernels.gemm_wide_nr : kernels.gemm_nr;
+  return (g.is_pointwise() || IsStridedPointwise(g)) && kernels.gemm_wide != nullptr
+             ? kernels.gemm_wide_nr
+             : kernels.gemm_nr;
+}
+
+size_t ConvGemm::SubsampleBytes() const {
+  if (!subsample_) return 0;
+  const auto floats = static_cast<size_t>(g_.batch * g_.in_c * n_);
+  return (floats * sizeof(float) + kAlign - 1) / kAlign * kAlign;
 }
 
 size_t ConvGemm::PhaseBytes() const {
@@ -232,7 +247,7 @@ size_t ConvGemm::PhaseBytes() const {
 }
 
 size_t ConvGemm::ScratchBytes() const {
-  if (direct_) return 0;
+  if (direct_) return SubsampleBytes();
   const size_t per =
       (static_cast<size_t>(kc_ * nc_) * sizeof(float) + kAlign - 1) / kAlign * kAlign;
   return PhaseBytes() + per * static_cast<size_t>(shares_);
@@ -268,8 +283,10 @@ void ConvGemm::RunShare(int share, const float* x, const float* packed, const fl
     const int64_t grp = (key / nblocks_) % g_.groups;
     const int64_t n = key / nblocks_ / g_.groups;
     const int64_t n0 = nb * nc_, count = std::min(nc_, n_ - n0);
-    // x is the phase planes where the lane table reads them (lanes_.channel_stride apart).
-    const int64_t channel_stride = lanes_.phases ? lanes_.channel_stride : g_.in_plane();
+    // x is the phase planes where the lane table reads them (lanes_.channel_stride apart), or
+    // the subsampled planes (n_ apart).
+    const int64_t channel_stride =
+        lanes_.phases ? lanes_.channel_stride : (subsample_ ? n_ : g_.in_plane());
     const float* xg = x + (n * g_.in_c + grp * g_.in_c_per_group()) * channel_stride;
     const int64_t p0 = panels_ * ms0 / msplit_, p1 = panels_ * ms1 / msplit_;
     const int64_t oc_base = n * g_.out_c + grp * ocpg;
@@ -373,8 +390,29 @@ void ConvGemm::Run(const float* x, const float* packed, const float* bias, const
       split(0, planes);
     }
     src = phases;
+  } else if (subsample_) {
+    // Strided 1x1 layers (resnet's downsampling shortcuts) read every stride-th pixel: only
+    // those are copied, and the GEMM then reads them in place as a stride-1 1x1 layer's.
+    auto* sub = static_cast<float*>(scratch);
+    const int64_t planes = g_.batch * g_.in_c;
+    auto gather = [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        const float* xc = x + c * g_.in_plane();
+        float* dst = sub + c * n_;
+        for (int64_t oy = 0; oy < g_.out_h; ++oy) {
+          const float* row = xc + oy * g_.stride_h * g_.in_w;
+          for (int64_t ox = 0; ox < g_.out_w; ++ox) dst[oy * g_.out_w + ox] = row[ox * g_.stride_w];
+        }
+      }
+    };
+    if (pool && shares_ > 1) {
+      pool->ParallelFor(planes, gather);
+    } else {
+      gather(0, planes);
+    }
+    src = sub;
   }
-  char* buffers = static_cast<char*>(scratch) + PhaseBytes();
+  char* buffers = static_cast<char*>(scratch) + PhaseBytes() + SubsampleBytes();
   auto share_fn = [&](int64_t s0, int64_t s1) {
     for (int64_t s = s0; s < s1; ++s) {
       float* bbuf =

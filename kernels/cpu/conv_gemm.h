@@ -64,8 +64,8 @@ class ConvGemm {
   ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threads,
            ConvWeights weights = ConvWeights::kPanels8);
 
-  // Columns per micro-kernel tile for `g`: the wide kernel's for 1x1 layers (B read in place)
-  // where the table has one, gemm_nr otherwise.
+  // Columns per micro-kernel tile for `g`: the wide kernel's for unpadded 1x1 layers (B read
+  // in place, or subsampled) where the table has one, gemm_nr otherwise.
   static int TileColumns(const Conv2dGeometry& g, const CpuKernels& kernels);
 
   size_t ScratchBytes() const;
@@ -81,11 +81,14 @@ class ConvGemm {
   void PackBlock(const float* xg, int64_t n0, int64_t count, int64_t k0, int64_t kl,
                  float* dst) const;
   size_t PhaseBytes() const;  // the stride-2 phase planes at the start of the scratch
+  size_t SubsampleBytes() const;
 
   Conv2dGeometry g_;
   const CpuKernels* kernels_ = nullptr;
   ConvWeights weights_ = ConvWeights::kPanels8;
-  bool direct_ = false;           // B = X (1x1, stride 1, no padding)
+  bool direct_ = false;           // B = X (1x1, stride 1, no padding), or X subsampled:
+  bool subsample_ = false;        // 1x1 strided, no padding: B = every stride-th pixel of X
+                                  // (the scratch's first SubsampleBytes), then as direct_
   GemmUkernelFn gemm_ = nullptr;  // the micro-kernel (TileColumns wide)
   int nr_ = 0;
   Im2colParams im2col_;

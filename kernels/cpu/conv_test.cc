@@ -126,9 +126,16 @@ TEST(CpuConvTest, PointwiseTileWidths) {
     CheckConv(Geo(24, h, w, 40, 1, 1, 0), rng, relu, true, (h + w) % 2 == 0);
   }
   CheckConv(Geo(260, 7, 7, 17, 1, 1, 0), rng, relu, true, true);  // several k blocks
+  // Strided 1x1 layers (subsampled, then read in place): resnet's shortcut, odd sizes,
+  // stride 3, batch 2 with a residual.
+  CheckConv(Geo(24, 56, 56, 40, 1, 2, 0), rng, relu, true, false);
+  CheckConv(Geo(16, 15, 17, 24, 1, 2, 0), rng, relu, false, true);
+  CheckConv(Geo(8, 20, 23, 16, 1, 3, 0), rng, relu, true, false);
+  CheckConv(Geo(12, 9, 11, 20, 1, 2, 0, 1, 1, 2), rng, relu, true, true);
   for (const CpuKernels* k : AvailableCpuKernels()) {
     const int nr = ConvGemm::TileColumns(Geo(24, 7, 7, 40, 1, 1, 0), *k);
     EXPECT_EQ(nr, k->gemm_wide ? k->gemm_wide_nr : k->gemm_nr);
+    EXPECT_EQ(ConvGemm::TileColumns(Geo(24, 14, 14, 40, 1, 2, 0), *k), nr);
     EXPECT_EQ(ConvGemm::TileColumns(Geo(24, 7, 7, 40, 3, 1, 1), *k), k->gemm_nr);
   }
 }
