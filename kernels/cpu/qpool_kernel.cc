@@ -99,15 +99,16 @@ class QMaxPoolCpu : public CpuKernelBase {
   }
 
  protected:
-  size_t FastScratchBytes() const override {
-    return static_cast<size_t>(shares_ * (2 * row_ + 64));
-  }
+  // Each share's rows in whole cache lines of their own: packed back to back, two shares wrote
+  // the same line on every row (this pool ran slower at two threads than at one).
+  int64_t ShareBytes() const { return (2 * row_ + 64 + 63) / 64 * 64; }
+  size_t FastScratchBytes() const override { return static_cast<size_t>(shares_ * ShareBytes()); }
 
   Status RunFast(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
                  void* scratch) override {
     const int64_t in_plane = p_.in_h * p_.in_w, out_plane = p_.out_h * p_.out_w;
     auto share = [&](int64_t s) {
-      auto* v = static_cast<uint8_t*>(scratch) + s * (2 * row_ + 64);
+      auto* v = static_cast<uint8_t*>(scratch) + s * ShareBytes();
       std::memset(v, signed_ ? 0x80 : 0x00, static_cast<size_t>(row_));  // the lowest code
       for (int64_t pl = planes_ * s / shares_; pl < planes_ * (s + 1) / shares_; ++pl) {
         if (signed_) {
