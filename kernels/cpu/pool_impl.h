@@ -130,6 +130,17 @@ inline bool PoolFlatFits(const PoolParams& p, int n) {
          p.out_h * p.out_w <= kPoolFlatVectors * n;
 }
 
+// Vector v of a flat plane of `plane` floats (the last one partly).
+template <typename V>
+inline void StoreFlatVector(float* y, int v, int64_t plane, typename V::T acc) {
+  const int64_t i0 = static_cast<int64_t>(v) * V::N;
+  if (i0 + V::N <= plane) {
+    V::Store(y + i0, acc);
+  } else {
+    V::StorePartial(y + i0, acc, static_cast<int>(plane - i0));
+  }
+}
+
 template <typename V>
 void MaxPoolFlat(const PoolParams& p, const float* x, float* y, int64_t planes) {
   using T = typename V::T;
@@ -150,12 +161,7 @@ void MaxPoolFlat(const PoolParams& p, const float* x, float* y, int64_t planes) 
         // Max keeps the running value when the tap is NaN (the reference's v > best).
         acc = V::Max(acc, V::LoadMaskedOr(xc + v * N + offset[t], masks[v][t], fill));
       }
-      const int64_t i0 = static_cast<int64_t>(v) * N;
-      if (i0 + N <= plane) {
-        V::Store(yc + i0, acc);
-      } else {
-        V::StorePartial(yc + i0, acc, static_cast<int>(plane - i0));
-      }
+      StoreFlatVector<V>(yc, v, plane, acc);
     }
   }
 }
@@ -196,12 +202,7 @@ void MaxPool3x3Same(const PoolParams& p, const float* x, float* y, int64_t plane
       T acc = V::Max(fill, V::Select(masks[v][3], V::ShiftInPrev(prev, cur), fill));
       acc = V::Max(acc, cur);
       acc = V::Max(acc, V::Select(masks[v][5], V::ShiftInNext(cur, next), fill));
-      const int64_t i0 = static_cast<int64_t>(v) * N;
-      if (i0 + N <= plane) {
-        V::Store(yc + i0, acc);
-      } else {
-        V::StorePartial(yc + i0, acc, static_cast<int>(plane - i0));
-      }
+      StoreFlatVector<V>(yc, v, plane, acc);
       prev = cur;
       cur = next;
     }
