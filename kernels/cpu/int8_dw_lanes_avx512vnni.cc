@@ -301,7 +301,8 @@ void QDwLanesAvx512Vnni(const QDwLanesParams& p, const uint8_t* x, int64_t in_pl
     }
     q += u;
   }
-  // 3. Bytes out: 16 output pixels per transpose (otile is readable to a multiple of 16).
+  // 3. Bytes out: 64 output pixels per step, then 16 per transpose (otile is readable to a
+  // multiple of 16).
   uint8_t* out = y + oy0 * out_w;
   int64_t p0 = 0;
   for (; p0 + 64 <= count; p0 += 64) {  // 64 pixels per step, as in step 1
