@@ -14,36 +14,9 @@ namespace kiln::cpu {
 #if defined(__AVX512F__) && defined(__AVX512VNNI__)
 namespace {
 
-// v[r] holds 16 bytes (columns) of row r; afterwards v[c] holds column c's 16 bytes (byte r
-// from row r). Unpacks of bytes, words, dwords and qwords: 64 instructions.
-inline void Transpose16x16(__m128i (&v)[16]) {
-  __m128i a[16], b[16];
-  for (int i = 0; i < 8; ++i) {  // a[i]: rows 2i, 2i+1 as 16-bit pairs, columns 0-7; a[i+8]: 8-15
-    a[i] = _mm_unpacklo_epi8(v[2 * i], v[2 * i + 1]);
-    a[i + 8] = _mm_unpackhi_epi8(v[2 * i], v[2 * i + 1]);
-  }
-  for (int i = 0; i < 4; ++i) {  // b[4h + i]: rows 4i..4i+3 as 32-bit quads, columns 4h..4h+3
-    b[i] = _mm_unpacklo_epi16(a[2 * i], a[2 * i + 1]);
-    b[4 + i] = _mm_unpackhi_epi16(a[2 * i], a[2 * i + 1]);
-    b[8 + i] = _mm_unpacklo_epi16(a[8 + 2 * i], a[8 + 2 * i + 1]);
-    b[12 + i] = _mm_unpackhi_epi16(a[8 + 2 * i], a[8 + 2 * i + 1]);
-  }
-  for (int h = 0; h < 4; ++h) {
-    const __m128i* q = b + 4 * h;
-    const __m128i c0 = _mm_unpacklo_epi32(q[0], q[1]);  // rows 0-7: columns 4h, 4h+1
-    const __m128i c1 = _mm_unpackhi_epi32(q[0], q[1]);  // rows 0-7: columns 4h+2, 4h+3
-    const __m128i c2 = _mm_unpacklo_epi32(q[2], q[3]);  // rows 8-15: columns 4h, 4h+1
-    const __m128i c3 = _mm_unpackhi_epi32(q[2], q[3]);
-    v[4 * h] = _mm_unpacklo_epi64(c0, c2);
-    v[4 * h + 1] = _mm_unpackhi_epi64(c0, c2);
-    v[4 * h + 2] = _mm_unpacklo_epi64(c1, c3);
-    v[4 * h + 3] = _mm_unpackhi_epi64(c1, c3);
-  }
-}
-
-// Transpose16x16 on four 16x16 blocks at once, one per 128-bit lane (the unpacks work within
-// lanes): v[r] holds 64 bytes (columns) of row r; afterwards lane L of v[c] holds column
-// 16 L + c's 16 bytes. A quarter of the shuffles per column.
+// Four 16x16 byte transposes at once, one per 128-bit lane (the unpacks work within lanes):
+// v[r] holds 64 bytes (columns) of row r; afterwards lane L of v[c] holds column 16 L + c's
+// 16 bytes (byte r from row r). Unpacks of bytes, words, dwords and qwords: 64 instructions.
 inline void Transpose16x16x4(__m512i (&v)[16]) {
   __m512i a[16], b[16];
   for (int i = 0; i < 8; ++i) {
@@ -67,6 +40,14 @@ inline void Transpose16x16x4(__m512i (&v)[16]) {
     v[4 * h + 2] = _mm512_unpacklo_epi64(c1, c3);
     v[4 * h + 3] = _mm512_unpackhi_epi64(c1, c3);
   }
+}
+
+// One 16x16 transpose (the tails): v[r] holds 16 bytes of row r, afterwards v[c] column c's.
+inline void Transpose16x16(__m128i (&v)[16]) {
+  __m512i w[16];
+  for (int r = 0; r < 16; ++r) w[r] = _mm512_castsi128_si512(v[r]);
+  Transpose16x16x4(w);
+  for (int c = 0; c < 16; ++c) v[c] = _mm512_castsi512_si128(w[c]);
 }
 
 inline __mmask16 LaneMask(int64_t n) {
