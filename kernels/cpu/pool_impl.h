@@ -7,8 +7,6 @@
 
 #include <algorithm>
 #include <cfloat>
-#include <memory>
-#include <vector>
 
 #include "kernels/cpu/flat_plane_masks.h"
 #include "kernels/cpu/simd.h"
@@ -217,7 +215,8 @@ void MaxPool3x3Same(const PoolParams& p, const float* x, float* y, int64_t plane
 // skipped either way; of two equal zeros of opposite sign, the earliest column wins here, the
 // earliest row in the reference).
 inline bool MaxPoolStride2Fits(const PoolParams& p) {
-  return p.is_max && p.stride_w == 2 && p.kernel_w <= 3 && p.pad_left < p.kernel_w;
+  return p.is_max && p.stride_w == 2 && p.kernel_w <= 3 && p.pad_left < p.kernel_w &&
+         p.out_w <= kPoolMaxWidth;
 }
 
 template <typename V>
@@ -234,11 +233,8 @@ void MaxPoolStride2(const PoolParams& p, const float* x, float* y, int64_t plane
   // loads on narrow planes). Output vector i reads column vectors 2i, 2i + 1 and 2i + 2.
   const int64_t out_vectors = (p.out_w + N - 1) / N;
   const int64_t col_vectors = 2 * out_vectors + 1;
-  // Raw storage: a std::vector of __m256i would drop the type's alignment attribute.
-  std::vector<unsigned char> storage(static_cast<size_t>(col_vectors) * sizeof(M) + alignof(M));
-  void* base = storage.data();
-  size_t room = storage.size();
-  M* masks = static_cast<M*>(std::align(alignof(M), sizeof(M) * col_vectors, base, room));
+  // On the stack, no allocation per call: out_w <= kPoolMaxWidth (MaxPoolStride2Fits).
+  M masks[2 * ((kPoolMaxWidth + N - 1) / N) + 1];
   for (int64_t j = 0; j < col_vectors; ++j) {
     const int64_t col = j * N - p.pad_left;
     masks[j] = V::MakeRangeMask(PoolClamp(-col, 0, N), PoolClamp(in_w - col, 0, N));
