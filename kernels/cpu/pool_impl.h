@@ -128,6 +128,20 @@ inline bool PoolFlatFits(const PoolParams& p, int n) {
          p.out_h * p.out_w <= kPoolFlatVectors * n;
 }
 
+// A flat plane's vectors and every tap's lane masks and offset (FlatPlaneMasks), made once
+// per call.
+template <typename V>
+struct FlatPoolPlane {
+  explicit FlatPoolPlane(const PoolParams& p)
+      : plane(p.out_h * p.out_w), nvec(static_cast<int>((plane + V::N - 1) / V::N)) {
+    FlatPlaneMasks<V, kPoolFlatVectors, kPoolFlatTaps>(p, plane, nvec, masks, offset);
+  }
+  int64_t plane;
+  int nvec;
+  typename V::MaskT masks[kPoolFlatVectors][kPoolFlatTaps];
+  int64_t offset[kPoolFlatTaps];
+};
+
 // Vector v of a flat plane of `plane` floats (the last one partly).
 template <typename V>
 inline void StoreFlatVector(float* y, int v, int64_t plane, typename V::T acc) {
@@ -144,12 +158,12 @@ void MaxPoolFlat(const PoolParams& p, const float* x, float* y, int64_t planes) 
   using T = typename V::T;
   constexpr int N = V::N;
   const int taps = static_cast<int>(p.kernel_h * p.kernel_w);
-  const int64_t plane = p.out_h * p.out_w;
-  const int nvec = static_cast<int>((plane + N - 1) / N);
+  const FlatPoolPlane<V> f(p);
+  const int64_t plane = f.plane;
+  const int nvec = f.nvec;
+  const auto& masks = f.masks;
+  const auto& offset = f.offset;
   const T fill = V::Set1(-FLT_MAX);
-  typename V::MaskT masks[kPoolFlatVectors][kPoolFlatTaps];
-  int64_t offset[kPoolFlatTaps];
-  FlatPlaneMasks<V, kPoolFlatVectors, kPoolFlatTaps>(p, plane, nvec, masks, offset);
   for (int64_t c = 0; c < planes; ++c) {
     const float* xc = x + c * plane;
     float* yc = y + c * plane;
@@ -178,13 +192,13 @@ template <typename V>
 void MaxPool3x3Same(const PoolParams& p, const float* x, float* y, int64_t planes) {
   using T = typename V::T;
   constexpr int N = V::N;
-  const int64_t plane = p.out_h * p.out_w, w = p.in_w;
-  const int nvec = static_cast<int>((plane + N - 1) / N);
-  const T fill = V::Set1(-FLT_MAX);
+  const int64_t w = p.in_w;
   // Taps 1 / 4 / 7 (rows above / at / below) and 3 / 5 (left / right): their lanes inside.
-  typename V::MaskT masks[kPoolFlatVectors][kPoolFlatTaps];
-  int64_t offset[kPoolFlatTaps];
-  FlatPlaneMasks<V, kPoolFlatVectors, kPoolFlatTaps>(p, plane, nvec, masks, offset);
+  const FlatPoolPlane<V> f(p);
+  const int64_t plane = f.plane;
+  const int nvec = f.nvec;
+  const auto& masks = f.masks;
+  const T fill = V::Set1(-FLT_MAX);
   for (int64_t c = 0; c < planes; ++c) {
     const float* xc = x + c * plane;
     float* yc = y + c * plane;
