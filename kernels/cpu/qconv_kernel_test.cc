@@ -28,6 +28,9 @@ struct QCase {
   bool narrow = false;  // a folded Relu/Clip: qmin/qmax inside the type's range
   bool one_d = false;
   bool low_shift = false;  // requantization shifts 29-34 (scales near 1: the 64-bit path)
+  // Residual shifts 1-12 (terms up to 255 x 2^30: saturated to int32 below 8) and biases
+  // within 2^21 of the int32 limits: the residual's addition saturates.
+  bool saturating = false;
 };
 
 std::string Describe(const QCase& q) {
@@ -38,7 +41,7 @@ std::string Describe(const QCase& q) {
          std::string(DTypeName(q.x)) + " w " + std::string(DTypeName(q.w_type)) + " out " +
          std::string(DTypeName(q.out)) + (q.w_zero ? " wzero" : "") +
          (q.residual ? " residual" : "") + (q.narrow ? " narrow" : "") + (q.one_d ? " 1d" : "") +
-         (q.low_shift ? " low-shift" : "");
+         (q.low_shift ? " low-shift" : "") + (q.saturating ? " saturating" : "");
 }
 
 int32_t RandomCode(std::mt19937& rng, DType t) {
@@ -93,6 +96,13 @@ QGraphs Build(const QCase& q, uint32_t seed) {
   }
   std::vector<int32_t> bias(static_cast<size_t>(q.m));
   for (auto& b : bias) b = static_cast<int32_t>(rng() % 200001) - 100000;
+  if (q.saturating) {
+    for (auto& b : bias) {
+      const auto near = static_cast<int32_t>(rng() % (1u << 21));
+      b = rng() % 2 ? std::numeric_limits<int32_t>::max() - near
+                    : std::numeric_limits<int32_t>::min() + near;
+    }
+  }
   const ValueId b =
       g.AddConstant("b", DType::kI32, {q.m}, ConstantBytes::Copy(bias.data(), bias.size() * 4));
   // Multipliers that spread the accumulators over the output range: about 1 / (128 sqrt(K)).
@@ -106,6 +116,7 @@ QGraphs Build(const QCase& q, uint32_t seed) {
     rq.push_back(shift - 1 + static_cast<int32_t>(rng() % 3));
     rrq.push_back(static_cast<int32_t>((1u << 30) + rng() % (1u << 30)));
     rrq.push_back(static_cast<int32_t>(20 + rng() % 12));  // residual up to 2^11 x its codes
+    if (q.saturating) rrq.back() = static_cast<int32_t>(1 + rng() % 12);
   }
   Node node;
   node.name = "qconv";
@@ -277,6 +288,27 @@ TEST(QConvInt8, HandPickedShapes) {
   q.h = q.w = 1;
   q.residual = false;
   Check(q, seed++);  // one pixel: the matrix-vector path
+}
+
+// Residual terms that saturate to int32 and sums that saturate when they are added
+// (SaturatingAdd): pointwise layers (the GEMM tile's epilogue, whole and edge tiles) and a
+// 3x3 one (the row epilogue), u8 and i8 outputs, at every ISA.
+TEST(QConvInt8, ResidualSaturates) {
+  uint32_t seed = 7100;
+  QCase q;
+  q.c = 24;
+  q.m = 20;
+  q.h = q.w = 11;
+  q.residual = true;
+  q.saturating = true;
+  Check(q, seed++);
+  q.kh = q.kw = 1;
+  q.pad = 0;
+  Check(q, seed++);
+  q.x = DType::kI8;
+  q.out = DType::kI8;
+  q.h = q.w = 13;
+  Check(q, seed++);
 }
 
 // A depthwise case: c channels, a kh x kw window with `pad` on every side, an h x w input.
