@@ -56,7 +56,9 @@ QConvCpu QConvCpu::Gemm(QConvSpec spec, const int8_t* packed, const Int8Kernels&
   c.k4_ = c.taps_ * c.c4_;
   c.hp_ = g.in_h + g.pad_top + g.pad_bottom;
   c.wp_ = g.in_w + g.pad_left + g.pad_right;
-  c.plane_ = c.hp_ * c.wp_ + c.nr_ + (g.kernel_w - 1) * g.dilation_w + 16;
+  // Whole 64-byte lines per quad plane: shares that interleave column ranges
+  // (columns_per_share_) then meet at line boundaries.
+  c.plane_ = (c.hp_ * c.wp_ + c.nr_ + (g.kernel_w - 1) * g.dilation_w + 16 + 15) / 16 * 16;
   c.direct_ = g.stride_h == 1 && g.stride_w == 1;
   c.gw_ = c.wp_;
   // Stride 2: the phase planes make the taps constant offsets too; the gather of every tile's
@@ -115,6 +117,9 @@ QConvCpu QConvCpu::Gemm(QConvSpec spec, const int8_t* packed, const Int8Kernels&
     const int64_t off = c.s_.bias[static_cast<size_t>(oc)] - za * sum + kreal * za * zb;
     c.offset_[static_cast<size_t>(oc)] = static_cast<int32_t>(static_cast<uint32_t>(off));
   }
+  c.columns_per_share_ = c.k_->interleave4 != nullptr && c.taps_ == 1 && c.direct_ && !c.phases_ &&
+                         !c.gemv_ && !c.any_w_zero_ && g.groups == 1 && c.oc_chunks_ == 1 &&
+                         c.hp_ == g.in_h && c.wp_ == g.in_w;
   c.MakeRows();
   return c;
 }
@@ -366,22 +371,39 @@ static void ForItemsPerThread(ThreadPool* pool, int threads, int64_t items, cons
   });
 }
 
+QConvCpu::QuadPlanes QConvCpu::QuadOf(const uint8_t* x, int64_t n, int64_t g, int64_t c4) const {
+  const Conv2dGeometry& geo = s_.g;
+  static const uint8_t kZeros[1] = {0};
+  QuadPlanes p;
+  for (int q = 0; q < 4; ++q) {
+    const int64_t c = c4 * 4 + q;
+    p.real[q] = c < cpg_;
+    p.rows[q] = p.real[q] ? x + ((n * geo.in_c + g * cpg_ + c) * geo.in_h) * geo.in_w : kZeros;
+    if (p.real[q]) {
+      p.pad |= static_cast<uint32_t>(x_stored_zero_) << (8 * q);
+      if (s_.x_type == QType::kI8) p.flip |= 0x80u << (8 * q);
+    }
+  }
+  return p;
+}
+
+void QConvCpu::InterleaveColumns(const uint8_t* x, int64_t n, int64_t c4, uint8_t* x4, int64_t q0,
+                                 int64_t q1) const {
+  const QuadPlanes p = QuadOf(x, n, 0, c4);
+  const uint8_t* z = zero_row_.data();
+  auto* dst = reinterpret_cast<uint32_t*>(x4) + c4 * plane_;
+  k_->interleave4(p.rows[0] + q0, p.real[1] ? p.rows[1] + q0 : z, p.real[2] ? p.rows[2] + q0 : z,
+                  p.real[3] ? p.rows[3] + q0 : z, q1 - q0, 1, q1 - q0, p.flip, dst + q0, q1 - q0);
+  if (q1 == grid_) std::fill(dst + grid_, dst + plane_, 0u);
+}
+
 void QConvCpu::Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, uint8_t* x4,
                           int64_t yy0, int64_t yy1) const {
   const Conv2dGeometry& geo = s_.g;
-  uint32_t pad = 0, flip = 0;
-  const uint8_t* rows[4];
-  static const uint8_t kZeros[1] = {0};
-  bool real[4];
-  for (int q = 0; q < 4; ++q) {
-    const int64_t c = c4 * 4 + q;
-    real[q] = c < cpg_;
-    rows[q] = real[q] ? x + ((n * geo.in_c + g * cpg_ + c) * geo.in_h) * geo.in_w : kZeros;
-    if (real[q]) {
-      pad |= static_cast<uint32_t>(x_stored_zero_) << (8 * q);
-      if (s_.x_type == QType::kI8) flip |= 0x80u << (8 * q);
-    }
-  }
+  const QuadPlanes quad = QuadOf(x, n, g, c4);
+  const uint32_t pad = quad.pad, flip = quad.flip;
+  const uint8_t* const* rows = quad.rows;
+  const bool* real = quad.real;
   auto* dst = reinterpret_cast<uint32_t*>(x4) + (g * c4_ + c4) * plane_;
   if (k_->interleave4 && !phases_) {
     // The whole plane in one call, the padding around it filled here. A partial last quad (3
@@ -676,6 +698,32 @@ void QConvCpu::RunGemm(const uint8_t* x, const int8_t* w, const void* residual, 
                             1);
           }
         }
+      });
+    }
+    return;
+  }
+  // Pointwise layers whose padded planes are the planes (stride 1, no padding, one group, no
+  // weight zero points, a whole tile per item): each share interleaves just its tiles'
+  // columns and multiplies them at once, one parallel section instead of two (or a serial
+  // interleave) per layer, and the columns still in its cache.
+  if (columns_per_share_) {
+    // One share per thread: finer shares would interleave a few columns per call.
+    const int64_t shares = pool ? std::min<int64_t>(threads_, tiles_) : 1;
+    const auto share = [&](int64_t n, int64_t sh) {
+      const int64_t b = tiles_ * sh / shares, e = tiles_ * (sh + 1) / shares;
+      const int64_t q0 = b * nr_, q1 = std::min(e * nr_, grid_);
+      for (int64_t c4 = 0; c4 < c4_; ++c4) InterleaveColumns(x, n, c4, x4, q0, q1);
+      for (int64_t tile = b; tile < e; ++tile) {
+        GemmItem(0, tile, 0, x4, nullptr, w, residual, y, n, nullptr);
+      }
+    };
+    for (int64_t n = 0; n < g.batch; ++n) {
+      if (shares <= 1) {
+        share(n, 0);
+        continue;
+      }
+      pool->ParallelFor(shares, [&](int64_t s0, int64_t s1) {
+        for (int64_t sh = s0; sh < s1; ++sh) share(n, sh);
       });
     }
     return;

@@ -60,6 +60,18 @@ class QConvCpu {
   // (the slack past the plane with the last ones).
   void Interleave(const uint8_t* x, int64_t n, int64_t g, int64_t c4, uint8_t* x4, int64_t yy0,
                   int64_t yy1) const;
+  // Pointwise planes (no padding: the padded plane is the plane): columns [q0, q1) of quad c4
+  // of group 0 (the slack past the plane zeroed with the last ones).
+  void InterleaveColumns(const uint8_t* x, int64_t n, int64_t c4, uint8_t* x4, int64_t q0,
+                         int64_t q1) const;
+  // The four channel planes of quad c4 (a zero byte for channels past the group's), their
+  // padding quad and the i8 flip.
+  struct QuadPlanes {
+    const uint8_t* rows[4] = {};
+    bool real[4] = {};
+    uint32_t pad = 0, flip = 0;
+  };
+  QuadPlanes QuadOf(const uint8_t* x, int64_t n, int64_t g, int64_t c4) const;
   void SplitPhaseRow(const uint32_t* row, int64_t yy, uint32_t pad, uint32_t* dst) const;
   void GemmItem(int64_t chunk, int64_t tile, int64_t grp, const uint8_t* x4,
                 const int32_t* plane_sum, const int8_t* w, const void* residual, void* y, int64_t n,
@@ -88,6 +100,7 @@ class QConvCpu {
   int64_t grid_ = 0, tiles_ = 0, oc_chunks_ = 1, panels_per_group_ = 0;
   int32_t x_stored_zero_ = 0;
   bool any_w_zero_ = false;
+  bool columns_per_share_ = false;  // RunGemm: each share interleaves its tiles' columns
   std::vector<int32_t> offset_, w_stored_zero_;
   std::vector<QRowParams> rows_;     // per output channel, residual unset
   std::vector<int64_t> tap_offset_;  // per tap, in 4-byte units of the padded plane
