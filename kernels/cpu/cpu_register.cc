@@ -17,6 +17,7 @@ void RegisterCpuKernels(KernelRegistry& r) {
   cpu::RegisterQEltwiseInt8(r);
   cpu::RegisterQGemmInt8(r);
   cpu::RegisterQPoolInt8(r);
+  cpu::RegisterQGlobalPoolInt8(r);
 }
 
 }  // namespace kiln

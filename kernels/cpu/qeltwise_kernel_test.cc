@@ -1,7 +1,8 @@
-// The int8 QAdd and QuantizeLinear kernels against the reference kernels, bit for bit, at every
-// int8 flavour this CPU runs with 1 and 2 threads: random sizes (vector tails, multi-share
-// splits), u8/i8 operands and outputs, random zero points and multipliers, narrowed clamps;
-// QuantizeLinear with ties, NaN, infinities and values far outside the 8-bit range.
+// The int8 QAdd, QuantizeLinear, MaxPool and QGlobalAveragePool kernels against the reference
+// kernels, bit for bit, at every int8 flavour this CPU runs with 1 and 2 threads: random sizes
+// (vector tails, multi-share splits), u8/i8 operands and outputs, random zero points and
+// multipliers, narrowed clamps; QuantizeLinear with ties, NaN, infinities and values far outside
+// the 8-bit range.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -206,6 +207,49 @@ TEST(QEltwiseInt8, MaxPoolOnCodes) {
     auto inferred = InferNode(g, 0);
     ASSERT_TRUE(inferred.ok()) << inferred.ToString();
     ExpectBitExact(g, feeds, true, "MaxPool k" + std::to_string(k) + " s" + std::to_string(s));
+  }
+}
+
+// QGlobalAveragePool on 8-bit codes: planes from 1 code to 4096 (past the SWAR sum's flush
+// every 128 words), u8/i8 inputs and outputs with random zero points, requantization multipliers
+// and shifts, narrowed clamps; a large enough map to split over two threads.
+TEST(QEltwiseInt8, GlobalAveragePoolOnCodes) {
+  std::mt19937 rng(29);
+  for (int i = 0; i < 14; ++i) {
+    const DType t = i % 2 ? DType::kI8 : DType::kU8;
+    const DType out_t = i % 3 == 1 ? DType::kI8 : DType::kU8;
+    // Case 13: 64x64 planes, 512 words: 16-bit lanes left unflushed would wrap.
+    const int64_t h = i == 0 ? 1 : i == 13 ? 64 : 1 + static_cast<int64_t>(rng() % 40);
+    const int64_t w = i == 13 ? 64 : 1 + static_cast<int64_t>(rng() % 40);
+    const int64_t c = i == 12 ? 1280 : 1 + static_cast<int64_t>(rng() % 40);
+    Graph g;
+    std::vector<HostTensor> feeds;
+    const int32_t zx = static_cast<int32_t>(rng() % 256) - (t == DType::kI8 ? 128 : 0);
+    const ValueId x = AddInput(g, feeds, "x", t, {1 + i % 2, c, h, w}, zx, rng);
+    const int32_t rq[2] = {static_cast<int32_t>((1u << 30) + rng() % (1u << 30)),
+                           static_cast<int32_t>(36 + rng() % 12)};
+    const ValueId r = g.AddConstant("rq", DType::kI32, {1, 2}, ConstantBytes::Copy(rq, 8));
+    Value out;
+    out.name = "y";
+    out.quant.scales = {0.05f};
+    out.quant.zero_points = {static_cast<int32_t>(rng() % 256) - (out_t == DType::kI8 ? 128 : 0)};
+    const ValueId y = g.AddValue(out);
+    Node node;
+    node.op = OpType::kQGlobalAveragePool;
+    node.inputs = {x, r};
+    node.outputs = {y};
+    node.attrs.Set("out_dtype", std::string(DTypeName(out_t)));
+    if (i % 4 == 3) {
+      node.attrs.Set("qmin", int64_t{out_t == DType::kU8 ? 10 : -100});
+      node.attrs.Set("qmax", int64_t{out_t == DType::kU8 ? 200 : 90});
+    }
+    g.outputs().push_back(y);
+    g.AddNode(std::move(node));
+    auto inferred = InferNode(g, 0);
+    ASSERT_TRUE(inferred.ok()) << inferred.ToString();
+    ExpectBitExact(g, feeds, true,
+                   "QGlobalAveragePool " + std::to_string(c) + "x" + std::to_string(h) + "x" +
+                       std::to_string(w));
   }
 }
 
