@@ -309,6 +309,18 @@ void QConvCpu::PrepareLanes() {
     band = 1;
     while (band < g.out_h && QDwLanesTileRows(p, band + 1) * wp * 64 <= kBandBytes) ++band;
   }
+  // Items (16-channel blocks x bands) handed to the threads one at a time: an odd count
+  // leaves one thread an item more (mobilenetv2's 144-channel layers: 9 blocks, 5 against
+  // 4). Where few items do not divide among the threads, more bands until they do.
+  if (threads_ > 1) {
+    const int64_t blocks_n = g.batch * blocks;
+    int64_t bands = (g.out_h + band - 1) / band;
+    while ((blocks_n * bands) % threads_ != 0 && blocks_n * bands < 8 * threads_ &&
+           bands < g.out_h) {
+      ++bands;
+    }
+    band = (g.out_h + bands - 1) / bands;
+  }
   dw_band_rows_ = band;
   dw_tile_bytes_ = AlignUp(QDwLanesTileRows(p, band) * wp * 64);
   dw_otile_bytes_ = AlignUp((band * g.out_w + 15) / 16 * 256);
