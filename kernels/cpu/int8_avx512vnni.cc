@@ -279,6 +279,36 @@ __attribute__((always_inline)) inline void Q8TileStore(const Q8Tile& t, int32_t*
   }
 }
 
+// Edge tiles (fewer rows or columns): rows in a loop, the tile read from memory. Out of line so
+// that the whole tiles' paths keep the accumulators in registers (inlined, GCC stored the tile
+// to the stack after every GEMM for this loop's sake).
+__attribute__((noinline)) void Q8RequantEdgeTile(const Q8Tile& t, const QRowParams* rows, int mr,
+                                                 int nr, const int32_t* col_sum,
+                                                 const uint8_t* residual, int64_t ldr, uint8_t* y,
+                                                 int64_t ldy) {
+  const __mmask16 m0 = Q8Mask(nr), m1 = Q8Mask(nr > 16 ? nr - 16 : 0);
+  const Q8OutConsts o = Q8Out(rows[0]);
+  const Q8PackConsts pk = Q8Pack(rows[0]);
+  for (int r = 0; r < mr; ++r) {
+    const Q8RowConsts rc = Q8Row(rows[r]);
+    if (residual) {
+      const Q8ResConsts res = Q8Res(rows[r]);
+      const uint8_t* rr = residual + r * ldr;
+      Q8RequantVecResidual(t.c[r][0], rc, res, o, col_sum, rr, y + r * ldy, m0);
+      if (nr > 16) {
+        Q8RequantVecResidual(t.c[r][1], rc, res, o, col_sum + 16, rr + 16, y + r * ldy + 16, m1);
+      }
+      continue;
+    }
+    if (rc.high && nr > 16) {
+      Q8RequantRow32(t.c[r][0], t.c[r][1], rc, pk, col_sum, y + r * ldy, nr);
+      continue;
+    }
+    Q8RequantVec(t.c[r][0], rc, o, col_sum, y + r * ldy, m0);
+    if (nr > 16) Q8RequantVec(t.c[r][1], rc, o, col_sum + 16, y + r * ldy + 16, m1);
+  }
+}
+
 }  // namespace
 
 void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
@@ -329,24 +359,7 @@ void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64
     }
     return;
   }
-  for (int r = 0; r < mr; ++r) {
-    const Q8RowConsts rc = Q8Row(rows[r]);
-    if (residual) {
-      const Q8ResConsts res = Q8Res(rows[r]);
-      const uint8_t* rr = residual + r * ldr;
-      Q8RequantVecResidual(t.c[r][0], rc, res, o, col_sum, rr, y + r * ldy, m0);
-      if (nr > 16) {
-        Q8RequantVecResidual(t.c[r][1], rc, res, o, col_sum + 16, rr + 16, y + r * ldy + 16, m1);
-      }
-      continue;
-    }
-    if (rc.high && nr > 16) {
-      Q8RequantRow32(t.c[r][0], t.c[r][1], rc, pk, col_sum, y + r * ldy, nr);
-      continue;
-    }
-    Q8RequantVec(t.c[r][0], rc, o, col_sum, y + r * ldy, m0);
-    if (nr > 16) Q8RequantVec(t.c[r][1], rc, o, col_sum + 16, y + r * ldy + 16, m1);
-  }
+  Q8RequantEdgeTile(t, rows, mr, nr, col_sum, residual, ldr, y, ldy);
 }
 
 void QGemmTapsAvx512Vnni(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
