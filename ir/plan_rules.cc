@@ -254,6 +254,8 @@ Status CheckAliasRules(const Graph& g, const MemoryPlan& plan, const HappensBefo
                        const BufferGroups& groups) {
   const size_t nv = g.num_values();
   std::vector<int> concat_member(nv, 0);  // how many elided Concats use the value (in or out)
+  std::vector<int> concat_output(nv, 0);  // ... as their output
+  std::vector<std::vector<NodeId>> concats_reading(nv);
   std::vector<bool> view_source(nv, false);
   for (NodeId e : plan.elided) {
     const Node& node = g.node(e);
@@ -261,13 +263,34 @@ Status CheckAliasRules(const Graph& g, const MemoryPlan& plan, const HappensBefo
       view_source[static_cast<size_t>(node.inputs[0])] = true;
       continue;
     }
-    for (ValueId x : node.inputs) concat_member[static_cast<size_t>(x)]++;
+    for (ValueId x : node.inputs) {
+      concat_member[static_cast<size_t>(x)]++;
+      concats_reading[static_cast<size_t>(x)].push_back(e);
+    }
     concat_member[static_cast<size_t>(node.outputs[0])]++;
+    concat_output[static_cast<size_t>(node.outputs[0])]++;
   }
   for (size_t v = 0; v < nv; ++v) {
     const auto id = static_cast<ValueId>(v);
+    // A part of several elided Concats only where they nest: the inputs of each are the
+    // leading inputs of the next larger one (DenseNet's growing concatenations), so every
+    // smaller output is a prefix of the largest buffer and no two parts overlap. Parts shared
+    // any other way could put two written values on the same bytes; an output is never also
+    // a part.
     if (concat_member[v] > 1) {
-      return InvalidArgument("memory plan puts " + ValueText(g, id) + " in two Concat buffers");
+      auto concats = concats_reading[v];
+      std::sort(concats.begin(), concats.end(), [&](NodeId a, NodeId b) {
+        return g.node(a).inputs.size() < g.node(b).inputs.size();
+      });
+      bool nested = concat_output[v] == 0;
+      for (size_t i = 0; nested && i + 1 < concats.size(); ++i) {
+        const auto& small = g.node(concats[i]).inputs;
+        const auto& large = g.node(concats[i + 1]).inputs;
+        nested = std::equal(small.begin(), small.end(), large.begin());
+      }
+      if (!nested) {
+        return InvalidArgument("memory plan puts " + ValueText(g, id) + " in two Concat buffers");
+      }
     }
     // A view's source is read through the view only, so it cannot be overwritten behind it.
     if (view_source[v] && Readers(g, id).size() != 1) {

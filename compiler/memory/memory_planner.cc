@@ -30,17 +30,33 @@ class AliasDecider {
     }
   }
 
+  // Latest first: a DenseNet layer concatenates every earlier output of its block, so the
+  // block's last (largest) Concat takes all the parts as its slices, and each earlier one,
+  // whose parts are that Concat's leading parts in order, is a prefix of its buffer (elided
+  // too, its output the prefix). In node order the first Concat had taken the parts and every
+  // later one copied them: densenet121's 58 Concats, 5 % of its time.
   void Concats(MemoryPlanStats& stats) {
-    for (size_t n = 0; n < g_.num_nodes(); ++n) {
+    std::vector<std::pair<NodeId, size_t>> slice_of(g_.num_values(), {-1, 0});
+    for (size_t n = g_.num_nodes(); n-- > 0;) {
       const Node& c = g_.node(static_cast<NodeId>(n));
       if (!IsSliceableConcat(g_, c) || !Free(c.outputs[0])) continue;
-      bool ok = true;
-      for (ValueId x : c.inputs) ok = ok && Free(x);
-      if (!ok) continue;
-      for (ValueId x : c.inputs) role_[static_cast<size_t>(x)] = kConcat;
+      bool free = true, prefix = true;
+      const NodeId owner = slice_of[static_cast<size_t>(c.inputs[0])].first;
+      for (size_t k = 0; k < c.inputs.size(); ++k) {
+        const ValueId x = c.inputs[k];
+        free = free && Free(x);
+        prefix = prefix && owner >= 0 &&
+                 slice_of[static_cast<size_t>(x)] == std::pair<NodeId, size_t>{owner, k};
+      }
+      if (!free && !prefix) continue;
+      if (free) {
+        for (size_t k = 0; k < c.inputs.size(); ++k) {
+          role_[static_cast<size_t>(c.inputs[k])] = kConcat;
+          slice_of[static_cast<size_t>(c.inputs[k])] = {static_cast<NodeId>(n), k};
+        }
+      }
       role_[static_cast<size_t>(c.outputs[0])] = kConcat;
       plan_.elided.push_back(static_cast<NodeId>(n));
-      concat_of_.push_back(static_cast<NodeId>(n));
       ++stats.elided_concats;
     }
   }
@@ -107,7 +123,6 @@ class AliasDecider {
   MemoryPlan& plan_;
   std::vector<std::vector<NodeId>> readers_;
   std::vector<Role> role_;
-  std::vector<NodeId> concat_of_;
   std::set<ValueId> taken_over_;
 };
 

@@ -99,7 +99,8 @@ Schedule RandomSchedule(std::mt19937& rng, const Graph& g) {
   }
   Schedule s;
   s.num_streams = streams;
-  for (size_t n = 0; n < g.num_nodes(); ++n) s.stream.push_back(static_cast<int32_t>(rng() % streams));
+  for (size_t n = 0; n < g.num_nodes(); ++n)
+    s.stream.push_back(static_cast<int32_t>(rng() % streams));
   s.events = MinimalEvents(g, s.stream, streams, nullptr);
   return s;
 }
@@ -148,14 +149,16 @@ TEST(MemoryPlannerProperty, PerturbedPlansAreRefusedOrStillCorrect) {
     plan.memory = *memory;
     std::vector<size_t> planned;
     for (size_t v = 0; v < g.num_values(); ++v) {
-      if (plan.memory.offsets[v] >= 0 && plan.memory.inplace_of[v] == kNoValue) planned.push_back(v);
+      if (plan.memory.offsets[v] >= 0 && plan.memory.inplace_of[v] == kNoValue)
+        planned.push_back(v);
     }
     if (planned.empty()) continue;
     ExecutionPlan bad = plan;
     switch (rng() % 3) {
       case 0: {  // move a buffer
         const size_t v = planned[rng() % planned.size()];
-        bad.memory.offsets[v] = static_cast<int64_t>(rng() % (plan.memory.arena_bytes / 64 + 1)) * 64;
+        bad.memory.offsets[v] =
+            static_cast<int64_t>(rng() % (plan.memory.arena_bytes / 64 + 1)) * 64;
         break;
       }
       case 1:  // drop an event
@@ -269,9 +272,9 @@ TEST(MemoryPlannerTest, ResidualThatIsAlsoTheConvInputIsNotOverwritten) {
   GraphBuilder b;
   auto x = b.Input("x", {1, 4, 5, 5});
   auto a = b.Op(OpType::kSigmoid, "a", {x});
-  auto y = b.Op(OpType::kFusedConv, "y", {a, b.Const("w", {4, 4, 3, 3}), kNoValue, a},
-                Attrs({{"pads", std::vector<int64_t>{1, 1, 1, 1}},
-                       {"activation", std::string("relu")}}));
+  auto y = b.Op(
+      OpType::kFusedConv, "y", {a, b.Const("w", {4, 4, 3, 3}), kNoValue, a},
+      Attrs({{"pads", std::vector<int64_t>{1, 1, 1, 1}}, {"activation", std::string("relu")}}));
   b.Output(b.Op(OpType::kTanh, "t", {y}));
   Graph g = b.Take();
   auto plan = PlanMemory(g, Schedule::Sequential(g), {});
@@ -328,7 +331,9 @@ TEST(MemoryPlannerTest, ConcatInputsAreWrittenIntoTheirSlices) {
   auto plan = PlanMemory(g, Schedule::Sequential(g), {}, &stats);
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(stats.elided_concats, 1);
-  const auto off = [&](const char* n) { return plan->offsets[static_cast<size_t>(*g.FindValue(n))]; };
+  const auto off = [&](const char* n) {
+    return plan->offsets[static_cast<size_t>(*g.FindValue(n))];
+  };
   EXPECT_EQ(off("a"), off("cat"));
   EXPECT_EQ(off("c"), off("cat") + 2 * 9 * 4);
   ExecutionPlan full{Schedule::Sequential(g), *plan};
@@ -336,6 +341,74 @@ TEST(MemoryPlannerTest, ConcatInputsAreWrittenIntoTheirSlices) {
   const auto inputs = testing::RandomInputs(g);
   testing::ExpectClose(testing::RunGraph(g, inputs),
                        testing::RunGraph(g, inputs, std::make_shared<ExecutionPlan>(full)), 0.f);
+}
+
+// DenseNet's pattern: every layer concatenates all earlier outputs of the block. The last
+// Concat takes the parts as slices and every earlier one is a prefix of its buffer: all
+// elided, each Concat's output at the block buffer's start, the run bit-identical.
+TEST(MemoryPlannerTest, GrowingConcatsArePrefixesOfOneBuffer) {
+  GraphBuilder b;
+  const auto cat = [&](const char* name, std::vector<ValueId> parts) {
+    return b.Op(OpType::kConcat, name, std::move(parts), Attrs({{"axis", int64_t{1}}}));
+  };
+  auto x = b.Op(OpType::kRelu, "x", {b.Input("in", {1, 2, 3, 3})});
+  auto y1 = b.Op(OpType::kSigmoid, "y1", {x});
+  auto c2 = cat("c2", {x, y1});
+  auto y2 = b.Op(OpType::kFusedConv, "y2",
+                 {b.Op(OpType::kTanh, "t2", {c2}), b.Const("w2", {2, 4, 1, 1})});
+  auto c3 = cat("c3", {x, y1, y2});
+  auto y3 = b.Op(OpType::kFusedConv, "y3",
+                 {b.Op(OpType::kTanh, "t3", {c3}), b.Const("w3", {2, 6, 1, 1})});
+  auto c4 = cat("c4", {x, y1, y2, y3});
+  b.Output(b.Op(OpType::kTanh, "out", {c4}));
+  Graph g = b.Take();
+  MemoryPlanStats stats;
+  auto plan = PlanMemory(g, Schedule::Sequential(g), {}, &stats);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(stats.elided_concats, 3);
+  const auto off = [&](const char* n) {
+    return plan->offsets[static_cast<size_t>(*g.FindValue(n))];
+  };
+  EXPECT_EQ(off("c2"), off("c4"));
+  EXPECT_EQ(off("c3"), off("c4"));
+  EXPECT_EQ(off("x"), off("c4"));
+  EXPECT_EQ(off("y3"), off("c4") + 6 * 9 * 4);
+  ExecutionPlan full{Schedule::Sequential(g), *plan};
+  ASSERT_TRUE(ValidateExecutionPlan(g, full).ok());
+  const auto inputs = testing::RandomInputs(g);
+  testing::ExpectClose(testing::RunGraph(g, inputs),
+                       testing::RunGraph(g, inputs, std::make_shared<ExecutionPlan>(full)), 0.f);
+  // Two Concats sharing a part that are not prefixes of one another (c = [x, y], d = [z, y]
+  // would put x and z on the same bytes) are refused, whatever the offsets say.
+  GraphBuilder b2;
+  auto p = b2.Op(OpType::kRelu, "p", {b2.Input("in", {1, 2, 3, 3})});
+  auto q = b2.Op(OpType::kSigmoid, "q", {p});
+  auto r = b2.Op(OpType::kTanh, "r", {p});
+  auto cq = b2.Op(OpType::kConcat, "cq", {q, p}, Attrs({{"axis", int64_t{1}}}));
+  auto cr = b2.Op(OpType::kConcat, "cr", {r, p}, Attrs({{"axis", int64_t{1}}}));
+  b2.Output(b2.Op(OpType::kAdd, "out", {cq, cr}));
+  Graph h = b2.Take();
+  auto hp = PlanMemory(h, Schedule::Sequential(h), {}, nullptr);
+  ASSERT_TRUE(hp.ok());
+  MemoryPlan bad = *hp;
+  const auto hv = [&](const char* n) { return static_cast<size_t>(*h.FindValue(n)); };
+  bad.elided.clear();
+  for (size_t n = 0; n < h.num_nodes(); ++n) {
+    if (h.node(static_cast<NodeId>(n)).op == OpType::kConcat)
+      bad.elided.push_back(static_cast<NodeId>(n));
+  }
+  bad.inplace_of.assign(h.num_values(), kNoValue);
+  const int64_t base = 0, part = 2 * 9 * 4;
+  bad.offsets[hv("q")] = base;
+  bad.offsets[hv("r")] = base;
+  bad.offsets[hv("p")] = base + part;
+  bad.offsets[hv("cq")] = base;
+  bad.offsets[hv("cr")] = base;
+  bad.offsets[hv("out")] = MemoryPlan::kNotPlanned;
+  bad.arena_bytes = 2 * part;
+  auto st = ValidateExecutionPlan(h, ExecutionPlan{Schedule::Sequential(h), bad});
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.ToString().find("two Concat buffers"), std::string::npos) << st.ToString();
 }
 
 }  // namespace
