@@ -3,6 +3,7 @@
 // Softmax, Concat. Exact where the kernels promise the reference's bits.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 
 #include "kernels/cpu/conv_test_util.h"
@@ -43,6 +44,15 @@ TEST(EltwiseCpuKernelTest, Activations) {
                                {x, {HostTensor(), false, true}, Const({}, {0.5f})}, 0.f, 0.f);
     ExpectFastMatchesReference(OpType::kClip, {}, {x}, 0.f, 0.f);
   }
+  // Sigmoid's ends: exp(-x) clamped (no split by sign), the reciprocal of a huge 1 + e
+  // flushed to 0, infinities, and tiny inputs (where the value is 1/2).
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> ends = {-inf,  -1000.f, -100.f,  -88.8f, -88.3f, -87.f, -50.f,
+                             -20.f, -1e-3f,  -1e-30f, 0.f,    1e-30f, 1e-3f, 20.f,
+                             50.f,  87.f,    88.8f,   100.f,  inf};
+  ends.resize(32, 0.25f);
+  ExpectFastMatchesReference(OpType::kSigmoid, {}, {{MakeF32({32}, ends), false, false}}, 1e-7f,
+                             1e-6f);
   // Non-constant Clip bounds: reference fallback.
   ExpectFastMatchesReference(OpType::kClip, {},
                              {In({5, 5}, rng), In({}, rng, -1.f, 0.f), In({}, rng, 0.f, 1.f)}, 0.f,
