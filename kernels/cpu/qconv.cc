@@ -118,8 +118,8 @@ QConvCpu QConvCpu::Gemm(QConvSpec spec, const int8_t* packed, const Int8Kernels&
     c.offset_[static_cast<size_t>(oc)] = static_cast<int32_t>(static_cast<uint32_t>(off));
   }
   c.columns_per_share_ = c.k_->interleave4 != nullptr && c.taps_ == 1 && c.direct_ && !c.phases_ &&
-                         !c.gemv_ && !c.any_w_zero_ && g.groups == 1 && c.oc_chunks_ == 1 &&
-                         c.hp_ == g.in_h && c.wp_ == g.in_w;
+                         !c.gemv_ && !c.any_w_zero_ && g.groups == 1 && c.hp_ == g.in_h &&
+                         c.wp_ == g.in_w;
   c.MakeRows();
   return c;
 }
@@ -337,6 +337,8 @@ size_t QConvCpu::ScratchBytes() const {
   }
   if (gemv_) return static_cast<size_t>(AlignUp(c4_ * 4) + kAlign);
   int64_t bytes = AlignUp(g.groups * c4_ * plane_ * 4);
+  // Pointwise layers split by output channels too: an interleaved copy per thread.
+  if (columns_per_share_ && oc_chunks_ > 1) bytes *= threads_;
   if (any_w_zero_) bytes += AlignUp(g.groups * plane_ * 4);
   if (!direct_) bytes += MaxShares(threads_) * AlignUp(k4_ * nr_ * 4);
   return static_cast<size_t>(bytes + kAlign);
@@ -719,14 +721,21 @@ void QConvCpu::RunGemm(const uint8_t* x, const int8_t* w, const void* residual, 
   // columns and multiplies them at once, one parallel section instead of two (or a serial
   // interleave) per layer, and the columns still in its cache.
   if (columns_per_share_) {
-    // One share per thread: finer shares would interleave a few columns per call.
-    const int64_t shares = pool ? std::min<int64_t>(threads_, tiles_) : 1;
+    // One share per thread: finer shares would interleave a few columns per call. Items are
+    // (output-channel chunk, tile) pairs, chunk-major: a 7x7 plane's two tiles (32 and 17
+    // columns) with two chunks give each thread a chunk of every tile, not one tile each. Two
+    // shares may then need the same columns: each interleaves into its own copy.
+    const int64_t items = oc_chunks_ * tiles_;
+    const int64_t shares = pool ? std::min<int64_t>(threads_, items) : 1;
     const auto share = [&](int64_t n, int64_t sh) {
-      const int64_t b = tiles_ * sh / shares, e = tiles_ * (sh + 1) / shares;
-      const int64_t q0 = b * nr_, q1 = std::min(e * nr_, grid_);
-      for (int64_t c4 = 0; c4 < c4_; ++c4) InterleaveColumns(x, n, c4, x4, q0, q1);
-      for (int64_t tile = b; tile < e; ++tile) {
-        GemmItem(0, tile, 0, x4, nullptr, w, residual, y, n, nullptr);
+      const int64_t b = items * sh / shares, e = items * (sh + 1) / shares;
+      uint8_t* xs = oc_chunks_ > 1 ? x4 + sh * AlignUp(c4_ * plane_ * 4) : x4;
+      const bool one_chunk = b / tiles_ == (e - 1) / tiles_;
+      const int64_t t0 = one_chunk ? b % tiles_ : 0, t1 = one_chunk ? (e - 1) % tiles_ : tiles_ - 1;
+      const int64_t q1 = std::min((t1 + 1) * nr_, grid_);
+      for (int64_t c4 = 0; c4 < c4_; ++c4) InterleaveColumns(x, n, c4, xs, t0 * nr_, q1);
+      for (int64_t it = b; it < e; ++it) {
+        GemmItem(it / tiles_, it % tiles_, 0, xs, nullptr, w, residual, y, n, nullptr);
       }
     };
     for (int64_t n = 0; n < g.batch; ++n) {

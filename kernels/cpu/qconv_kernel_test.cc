@@ -290,6 +290,26 @@ TEST(QConvInt8, HandPickedShapes) {
   Check(q, seed++);  // one pixel: the matrix-vector path
 }
 
+// Pointwise layers on planes of a few tiles (7x7: 32 + 17 columns), whose output channels
+// are split among the threads too: each thread interleaves its own copy of the columns
+// (columns_per_share_ with several chunks), with and without a residual, batch 2.
+TEST(QConvInt8, PointwiseSmallPlanesSplitChannels) {
+  uint32_t seed = 7200;
+  QCase q;
+  q.c = 96;
+  q.m = 40;
+  q.h = q.w = 7;
+  q.kh = q.kw = 1;
+  q.pad = 0;
+  Check(q, seed++);
+  q.residual = true;
+  Check(q, seed++);
+  q.n = 2;
+  q.h = q.w = 5;
+  q.m = 24;
+  Check(q, seed++);
+}
+
 // Residual terms that saturate to int32 and sums that saturate when they are added
 // (SaturatingAdd): pointwise layers (the GEMM tile's epilogue, whole and edge tiles) and a
 // 3x3 one (the row epilogue), u8 and i8 outputs, at every ISA.
