@@ -48,12 +48,17 @@ inline void Q8StoreBytes(uint8_t* y, __m512i v, __mmask16 m) {
 // The epilogue of 16 sums (docs/quantization.md; QRowParams), in pieces shared by the tile
 // epilogues and QRequantRowAvx512Vnni. Even elements are handled in the low halves of the
 // 64-bit lanes of `ev`, odd ones in those of `od`, so Requantize's 64-bit product is exact.
+// Built per row of every tile, so from memory broadcasts only (one load uop each): the
+// multiplier as int32 lanes (vpmuldq reads the low int32 of each 64-bit lane), the high-half
+// form's terms precomputed in QRowParams (DeriveHighHalf); the 64-bit form's rounding term
+// and shift count are made where that form runs. Computed here from the shift with scalar
+// shifts and broadcasts from general registers they were about half the row's epilogue.
 struct Q8RowConsts {
-  __m512i offset, zero, mult, round;
-  __m128i shift;
+  __m512i offset, zero, mult;
+  int32_t shift;
   bool has_zero;
-  // shift >= 33: Requantize from the product's high 32 bits (Q8RequantVec), with this
-  // rounding term and shift.
+  // Requantize from the product's high 32 bits (Q8RequantHigh), with this rounding term and
+  // shift: QRowParams::high_shift > 0, i.e. shift >= 33.
   bool high;
   __m512i round32;
   __m512i shift32;  // in every lane: vpsravd is one uop, vpsrad by an xmm count two
@@ -74,17 +79,14 @@ struct Q8ResConsts {
   bool fits32;
 };
 inline Q8RowConsts Q8Row(const QRowParams& p) {
-  const int32_t s = p.requant.shift;
-  const bool high = s >= 33 && s <= 63;
   return {_mm512_set1_epi32(p.offset),
           _mm512_set1_epi32(p.zero),
-          _mm512_set1_epi64(p.requant.multiplier),
-          _mm512_set1_epi64(int64_t{1} << (s - 1)),
-          _mm_cvtsi32_si128(s),
+          _mm512_set1_epi32(p.requant.multiplier),
+          p.requant.shift,
           p.zero != 0,
-          high,
-          _mm512_set1_epi32(high ? int32_t{1} << (s - 33) : 0),
-          _mm512_set1_epi32(high ? s - 32 : 0)};
+          p.high_shift > 0,
+          _mm512_set1_epi32(p.high_round),
+          _mm512_set1_epi32(p.high_shift)};
 }
 inline Q8OutConsts Q8Out(int32_t out_zero, int32_t qmin, int32_t qmax) {
   return {_mm512_set1_epi64(out_zero),     _mm512_set1_epi64(qmin),     _mm512_set1_epi64(qmax),
@@ -153,10 +155,12 @@ inline void Q8RequantCentred(__m512i acc, const Q8RowConsts& r, const Q8OutConst
     Q8StoreBytes(y, _mm512_min_epi32(_mm512_max_epi32(v, o.qmin32), o.qmax32), m);
     return;
   }
+  const __m512i round = _mm512_set1_epi64(int64_t{1} << (r.shift - 1));
+  const __m128i shift = _mm_cvtsi32_si128(r.shift);
   const __m512i ev =
-      _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(acc, r.mult), r.round), r.shift);
+      _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(acc, r.mult), round), shift);
   const __m512i od = _mm512_sra_epi64(
-      _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc, 32), r.mult), r.round), r.shift);
+      _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc, 32), r.mult), round), shift);
   Q8StoreBytes(y, Q8ClampJoin(ev, od, o, true), m);
 }
 inline void Q8RequantVec(__m512i d, const Q8RowConsts& r, const Q8OutConsts& o,

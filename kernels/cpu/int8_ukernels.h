@@ -45,7 +45,17 @@ struct QRowParams {
   Requant residual_requant;
   QType out_type = QType::kU8;
   int32_t out_zero = 0, qmin = 0, qmax = 255;
+  // Derived from requant (DeriveHighHalf): with shift in [33, 63] the VNNI epilogue's
+  // high-half form, rounding term 2^(shift - 33) and shift shift - 32; 0 and 0 otherwise
+  // (the 64-bit form: correct whatever these hold, only slower).
+  int32_t high_round = 0, high_shift = 0;
 };
+inline void DeriveHighHalf(QRowParams& p) {
+  const int32_t s = p.requant.shift;
+  const bool high = s >= 33 && s <= 63;
+  p.high_round = high ? int32_t{1} << (s - 33) : 0;
+  p.high_shift = high ? s - 32 : 0;
+}
 using QRequantRowFn = void (*)(const QRowParams& p, const int32_t* d, const int32_t* col_sum,
                                void* y, int64_t n);
 

@@ -547,6 +547,7 @@ QRowParams QConvCpu::RowFor(int64_t oc, const void* residual) const {
   p.offset = offset_.empty() ? s_.bias[static_cast<size_t>(oc)] : offset_[static_cast<size_t>(oc)];
   p.zero = w_stored_zero_.empty() ? 0 : w_stored_zero_[static_cast<size_t>(oc)];
   if (!s_.requant.empty()) p.requant = s_.requant[static_cast<size_t>(oc)];
+  DeriveHighHalf(p);
   p.residual = residual;
   p.residual_type = s_.residual_type;
   p.residual_zero = s_.residual_zero;
