@@ -29,7 +29,8 @@ struct QCase {
   bool one_d = false;
   bool low_shift = false;  // requantization shifts 29-34 (scales near 1: the 64-bit path)
   // Residual shifts 1-12 (terms up to 255 x 2^30: saturated to int32 below 8) and biases
-  // within 2^21 of the int32 limits: the residual's addition saturates.
+  // 2^23 from the int32 limits (taps x 255 x 128 must stay below that): the residual's
+  // addition saturates.
   bool saturating = false;
 };
 
@@ -97,8 +98,11 @@ QGraphs Build(const QCase& q, uint32_t seed) {
   std::vector<int32_t> bias(static_cast<size_t>(q.m));
   for (auto& b : bias) b = static_cast<int32_t>(rng() % 200001) - 100000;
   if (q.saturating) {
+    // 2^23 to 2^23 + 2^21 from the limits: the accumulation itself stays inside int32 (the
+    // QConv contract; the reference's int32 sums would overflow), the residual's addition
+    // does not.
     for (auto& b : bias) {
-      const auto near = static_cast<int32_t>(rng() % (1u << 21));
+      const auto near = static_cast<int32_t>((1u << 23) + rng() % (1u << 21));
       b = rng() % 2 ? std::numeric_limits<int32_t>::max() - near
                     : std::numeric_limits<int32_t>::min() + near;
     }
