@@ -9,6 +9,7 @@
 #include "kernels/cpu/ukernel_table.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/thread_pool.h"
 
 namespace kiln::cpu {
 
@@ -49,6 +50,30 @@ class CpuKernelBase : public Kernel {
   Isa isa_;
   std::unique_ptr<Kernel> fallback_;
 };
+
+// Runs share(s) for s in [0, shares): over the pool when there are several shares and a pool,
+// else on the caller.
+template <typename F>
+void RunShares(ThreadPool* pool, int64_t shares, const F& share) {
+  if (shares > 1 && pool) {
+    pool->ParallelFor(shares, [&](int64_t s0, int64_t s1) {
+      for (int64_t s = s0; s < s1; ++s) share(s);
+    });
+  } else {
+    for (int64_t s = 0; s < shares; ++s) share(s);
+  }
+}
+
+// Registers T (constructible from Isa) for `op` on u8 and i8 codes at every int8 flavour.
+template <typename T>
+void RegisterCpuInt8Codes(KernelRegistry& r, OpType op) {
+  for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512Vnni}) {
+    for (DType t : {DType::kU8, DType::kI8}) {
+      r.Register(KernelKey{op, ExecutorKind::kCpu, t, Layout::kPlain, isa},
+                 [isa] { return std::make_unique<T>(isa); });
+    }
+  }
+}
 
 // Registers T (constructible from Isa) for `op` and f32 at every CPU flavour with fast
 // kernels; the session's cap (clamped to the CPU) decides which one runs.

@@ -84,13 +84,7 @@ class QGlobalAveragePoolCpu : public CpuKernelBase {
             RequantizeToOutput(sum, requant_, out_zero_, clamp_.lo, clamp_.hi));
       }
     };
-    if (shares_ > 1) {
-      pool_->ParallelFor(shares_, [&](int64_t s0, int64_t s1) {
-        for (int64_t s = s0; s < s1; ++s) share(s);
-      });
-    } else {
-      share(0);
-    }
+    RunShares(pool_, shares_, share);
     return Status::Ok();
   }
 
@@ -106,12 +100,7 @@ class QGlobalAveragePoolCpu : public CpuKernelBase {
 }  // namespace
 
 void RegisterQGlobalPoolInt8(KernelRegistry& r) {
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512Vnni}) {
-    for (DType t : {DType::kU8, DType::kI8}) {
-      r.Register(KernelKey{OpType::kQGlobalAveragePool, ExecutorKind::kCpu, t, Layout::kPlain, isa},
-                 [isa] { return std::make_unique<QGlobalAveragePoolCpu>(isa); });
-    }
-  }
+  RegisterCpuInt8Codes<QGlobalAveragePoolCpu>(r, OpType::kQGlobalAveragePool);
 }
 
 }  // namespace kiln::cpu

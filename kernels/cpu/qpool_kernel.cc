@@ -121,13 +121,7 @@ class QMaxPoolCpu : public CpuKernelBase {
         }
       }
     };
-    if (shares_ > 1 && pool_) {
-      pool_->ParallelFor(shares_, [&](int64_t s0, int64_t s1) {
-        for (int64_t s = s0; s < s1; ++s) share(s);
-      });
-    } else {
-      share(0);
-    }
+    RunShares(pool_, shares_, share);
     return Status::Ok();
   }
 
@@ -141,12 +135,7 @@ class QMaxPoolCpu : public CpuKernelBase {
 }  // namespace
 
 void RegisterQPoolInt8(KernelRegistry& r) {
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512Vnni}) {
-    for (DType t : {DType::kU8, DType::kI8}) {
-      r.Register(KernelKey{OpType::kMaxPool, ExecutorKind::kCpu, t, Layout::kPlain, isa},
-                 [isa] { return std::make_unique<QMaxPoolCpu>(isa); });
-    }
-  }
+  RegisterCpuInt8Codes<QMaxPoolCpu>(r, OpType::kMaxPool);
 }
 
 }  // namespace kiln::cpu
