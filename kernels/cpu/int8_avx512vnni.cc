@@ -663,7 +663,60 @@ void QCentreAvx512Vnni(const uint8_t* src, int64_t n, int64_t rows, int64_t src_
   }
 }
 
+namespace {
+
+// Requantize of 16 int32 lanes for a shift s in [32, 62], in int32 lanes but for the products:
+// R = x M + 2^(s-1) in 64-bit lanes (|x M| < 2^62), its high halves floor(R / 2^32), shifted
+// by s - 32 (floor(floor(R / 2^32) / 2^(s-32)) == floor(R / 2^s)). The result is below 2^30 in
+// magnitude: Requantize's int32 saturation never acts. `mult`: the multiplier in every int32
+// lane (vpmuldq reads the low one of each 64-bit lane).
+inline __m512i Q8RqShift32(__m512i x, __m512i mult, __m512i round64, __m512i shift32) {
+  const __m512i ev = _mm512_add_epi64(_mm512_mul_epi32(x, mult), round64);
+  const __m512i od = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), mult), round64);
+  return _mm512_srav_epi32(_mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(ev, 32), od), shift32);
+}
+
+// QAdd with input shifts >= 31 and an output shift >= 32 (the inputs' multipliers are at most
+// 1/2, exactly 1/2 (shift 31) for the larger scale; the output's far smaller: what the
+// quantizer makes): everything in int32 lanes but the products. A shift of 31 runs as 32 on
+// twice the input, (a - za) 2^21 instead of 2^20 (below 2^29): 2 (x M + 2^30) = 2 x M + 2^31,
+// the same quotient. The rescaled inputs' sum wraps like the reference's (WrappingAdd); the
+// output requantization needs no saturation before the zero point and clamp.
+void QAddShift32(const QAddParams& p, const uint8_t* a, const uint8_t* b, uint8_t* y, int64_t n) {
+  const int32_t ea = std::max(p.ra.shift, 32), eb = std::max(p.rb.shift, 32);
+  const __m512i za = _mm512_set1_epi32(p.a_zero), zb = _mm512_set1_epi32(p.b_zero);
+  const __m512i pa = _mm512_set1_epi32(20 + ea - p.ra.shift);
+  const __m512i pb = _mm512_set1_epi32(20 + eb - p.rb.shift);
+  const __m512i ma = _mm512_set1_epi32(p.ra.multiplier), mb = _mm512_set1_epi32(p.rb.multiplier);
+  const __m512i mo = _mm512_set1_epi32(p.ro.multiplier);
+  const __m512i rda = _mm512_set1_epi64(int64_t{1} << (ea - 1));
+  const __m512i rdb = _mm512_set1_epi64(int64_t{1} << (eb - 1));
+  const __m512i rdo = _mm512_set1_epi64(int64_t{1} << (p.ro.shift - 1));
+  const __m512i sa = _mm512_set1_epi32(ea - 32), sb = _mm512_set1_epi32(eb - 32);
+  const __m512i so = _mm512_set1_epi32(p.ro.shift - 32);
+  const __m512i zo = _mm512_set1_epi32(p.out_zero);
+  const __m512i lo = _mm512_set1_epi32(p.qmin), hi = _mm512_set1_epi32(p.qmax);
+  for (int64_t i = 0; i + 16 <= n; i += 16) {
+    const __mmask16 m = 0xffff;
+    const __m512i av = _mm512_sllv_epi32(_mm512_sub_epi32(Q8LoadCodes(a + i, p.a_type, m), za), pa);
+    const __m512i bv = _mm512_sllv_epi32(_mm512_sub_epi32(Q8LoadCodes(b + i, p.b_type, m), zb), pb);
+    const __m512i sum =
+        _mm512_add_epi32(Q8RqShift32(av, ma, rda, sa), Q8RqShift32(bv, mb, rdb, sb));
+    const __m512i v = _mm512_add_epi32(Q8RqShift32(sum, mo, rdo, so), zo);
+    Q8StoreBytes(y + i, _mm512_min_epi32(_mm512_max_epi32(v, lo), hi), m);
+  }
+}
+
+}  // namespace
+
 void QAddAvx512Vnni(const QAddParams& p, const void* a, const void* b, void* y, int64_t n) {
+  const auto from = [](const Requant& r, int32_t lo) { return r.shift >= lo && r.shift <= 62; };
+  if (from(p.ra, 31) && from(p.rb, 31) && from(p.ro, 32)) {
+    QAddShift32(p, static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(b),
+                static_cast<uint8_t*>(y), n);
+    Q8AddPortable(p, a, b, y, n - n % 16, n);
+    return;
+  }
   const __m512i za = _mm512_set1_epi32(p.a_zero), zb = _mm512_set1_epi32(p.b_zero);
   const __m512i ma = _mm512_set1_epi64(p.ra.multiplier), mb = _mm512_set1_epi64(p.rb.multiplier);
   const __m512i mo = _mm512_set1_epi64(p.ro.multiplier);

@@ -63,7 +63,7 @@ void ExpectBitExact(const Graph& g, const std::vector<HostTensor>& feeds, bool f
 TEST(QEltwiseInt8, QAddRandom) {
   std::mt19937 rng(11);
   const DType types[] = {DType::kU8, DType::kI8};
-  for (int i = 0; i < 24; ++i) {
+  for (int i = 0; i < 30; ++i) {
     const int64_t n = 1 + static_cast<int64_t>(rng() % (i < 20 ? 200 : 40000));
     const Shape s = {1, n};
     const DType ta = types[rng() % 2], tb = types[rng() % 2], ty = types[rng() % 2];
@@ -74,13 +74,23 @@ TEST(QEltwiseInt8, QAddRandom) {
     };
     const ValueId a = AddInput(g, feeds, "a", ta, s, zero(ta), rng);
     const ValueId b = AddInput(g, feeds, "b", tb, s, zero(tb), rng);
-    // Multipliers as the compiler makes them (M0, M1 <= 1/2, M2 ~ 2^-20 x scale ratio). Not
-    // saturating ones: the reference's int32 sum a' + b' would overflow (undefined) there.
+    // Multipliers as the compiler makes them (M0, M1 <= 1/2, M2 ~ 2^-20 x scale ratio), and
+    // larger input ones (their rescaled inputs may saturate and their sum wrap, as defined).
     std::vector<int32_t> rq;
     for (int r = 0; r < 3; ++r) {
       rq.push_back(static_cast<int32_t>((1u << 30) + rng() % (1u << 30)));
-      rq.push_back(r < 2 ? static_cast<int32_t>(32 + rng() % 3)
-                         : static_cast<int32_t>(50 + rng() % 4));
+      // Cases 24-29: input shifts 28-31 (multipliers up to 8), which the VNNI kernel's
+      // int32-lane path leaves to its 64-bit one below 31; in the even ones a is the larger
+      // scale (M = 2^30, shift 31: a multiplier of exactly 1/2, which that path takes).
+      int32_t shift =
+          r < 2 ? static_cast<int32_t>(32 + rng() % 3) : static_cast<int32_t>(50 + rng() % 4);
+      if (r < 2 && i >= 24) shift = static_cast<int32_t>(28 + rng() % 4);
+      if (r == 0 && i >= 24 && i % 2 == 0) {
+        rq.back() = 1 << 30;
+        shift = 31;
+      }
+      if (r == 1 && i >= 24 && i % 2 == 0) shift = static_cast<int32_t>(32 + rng() % 3);
+      rq.push_back(shift);
     }
     const ValueId c = g.AddConstant("rq", DType::kI32, {3, 2}, ConstantBytes::Copy(rq.data(), 24));
     Value out;
