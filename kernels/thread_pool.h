@@ -98,4 +98,17 @@ class ThreadPool {
   std::atomic<bool> stop_{false};
 };
 
+// Runs share(s) for every s in [0, shares): over the pool when there are several shares and a
+// pool, else one after another on the caller.
+template <typename F>
+void RunShares(ThreadPool* pool, int64_t shares, const F& share) {
+  if (shares > 1 && pool) {
+    pool->ParallelFor(shares, [&](int64_t s0, int64_t s1) {
+      for (int64_t s = s0; s < s1; ++s) share(s);
+    });
+  } else {
+    for (int64_t s = 0; s < shares; ++s) share(s);
+  }
+}
+
 }  // namespace kiln

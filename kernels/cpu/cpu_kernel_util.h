@@ -51,19 +51,6 @@ class CpuKernelBase : public Kernel {
   std::unique_ptr<Kernel> fallback_;
 };
 
-// Runs share(s) for s in [0, shares): over the pool when there are several shares and a pool,
-// else on the caller.
-template <typename F>
-void RunShares(ThreadPool* pool, int64_t shares, const F& share) {
-  if (shares > 1 && pool) {
-    pool->ParallelFor(shares, [&](int64_t s0, int64_t s1) {
-      for (int64_t s = s0; s < s1; ++s) share(s);
-    });
-  } else {
-    for (int64_t s = 0; s < shares; ++s) share(s);
-  }
-}
-
 // Registers T (constructible from Isa) for `op` on u8 and i8 codes at every int8 flavour.
 template <typename T>
 void RegisterCpuInt8Codes(KernelRegistry& r, OpType op) {

@@ -367,14 +367,9 @@ void QConvCpu::Run(const void* x, const int8_t* w, const void* residual, void* y
 // Runs fn(share, begin, end) over `items` split into contiguous shares (one scratch slot each).
 template <typename F>
 static void ForShares(ThreadPool* pool, int threads, int64_t items, const F& fn) {
-  const int64_t shares = std::min<int64_t>(MaxShares(threads), items);
-  if (shares <= 1 || !pool) {
-    if (items > 0) fn(0, 0, items);
-    return;
-  }
-  pool->ParallelFor(shares, [&](int64_t s0, int64_t s1) {
-    for (int64_t sh = s0; sh < s1; ++sh) fn(sh, items * sh / shares, items * (sh + 1) / shares);
-  });
+  const int64_t shares = std::min<int64_t>(pool ? MaxShares(threads) : 1, items);
+  RunShares(pool, shares,
+            [&](int64_t sh) { fn(sh, items * sh / shares, items * (sh + 1) / shares); });
 }
 
 // Runs fn(slot, item) for every item in [0, items): one slot per thread taking part (scratch
@@ -748,15 +743,8 @@ void QConvCpu::RunGemm(const uint8_t* x, const int8_t* w, const void* residual, 
         GemmItem(it / tiles_, it % tiles_, 0, xs, nullptr, w, residual, y, n, nullptr);
       }
     };
-    for (int64_t n = 0; n < g.batch; ++n) {
-      if (shares <= 1) {
-        share(n, 0);
-        continue;
-      }
-      pool->ParallelFor(shares, [&](int64_t s0, int64_t s1) {
-        for (int64_t sh = s0; sh < s1; ++sh) share(n, sh);
-      });
-    }
+    for (int64_t n = 0; n < g.batch; ++n)
+      RunShares(pool, shares, [&](int64_t sh) { share(n, sh); });
     return;
   }
   for (int64_t n = 0; n < g.batch; ++n) {
