@@ -62,6 +62,29 @@ inline bool IsInlineActivation(Activation kind) {
   return kind == Activation::kNone || kind == Activation::kRelu || kind == Activation::kClip;
 }
 
+// Calls f with the inline activation p.kind as a functor on vectors (none / relu / clip) and
+// returns true; false, without calling f, for the others. The switch stays outside a
+// caller's loop over vectors, which then has no test per vector.
+template <typename V, typename F>
+__attribute__((always_inline)) inline bool WithInlineActivation(const ActivationParams& p, F&& f) {
+  using T = typename V::T;
+  switch (p.kind) {
+    case Activation::kNone:
+      f([](T v) { return v; });
+      return true;
+    case Activation::kRelu:
+      f([](T v) { return V::Max(V::Zero(), v); });  // NaN -> 0, as x > 0 ? x : 0
+      return true;
+    case Activation::kClip: {
+      const T lo = V::Set1(p.alpha), hi = V::Set1(p.beta);
+      f([lo, hi](T v) { return V::Min(V::Max(v, lo), hi); });
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 // The epilogues' activation: none / relu / clip inline (a predictable branch or two per
 // vector), the transcendental ones out of line (their code would crowd the tile loops).
 template <typename V>
@@ -98,16 +121,9 @@ inline void MapArray(const float* x, float* y, int64_t n, F&& f) {
 template <typename V>
 void ActivateArray(const float* x, float* y, int64_t n, const ActivationParams& p) {
   using T = typename V::T;
+  if (p.kind == Activation::kNone && x == y) return;
+  if (WithInlineActivation<V>(p, [&](auto act) { MapArray<V>(x, y, n, act); })) return;
   switch (p.kind) {
-    case Activation::kNone:
-      if (x != y) MapArray<V>(x, y, n, [](T v) { return v; });
-      return;
-    case Activation::kRelu:
-      return MapArray<V>(x, y, n, [](T v) { return V::Max(V::Zero(), v); });
-    case Activation::kClip: {
-      const T lo = V::Set1(p.alpha), hi = V::Set1(p.beta);
-      return MapArray<V>(x, y, n, [&](T v) { return V::Min(V::Max(v, lo), hi); });
-    }
     // The transcendental ones inline here (ActivateAny is a call per vector).
     case Activation::kSigmoid:
       return MapArray<V>(x, y, n, [](T v) { return Sigmoid<V>(v); });

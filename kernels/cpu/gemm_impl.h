@@ -98,19 +98,11 @@ __attribute__((always_inline)) inline void GemmTileStore(typename V::T (&acc)[RO
   }
   if (last && mr >= ROWS && nr >= NV * V::N) {
     const bool res = ep.residual && !(flags & kGemmResidualFirst);
-    switch (ep.act.kind) {
-      case Activation::kNone:
-        return GemmStoreWholeTile<V, ROWS, NV>(acc, c, ldc, ep, res, [](T v) { return v; });
-      case Activation::kRelu:
-        return GemmStoreWholeTile<V, ROWS, NV>(acc, c, ldc, ep, res,
-                                               [](T v) { return V::Max(V::Zero(), v); });
-      case Activation::kClip: {
-        const T lo = V::Set1(ep.act.alpha), hi = V::Set1(ep.act.beta);
-        return GemmStoreWholeTile<V, ROWS, NV>(acc, c, ldc, ep, res,
-                                               [lo, hi](T v) { return V::Min(V::Max(v, lo), hi); });
-      }
-      default:
-        break;
+    if (WithInlineActivation<V>(
+            ep.act, [&](auto act) __attribute__((always_inline)) {
+              GemmStoreWholeTile<V, ROWS, NV>(acc, c, ldc, ep, res, act);
+            })) {
+      return;
     }
   }
   const bool deferred = last && !IsInlineActivation(ep.act.kind);
