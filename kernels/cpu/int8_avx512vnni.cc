@@ -20,11 +20,30 @@ inline __mmask16 Q8Mask(int64_t n) {
 }
 
 // Requantize of the int32 values in the low halves of the 64-bit lanes of x (sign ignored
-// above bit 31: _mm512_mul_epi32 reads the low 32 bits as signed), saturated to int32.
-inline __m512i Q8Rq64(__m512i x, __m512i mult, __m512i round, __m128i shift) {
-  const __m512i v = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(x, mult), round), shift);
+// above bit 31: _mm512_mul_epi32 reads the low 32 bits as signed), in 64-bit lanes: `round`
+// 2^(shift - 1) and `shift` in every lane (vpsravq: one uop; by an xmm count, two). Saturated
+// to int32 where `saturate`; callers leave it out where the result cannot leave int32 or a
+// narrower clamp follows.
+inline __m512i Q8Sat32(__m512i v) {
   return _mm512_min_epi64(_mm512_max_epi64(v, _mm512_set1_epi64(INT32_MIN)),
                           _mm512_set1_epi64(INT32_MAX));
+}
+inline __m512i Q8Rq64(__m512i x, __m512i mult, __m512i round, __m512i shift, bool saturate = true) {
+  const __m512i v = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(x, mult), round), shift);
+  return saturate ? Q8Sat32(v) : v;
+}
+
+// Requantize when shift s >= 33 (a requantization scale below 1/4, the usual case), before
+// the output zero point: with P = x M = H 2^32 + L (0 <= L < 2^32), floor((P + 2^(s-1)) / 2^s)
+// == (H + 2^(s-33)) >> (s - 32) exactly (L cannot carry past a multiple of 2^(s-32)), and
+// |H| <= 2^30, so everything after the two products runs on 16 int32 lanes. `mult` in every
+// int32 lane (vpmuldq reads the low one of each 64-bit lane), `round32` 2^(s-33), `shift32`
+// s - 32.
+inline __m512i Q8RqHigh(__m512i x, __m512i mult, __m512i round32, __m512i shift32) {
+  const __m512i ev = _mm512_mul_epi32(x, mult);
+  const __m512i od = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), mult);
+  const __m512i hi = _mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(ev, 32), od);
+  return _mm512_srav_epi32(_mm512_add_epi32(hi, round32), shift32);
 }
 
 // 16 codes of type t at p (masked) as int32.
@@ -72,9 +91,8 @@ inline Q8PackConsts Q8Pack(const QRowParams& p) {
 }
 struct Q8ResConsts {
   __m512i zero, mult, round;
-  __m128i shift;
   QType type;
-  __m512i shiftv;  // shift in every 64-bit lane
+  __m512i shift;  // in every 64-bit lane
   // shift >= 8: |(r - zr) Mr| < 255 * 2^31, so the shifted term fits int32 unsaturated.
   bool fits32;
 };
@@ -98,7 +116,6 @@ inline Q8ResConsts Q8Res(const QRowParams& p) {
   return {_mm512_set1_epi32(p.residual_zero),
           _mm512_set1_epi64(p.residual_requant.multiplier),
           _mm512_set1_epi64(int64_t{1} << (p.residual_requant.shift - 1)),
-          _mm_cvtsi32_si128(p.residual_requant.shift),
           p.residual_type,
           _mm512_set1_epi64(p.residual_requant.shift),
           p.residual_requant.shift >= 8};
@@ -133,15 +150,9 @@ inline __m512i Q8ClampJoin(__m512i ev, __m512i od, const Q8OutConsts& o, bool ad
   return _mm512_or_si512(_mm512_and_si512(ev, o.lo32), _mm512_slli_epi64(od, 32));
 }
 
-// Requantize when shift s >= 33 (a requantization scale below 1/4, the usual case), before
-// the output zero point: with P = x M = H 2^32 + L (0 <= L < 2^32), floor((P + 2^(s-1)) / 2^s)
-// == (H + 2^(s-33)) >> (s - 32) exactly (L cannot carry past a multiple of 2^(s-32)), and
-// |H| <= 2^30, so everything after the two products runs on 16 int32 lanes.
+// A row's requantization in the high-half form (r.high).
 inline __m512i Q8RequantHigh(__m512i acc, const Q8RowConsts& r) {
-  const __m512i ev = _mm512_mul_epi32(acc, r.mult);
-  const __m512i od = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), r.mult);
-  const __m512i hi = _mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(ev, 32), od);
-  return _mm512_srav_epi32(_mm512_add_epi32(hi, r.round32), r.shift32);
+  return Q8RqHigh(acc, r.mult, r.round32, r.shift32);
 }
 
 // 8-bit output, no residual, the common case and the shortest: _mm512_mul_epi32 reads each
@@ -156,11 +167,9 @@ inline void Q8RequantCentred(__m512i acc, const Q8RowConsts& r, const Q8OutConst
     return;
   }
   const __m512i round = _mm512_set1_epi64(int64_t{1} << (r.shift - 1));
-  const __m128i shift = _mm_cvtsi32_si128(r.shift);
-  const __m512i ev =
-      _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(acc, r.mult), round), shift);
-  const __m512i od = _mm512_sra_epi64(
-      _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc, 32), r.mult), round), shift);
+  const __m512i shift = _mm512_set1_epi64(r.shift);
+  const __m512i ev = Q8Rq64(acc, r.mult, round, shift, false);
+  const __m512i od = Q8Rq64(_mm512_srli_epi64(acc, 32), r.mult, round, shift, false);
   Q8StoreBytes(y, Q8ClampJoin(ev, od, o, true), m);
 }
 inline void Q8RequantVec(__m512i d, const Q8RowConsts& r, const Q8OutConsts& o,
@@ -198,15 +207,11 @@ inline void Q8RequantRow32(__m512i d0, __m512i d1, const Q8RowConsts& r, const Q
 // 255, so they need up to 39 bits), rounded, shifted and saturated there, then joined.
 inline __m512i Q8ResidualTerm(const Q8ResConsts& res, const uint8_t* residual, __mmask16 m) {
   const __m512i rv = _mm512_sub_epi32(Q8LoadCodes(residual, res.type, m), res.zero);
-  __m512i re =
-      _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(rv, res.mult), res.round), res.shiftv);
-  __m512i ro = _mm512_srav_epi64(
-      _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(rv, 32), res.mult), res.round),
-      res.shiftv);
+  __m512i re = Q8Rq64(rv, res.mult, res.round, res.shift, false);
+  __m512i ro = Q8Rq64(_mm512_srli_epi64(rv, 32), res.mult, res.round, res.shift, false);
   if (!res.fits32) {
-    const __m512i lo = _mm512_set1_epi64(INT32_MIN), hi = _mm512_set1_epi64(INT32_MAX);
-    re = _mm512_min_epi64(_mm512_max_epi64(re, lo), hi);
-    ro = _mm512_min_epi64(_mm512_max_epi64(ro, lo), hi);
+    re = Q8Sat32(re);
+    ro = Q8Sat32(ro);
   }
   return _mm512_mask_blend_epi32(0xaaaa, re, _mm512_slli_epi64(ro, 32));
 }
@@ -665,33 +670,22 @@ void QCentreAvx512Vnni(const uint8_t* src, int64_t n, int64_t rows, int64_t src_
 
 namespace {
 
-// Requantize of 16 int32 lanes for a shift s in [32, 62], in int32 lanes but for the products:
-// R = x M + 2^(s-1) in 64-bit lanes (|x M| < 2^62), its high halves floor(R / 2^32), shifted
-// by s - 32 (floor(floor(R / 2^32) / 2^(s-32)) == floor(R / 2^s)). The result is below 2^30 in
-// magnitude: Requantize's int32 saturation never acts. `mult`: the multiplier in every int32
-// lane (vpmuldq reads the low one of each 64-bit lane).
-inline __m512i Q8RqShift32(__m512i x, __m512i mult, __m512i round64, __m512i shift32) {
-  const __m512i ev = _mm512_add_epi64(_mm512_mul_epi32(x, mult), round64);
-  const __m512i od = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), mult), round64);
-  return _mm512_srav_epi32(_mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(ev, 32), od), shift32);
-}
-
-// QAdd with input shifts >= 31 and an output shift >= 32 (the inputs' multipliers are at most
+// QAdd with input shifts >= 31 and an output shift >= 33 (the inputs' multipliers are at most
 // 1/2, exactly 1/2 (shift 31) for the larger scale; the output's far smaller: what the
-// quantizer makes): everything in int32 lanes but the products. A shift of 31 runs as 32 on
-// twice the input, (a - za) 2^21 instead of 2^20 (below 2^29): 2 (x M + 2^30) = 2 x M + 2^31,
-// the same quotient. The rescaled inputs' sum wraps like the reference's (WrappingAdd); the
-// output requantization needs no saturation before the zero point and clamp.
-void QAddShift32(const QAddParams& p, const uint8_t* a, const uint8_t* b, uint8_t* y, int64_t n) {
-  const int32_t ea = std::max(p.ra.shift, 32), eb = std::max(p.rb.shift, 32);
+// quantizer makes): everything in int32 lanes but the products, each Requantize in the
+// high-half form (Q8RqHigh). An input shift s below 33 runs as 33 on (a - za) 2^(20 + 33 - s)
+// instead of 2^20 (below 2^30): x M 2^k + 2^(s+k-1) over 2^(s+k) is the same quotient. The
+// rescaled inputs' sum wraps like the reference's (WrappingAdd); the output's Requantize needs
+// no saturation before the zero point and clamp.
+void QAddHigh(const QAddParams& p, const uint8_t* a, const uint8_t* b, uint8_t* y, int64_t n) {
+  const int32_t ea = std::max(p.ra.shift, 33), eb = std::max(p.rb.shift, 33);
   const __m512i za = _mm512_set1_epi32(p.a_zero), zb = _mm512_set1_epi32(p.b_zero);
   const __m512i pa = _mm512_set1_epi32(20 + ea - p.ra.shift);
   const __m512i pb = _mm512_set1_epi32(20 + eb - p.rb.shift);
   const __m512i ma = _mm512_set1_epi32(p.ra.multiplier), mb = _mm512_set1_epi32(p.rb.multiplier);
   const __m512i mo = _mm512_set1_epi32(p.ro.multiplier);
-  const __m512i rda = _mm512_set1_epi64(int64_t{1} << (ea - 1));
-  const __m512i rdb = _mm512_set1_epi64(int64_t{1} << (eb - 1));
-  const __m512i rdo = _mm512_set1_epi64(int64_t{1} << (p.ro.shift - 1));
+  const auto round32 = [](int32_t s) { return _mm512_set1_epi32(int32_t{1} << (s - 33)); };
+  const __m512i rda = round32(ea), rdb = round32(eb), rdo = round32(p.ro.shift);
   const __m512i sa = _mm512_set1_epi32(ea - 32), sb = _mm512_set1_epi32(eb - 32);
   const __m512i so = _mm512_set1_epi32(p.ro.shift - 32);
   const __m512i zo = _mm512_set1_epi32(p.out_zero);
@@ -700,9 +694,8 @@ void QAddShift32(const QAddParams& p, const uint8_t* a, const uint8_t* b, uint8_
     const __mmask16 m = 0xffff;
     const __m512i av = _mm512_sllv_epi32(_mm512_sub_epi32(Q8LoadCodes(a + i, p.a_type, m), za), pa);
     const __m512i bv = _mm512_sllv_epi32(_mm512_sub_epi32(Q8LoadCodes(b + i, p.b_type, m), zb), pb);
-    const __m512i sum =
-        _mm512_add_epi32(Q8RqShift32(av, ma, rda, sa), Q8RqShift32(bv, mb, rdb, sb));
-    const __m512i v = _mm512_add_epi32(Q8RqShift32(sum, mo, rdo, so), zo);
+    const __m512i sum = _mm512_add_epi32(Q8RqHigh(av, ma, rda, sa), Q8RqHigh(bv, mb, rdb, sb));
+    const __m512i v = _mm512_add_epi32(Q8RqHigh(sum, mo, rdo, so), zo);
     Q8StoreBytes(y + i, _mm512_min_epi32(_mm512_max_epi32(v, lo), hi), m);
   }
 }
@@ -711,9 +704,9 @@ void QAddShift32(const QAddParams& p, const uint8_t* a, const uint8_t* b, uint8_
 
 void QAddAvx512Vnni(const QAddParams& p, const void* a, const void* b, void* y, int64_t n) {
   const auto from = [](const Requant& r, int32_t lo) { return r.shift >= lo && r.shift <= 62; };
-  if (from(p.ra, 31) && from(p.rb, 31) && from(p.ro, 32)) {
-    QAddShift32(p, static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(b),
-                static_cast<uint8_t*>(y), n);
+  if (from(p.ra, 31) && from(p.rb, 31) && from(p.ro, 33)) {
+    QAddHigh(p, static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(b),
+             static_cast<uint8_t*>(y), n);
     Q8AddPortable(p, a, b, y, n - n % 16, n);
     return;
   }
@@ -723,8 +716,8 @@ void QAddAvx512Vnni(const QAddParams& p, const void* a, const void* b, void* y, 
   const __m512i rda = _mm512_set1_epi64(int64_t{1} << (p.ra.shift - 1));
   const __m512i rdb = _mm512_set1_epi64(int64_t{1} << (p.rb.shift - 1));
   const __m512i rdo = _mm512_set1_epi64(int64_t{1} << (p.ro.shift - 1));
-  const __m128i sa = _mm_cvtsi32_si128(p.ra.shift), sb = _mm_cvtsi32_si128(p.rb.shift);
-  const __m128i so = _mm_cvtsi32_si128(p.ro.shift);
+  const __m512i sa = _mm512_set1_epi64(p.ra.shift), sb = _mm512_set1_epi64(p.rb.shift);
+  const __m512i so = _mm512_set1_epi64(p.ro.shift);
   const Q8OutConsts o = Q8Out(p.out_zero, p.qmin, p.qmax);
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
@@ -738,8 +731,8 @@ void QAddAvx512Vnni(const QAddParams& p, const void* a, const void* b, void* y, 
     const __m512i se = _mm512_add_epi64(Q8Rq64(av, ma, rda, sa), Q8Rq64(bv, mb, rdb, sb));
     const __m512i sodd = _mm512_add_epi64(Q8Rq64(_mm512_srli_epi64(av, 32), ma, rda, sa),
                                           Q8Rq64(_mm512_srli_epi64(bv, 32), mb, rdb, sb));
-    const __m512i ev = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(se, mo), rdo), so);
-    const __m512i od = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(sodd, mo), rdo), so);
+    const __m512i ev = Q8Rq64(se, mo, rdo, so, false);
+    const __m512i od = Q8Rq64(sodd, mo, rdo, so, false);
     const __m512i v = Q8ClampJoin(ev, od, o, true);
     Q8StoreBytes(static_cast<uint8_t*>(y) + i, v, m);
   }
