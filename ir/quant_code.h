@@ -37,4 +37,7 @@ inline int32_t QuantCodeMax(DType t) {
   }
 }
 
+// The 8-bit code types (u8, i8): the int8 kernels' operands.
+inline bool Is8BitCode(DType t) { return t == DType::kU8 || t == DType::kI8; }
+
 }  // namespace kiln

@@ -17,8 +17,7 @@ namespace {
 std::string Str(int64_t v) { return std::to_string(v); }
 std::string Name(DType t) { return std::string(DTypeName(t)); }
 
-bool Is8Bit(DType t) { return t == DType::kU8 || t == DType::kI8; }
-bool IsCode(DType t) { return Is8Bit(t) || t == DType::kI16; }
+bool IsCode(DType t) { return Is8BitCode(t) || t == DType::kI16; }
 
 // Input `i` is a u8/i8/i16 activation quantized per tensor.
 Status RequireActivation(const InferenceContext& ctx, size_t i, const char* what) {

@@ -5,6 +5,7 @@
 // 8-channel panel stay with the reference kernel, which reads every layout.
 #include <cstring>
 
+#include "ir/quant_code.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/qconv.h"
@@ -14,7 +15,6 @@
 namespace kiln::cpu {
 namespace {
 
-bool Is8Bit(DType t) { return t == DType::kU8 || t == DType::kI8; }
 QType ToQType(DType t) {
   return t == DType::kU8 ? QType::kU8 : t == DType::kI8 ? QType::kI8 : QType::kI32;
 }
@@ -30,8 +30,8 @@ Expected<Conv2dGeometry> QGeometry(const Graph& graph, const Node& node) {
   const Value& x = graph.value(node.inputs[0]);
   const Value& w = graph.value(node.inputs[1]);
   const Value& y = graph.value(node.outputs[0]);
-  if (!Is8Bit(x.dtype) || !Is8Bit(w.dtype) || !w.is_constant() ||
-      (!Is8Bit(y.dtype) && y.dtype != DType::kI32) ||
+  if (!Is8BitCode(x.dtype) || !Is8BitCode(w.dtype) || !w.is_constant() ||
+      (!Is8BitCode(y.dtype) && y.dtype != DType::kI32) ||
       (x.shape.size() != 4 && x.shape.size() != 3)) {
     return Unsupported("not an 8-bit 1-D/2-D QConv with constant weights");
   }
@@ -41,14 +41,14 @@ Expected<Conv2dGeometry> QGeometry(const Graph& graph, const Node& node) {
       return Unsupported("QConv bias/requant not constant");
     }
   }
-  if (Is8Bit(y.dtype)) {  // the SIMD epilogue relies on a clamp inside the output type
+  if (Is8BitCode(y.dtype)) {  // the SIMD epilogue relies on a clamp inside the output type
     const QuantClamp c = ReadClamp(node.attrs, y.dtype);
     if (c.lo < QuantCodeMin(y.dtype) || c.hi > QuantCodeMax(y.dtype)) {
       return Unsupported("QConv clamp outside the output type's range");
     }
   }
   if (node.inputs.size() > 3 && node.inputs[3] != kNoValue &&
-      !Is8Bit(graph.value(node.inputs[3]).dtype)) {
+      !Is8BitCode(graph.value(node.inputs[3]).dtype)) {
     return Unsupported("QConv residual not 8-bit");
   }
   return ResolveConv2d(node.attrs, x.shape, w.shape);

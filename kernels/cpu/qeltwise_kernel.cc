@@ -4,6 +4,7 @@
 // the work is split over the session's pool in 64-element-aligned shares.
 #include <algorithm>
 
+#include "ir/quant_code.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/int8_table.h"
@@ -12,7 +13,6 @@
 namespace kiln::cpu {
 namespace {
 
-bool Is8Bit(DType t) { return t == DType::kU8 || t == DType::kI8; }
 QType ToQType(DType t) { return t == DType::kU8 ? QType::kU8 : QType::kI8; }
 
 // Calls fn(begin, end) over [0, n) in shares of whole 64-element blocks.
@@ -48,7 +48,7 @@ bool AcceptsQAdd(const Graph& graph, const Node& node) {
   const Value& a = graph.value(node.inputs[0]);
   const Value& b = graph.value(node.inputs[1]);
   const Value& y = graph.value(node.outputs[0]);
-  return Is8Bit(a.dtype) && Is8Bit(b.dtype) && Is8Bit(y.dtype) && a.shape == y.shape &&
+  return Is8BitCode(a.dtype) && Is8BitCode(b.dtype) && Is8BitCode(y.dtype) && a.shape == y.shape &&
          b.shape == y.shape && graph.value(node.inputs[2]).is_constant() &&
          ClampInRange(node, y.dtype);
 }
@@ -101,7 +101,7 @@ bool AcceptsQuantize(const Graph& graph, const Node& node) {
   }
   const Value& x = graph.value(node.inputs[0]);
   const Value& y = graph.value(node.outputs[0]);
-  if (x.dtype != DType::kF32 || !Is8Bit(y.dtype) ||
+  if (x.dtype != DType::kF32 || !Is8BitCode(y.dtype) ||
       NumElements(graph.value(node.inputs[1]).shape) != 1) {
     return false;
   }

@@ -4,6 +4,7 @@
 // pack-weights, which first transposes a B given [K, N]).
 #include <cstring>
 
+#include "ir/quant_code.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/qconv.h"
@@ -13,7 +14,6 @@
 namespace kiln::cpu {
 namespace {
 
-bool Is8Bit(DType t) { return t == DType::kU8 || t == DType::kI8; }
 QType ToQType(DType t) {
   return t == DType::kU8 ? QType::kU8 : t == DType::kI8 ? QType::kI8 : QType::kI32;
 }
@@ -32,11 +32,11 @@ Expected<GemmDims> QGemmDims(const Graph& graph, const Node& node) {
   // transB = 0 only while B is plain: pack-weights transposes it before packing.
   const bool trans_b = node.attrs.GetInt("transB", 0) != 0;
   if (node.attrs.GetInt("transA", 0) != 0 || (!trans_b && b.layout != Layout::kPlain) ||
-      !Is8Bit(a.dtype) || !Is8Bit(b.dtype) || !b.is_constant() || b.shape.size() != 2 ||
-      (!Is8Bit(y.dtype) && y.dtype != DType::kI32)) {
+      !Is8BitCode(a.dtype) || !Is8BitCode(b.dtype) || !b.is_constant() || b.shape.size() != 2 ||
+      (!Is8BitCode(y.dtype) && y.dtype != DType::kI32)) {
     return Unsupported("not an 8-bit QGemm with a constant B [N, K]");
   }
-  if (Is8Bit(y.dtype)) {
+  if (Is8BitCode(y.dtype)) {
     const QuantClamp c = ReadClamp(node.attrs, y.dtype);
     if (c.lo < QuantCodeMin(y.dtype) || c.hi > QuantCodeMax(y.dtype)) {
       return Unsupported("QGemm clamp outside the output type's range");

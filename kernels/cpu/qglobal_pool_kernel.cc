@@ -18,7 +18,6 @@
 namespace kiln::cpu {
 namespace {
 
-bool Is8Bit(DType t) { return t == DType::kU8 || t == DType::kI8; }
 
 // The sum of n bytes, each XORed with `flip` (0x80 turns i8 codes into code + 128).
 uint32_t SumBytes(const uint8_t* p, int64_t n, uint8_t flip) {
@@ -52,7 +51,7 @@ class QGlobalAveragePoolCpu : public CpuKernelBase {
     const DType out = ctx.output(0).dtype;
     clamp_ = ReadClamp(ctx.attrs(), out);
     inner_ = NumElements(Shape(x.shape.begin() + 2, x.shape.end()));
-    if (!Is8Bit(x.dtype) || !Is8Bit(out) || !ctx.has_input(1) || clamp_.lo < QuantCodeMin(out) ||
+    if (!Is8BitCode(x.dtype) || !Is8BitCode(out) || !ctx.has_input(1) || clamp_.lo < QuantCodeMin(out) ||
         clamp_.hi > QuantCodeMax(out) || inner_ >= (int64_t{1} << 31) / 255) {
       return UseReference(ctx);
     }
