@@ -42,8 +42,7 @@ Expected<Conv2dGeometry> QGeometry(const Graph& graph, const Node& node) {
     }
   }
   if (Is8BitCode(y.dtype)) {  // the SIMD epilogue relies on a clamp inside the output type
-    const QuantClamp c = ReadClamp(node.attrs, y.dtype);
-    if (c.lo < QuantCodeMin(y.dtype) || c.hi > QuantCodeMax(y.dtype)) {
+    if (!ClampWithinCodes(ReadClamp(node.attrs, y.dtype), y.dtype)) {
       return Unsupported("QConv clamp outside the output type's range");
     }
   }

@@ -36,8 +36,7 @@ void SplitElements(ThreadPool* pool, int64_t n, const F& fn) {
 }
 
 bool ClampInRange(const Node& node, DType out) {
-  const QuantClamp c = ReadClamp(node.attrs, out);
-  return c.lo >= QuantCodeMin(out) && c.hi <= QuantCodeMax(out);
+  return ClampWithinCodes(ReadClamp(node.attrs, out), out);
 }
 
 bool AcceptsQAdd(const Graph& graph, const Node& node) {

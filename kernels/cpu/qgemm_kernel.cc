@@ -37,8 +37,7 @@ Expected<GemmDims> QGemmDims(const Graph& graph, const Node& node) {
     return Unsupported("not an 8-bit QGemm with a constant B [N, K]");
   }
   if (Is8BitCode(y.dtype)) {
-    const QuantClamp c = ReadClamp(node.attrs, y.dtype);
-    if (c.lo < QuantCodeMin(y.dtype) || c.hi > QuantCodeMax(y.dtype)) {
+    if (!ClampWithinCodes(ReadClamp(node.attrs, y.dtype), y.dtype)) {
       return Unsupported("QGemm clamp outside the output type's range");
     }
     if (node.inputs.size() < 4 || node.inputs[3] == kNoValue) return Unsupported("no requant");

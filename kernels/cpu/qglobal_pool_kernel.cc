@@ -18,7 +18,6 @@
 namespace kiln::cpu {
 namespace {
 
-
 // The sum of n bytes, each XORed with `flip` (0x80 turns i8 codes into code + 128).
 uint32_t SumBytes(const uint8_t* p, int64_t n, uint8_t flip) {
   constexpr uint64_t kLow = 0x00ff00ff00ff00ffULL;
@@ -51,8 +50,8 @@ class QGlobalAveragePoolCpu : public CpuKernelBase {
     const DType out = ctx.output(0).dtype;
     clamp_ = ReadClamp(ctx.attrs(), out);
     inner_ = NumElements(Shape(x.shape.begin() + 2, x.shape.end()));
-    if (!Is8BitCode(x.dtype) || !Is8BitCode(out) || !ctx.has_input(1) || clamp_.lo < QuantCodeMin(out) ||
-        clamp_.hi > QuantCodeMax(out) || inner_ >= (int64_t{1} << 31) / 255) {
+    if (!Is8BitCode(x.dtype) || !Is8BitCode(out) || !ctx.has_input(1) ||
+        !ClampWithinCodes(clamp_, out) || inner_ >= (int64_t{1} << 31) / 255) {
       return UseReference(ctx);
     }
     KILN_ASSIGN_OR_RETURN(auto rq, ReadRequant(ctx.input(1), 1));

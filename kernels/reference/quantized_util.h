@@ -31,6 +31,11 @@ struct QuantClamp {
   int32_t lo = 0, hi = 0;
 };
 QuantClamp ReadClamp(const Attributes& attrs, DType out);
+// Whether the clamp lies inside `out`'s code range (what the SIMD epilogues rely on: their
+// 8-bit saturations then never change a clamped value).
+inline bool ClampWithinCodes(const QuantClamp& c, DType out) {
+  return c.lo >= QuantCodeMin(out) && c.hi <= QuantCodeMax(out);
+}
 
 // x's elements minus the zero point, as int16 (for the multiply-accumulate loops; i16 inputs
 // have zero point 0, which the schemas check, 8-bit ones are centred into [-255, 255]).
