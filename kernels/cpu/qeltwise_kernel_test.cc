@@ -140,52 +140,67 @@ TEST(QEltwiseInt8, QAddBroadcastStaysReference) {
   ExpectBitExact(g, feeds, false, "broadcast QAdd");
 }
 
+// Scales: a power of two (x * (1 / scale) exact), two that are not, a subnormal one with a
+// normal reciprocal and one whose reciprocal overflows; inputs on, just above and just below
+// (k + 0.5) * scale. The reference divides: a kernel that multiplied by the reciprocal instead
+// fails here (tried: at 0.1, 0.0186584 and 3e-39).
 TEST(QEltwiseInt8, QuantizeLinearEdgeValues) {
   std::mt19937 rng(5);
-  for (DType ty : {DType::kU8, DType::kI8}) {
-    for (int64_t n : {int64_t{1}, int64_t{17}, int64_t{100}, int64_t{40001}}) {
-      Graph g;
-      Value xv;
-      xv.name = "x";
-      xv.dtype = DType::kF32;
-      xv.shape = {n};
-      xv.shape_known = true;
-      const ValueId x = g.AddValue(xv);
-      g.inputs().push_back(x);
-      HostTensor h("x", DType::kF32, {n});
-      float* f = reinterpret_cast<float*>(h.bytes.data());
-      const float scale = 0.25f;
-      std::uniform_real_distribution<float> d(-60.f, 60.f);
-      const float specials[] = {0.5f * scale,
-                                1.5f * scale,
-                                2.5f * scale,
-                                -0.5f * scale,
-                                -2.5f * scale,
-                                1e30f,
-                                -1e30f,
-                                std::numeric_limits<float>::infinity(),
-                                -std::numeric_limits<float>::infinity(),
-                                std::numeric_limits<float>::quiet_NaN()};
-      for (int64_t i = 0; i < n; ++i) {
-        f[i] = i % 5 == 0   ? specials[(i / 5) % 10]
-               : i % 3 == 0 ? std::round(d(rng)) * 0.125f
-                            : d(rng);
+  for (const float scale : {0.25f, 0.0186584f, 0.1f, 3e-39f, 1e-40f}) {
+    for (DType ty : {DType::kU8, DType::kI8}) {
+      for (int64_t n : {int64_t{1}, int64_t{17}, int64_t{100}, int64_t{40001}}) {
+        Graph g;
+        Value xv;
+        xv.name = "x";
+        xv.dtype = DType::kF32;
+        xv.shape = {n};
+        xv.shape_known = true;
+        const ValueId x = g.AddValue(xv);
+        g.inputs().push_back(x);
+        HostTensor h("x", DType::kF32, {n});
+        float* f = reinterpret_cast<float*>(h.bytes.data());
+        std::uniform_real_distribution<float> d(-300.f, 300.f);
+        std::uniform_int_distribution<int> k(-300, 300);
+        const float specials[] = {0.5f * scale,
+                                  1.5f * scale,
+                                  2.5f * scale,
+                                  -0.5f * scale,
+                                  -2.5f * scale,
+                                  1e30f,
+                                  -1e30f,
+                                  std::numeric_limits<float>::infinity(),
+                                  -std::numeric_limits<float>::infinity(),
+                                  std::numeric_limits<float>::quiet_NaN()};
+        constexpr float kInf = std::numeric_limits<float>::infinity();
+        for (int64_t i = 0; i < n; ++i) {
+          if (i % 5 == 0) {
+            f[i] = specials[(i / 5) % 10];
+          } else if (i % 5 == 1) {  // a half-integer multiple of the scale, or a neighbour
+            const float tie = (static_cast<float>(k(rng)) + 0.5f) * scale;
+            f[i] = i % 3 == 0 ? tie : std::nextafter(tie, i % 3 == 1 ? kInf : -kInf);
+          } else if (i % 3 == 0) {
+            f[i] = std::round(d(rng)) * 0.5f * scale;
+          } else {
+            f[i] = d(rng) * scale;
+          }
+        }
+        const float sv = scale;
+        const ValueId s = g.AddConstant("s", DType::kF32, {}, ConstantBytes::Copy(&sv, 4));
+        const uint8_t zb = ty == DType::kU8 ? 100 : static_cast<uint8_t>(int8_t{-7});
+        const ValueId z = g.AddConstant("z", ty, {}, ConstantBytes::Copy(&zb, 1));
+        Value out;
+        out.name = "y";
+        const ValueId y = g.AddValue(out);
+        Node node;
+        node.op = OpType::kQuantizeLinear;
+        node.inputs = {x, s, z};
+        node.outputs = {y};
+        g.outputs().push_back(y);
+        g.AddNode(std::move(node));
+        ASSERT_TRUE(InferNode(g, 0).ok());
+        ExpectBitExact(g, {h}, true,
+                       "QuantizeLinear scale " + std::to_string(scale) + " n " + std::to_string(n));
       }
-      const float sv = scale;
-      const ValueId s = g.AddConstant("s", DType::kF32, {}, ConstantBytes::Copy(&sv, 4));
-      const uint8_t zb = ty == DType::kU8 ? 100 : static_cast<uint8_t>(int8_t{-7});
-      const ValueId z = g.AddConstant("z", ty, {}, ConstantBytes::Copy(&zb, 1));
-      Value out;
-      out.name = "y";
-      const ValueId y = g.AddValue(out);
-      Node node;
-      node.op = OpType::kQuantizeLinear;
-      node.inputs = {x, s, z};
-      node.outputs = {y};
-      g.outputs().push_back(y);
-      g.AddNode(std::move(node));
-      ASSERT_TRUE(InferNode(g, 0).ok());
-      ExpectBitExact(g, {h}, true, "QuantizeLinear n " + std::to_string(n));
     }
   }
 }
