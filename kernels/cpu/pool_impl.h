@@ -233,12 +233,14 @@ inline bool MaxPoolStride2Fits(const PoolParams& p) {
          p.out_w <= kPoolMaxWidth;
 }
 
-template <typename V>
+// KW: the window width as a constant (3: the stem and reduction pools), or 0 (read from p).
+template <typename V, int KW>
 void MaxPoolStride2(const PoolParams& p, const float* x, float* y, int64_t planes) {
   using T = typename V::T;
   using M = typename V::MaskT;
   constexpr int N = V::N;
-  const int kh = static_cast<int>(p.kernel_h), kw = static_cast<int>(p.kernel_w);
+  const int kh = static_cast<int>(p.kernel_h);
+  const int kw = KW ? KW : static_cast<int>(p.kernel_w);
   const T fill = V::Set1(-FLT_MAX);
   const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
   const int64_t in_w = p.in_w;
@@ -253,6 +255,12 @@ void MaxPoolStride2(const PoolParams& p, const float* x, float* y, int64_t plane
     const int64_t col = j * N - p.pad_left;
     masks[j] = V::MakeRangeMask(PoolClamp(-col, 0, N), PoolClamp(in_w - col, 0, N));
   }
+  // Column vectors any output reads (output ox: columns 2 ox .. 2 ox + kw - 1 from the
+  // first): past them a column maximum is the fill, without loads (a 14-wide row needs one
+  // vector where the pairs would read three). The last output vector's lanes, made once.
+  const int64_t used_vectors = (2 * (p.out_w - 1) + kw + N - 1) / N;
+  const int64_t whole_vectors = p.out_w / N;
+  const M tail = V::MakeMask(static_cast<int>(p.out_w - whole_vectors * N));
   for (int64_t c = 0; c < planes; ++c) {
     const float* xc = x + c * in_plane;
     float* yc = y + c * out_plane;
@@ -262,11 +270,18 @@ void MaxPoolStride2(const PoolParams& p, const float* x, float* y, int64_t plane
       const int rows = ky1 - ky0;
       // Input column 0 of the window's first row, where the column vectors are counted from.
       const float* r0 = xc + std::max<int64_t>(iy0 + ky0, 0) * in_w - p.pad_left;
+      // Max keeps its first operand when the second is NaN: NaN taps are skipped.
       auto column_max = [&](int64_t j) {
-        T acc = fill;
-        for (int r = 0; r < rows; ++r) {
-          acc = V::Max(acc, V::LoadMaskedOr(r0 + r * in_w + j * N, masks[j], fill));
+        if (j >= used_vectors) return fill;
+        const float* at = r0 + j * N;
+        const M m = masks[j];
+        if (rows == 3) {  // the 3-row windows inside the plane, unrolled
+          const T acc = V::Max(fill, V::LoadMaskedOr(at, m, fill));
+          return V::Max(V::Max(acc, V::LoadMaskedOr(at + in_w, m, fill)),
+                        V::LoadMaskedOr(at + 2 * in_w, m, fill));
         }
+        T acc = fill;
+        for (int r = 0; r < rows; ++r) acc = V::Max(acc, V::LoadMaskedOr(at + r * in_w, m, fill));
         return acc;
       };
       float* yr = yc + oy * p.out_w;
@@ -281,11 +296,10 @@ void MaxPoolStride2(const PoolParams& p, const float* x, float* y, int64_t plane
         // Column 2 of output k is column 0 of output k + 1; the last lane's is the first
         // column of the next pair.
         if (kw > 2) acc = V::Max(acc, V::ShiftInNext(even, a));
-        const int64_t ox = i * N;
-        if (ox + N <= p.out_w) {
-          V::Store(yr + ox, acc);
+        if (i < whole_vectors) {
+          V::Store(yr + i * N, acc);
         } else {
-          V::StorePartial(yr + ox, acc, static_cast<int>(p.out_w - ox));
+          V::StoreMasked(yr + i * N, acc, tail);
         }
       }
     }
@@ -299,7 +313,11 @@ void Pool(const PoolParams& p, const float* x, float* y, int64_t planes) {
   // Max pools with the usual windows get the unrolled versions: the generic tap loop's
   // overhead made a 3x3 stride-2 pool several times slower than its loads and maxes.
   if (MaxPoolStride2Fits(p)) {
-    MaxPoolStride2<V>(p, x, y, planes);
+    if (p.kernel_w == 3) {
+      MaxPoolStride2<V, 3>(p, x, y, planes);
+    } else {
+      MaxPoolStride2<V, 0>(p, x, y, planes);
+    }
   } else if (p.is_max && p.kernel_w == 3 && p.stride_w == 1) {
     PoolPlanes<V, true, 3, 1>(p, x, y, planes);
   } else if (p.is_max) {

@@ -89,10 +89,10 @@ TEST(PoolCpuKernelTest, SameSizeMaxPools) {
   ExpectFastMatchesReference(OpType::kMaxPool, two, {RandomInput({1, 6, 11, 12}, rng)}, 0.f, 0.f);
 }
 
-// Stride-2 max pools run as row maxima then even / odd columns (MaxPoolRowsStride2): the
-// stem pools of resnet / squeezenet / googlenet (pads 1, ceil mode), windows of 1-7 columns,
-// rows narrower and wider than a vector, asymmetric pads, windows past the right edge; NaN
-// taps are skipped as by the reference.
+// Stride-2 max pools run as row maxima then even / odd columns (MaxPoolStride2): the stem
+// pools of resnet / squeezenet / googlenet (pads 1, ceil mode), windows of 1-7 columns, rows
+// narrower and wider than a vector, asymmetric pads, windows past the right edge; NaN taps
+// are skipped as by the reference.
 TEST(PoolCpuKernelTest, StrideTwoMaxPools) {
   std::mt19937 rng(27);
   struct Case {
@@ -103,7 +103,11 @@ TEST(PoolCpuKernelTest, StrideTwoMaxPools) {
        {Case{{1, 5, 112, 112}, 3, 3, 1, 1, 1, 1, 0}, Case{{1, 3, 111, 111}, 3, 3, 0, 0, 0, 0, 1},
         Case{{2, 4, 27, 27}, 3, 3, 0, 0, 0, 0, 1}, Case{{1, 3, 28, 28}, 3, 3, 0, 0, 0, 0, 1},
         Case{{1, 2, 9, 40}, 7, 7, 3, 3, 3, 3, 0}, Case{{1, 2, 13, 35}, 1, 1, 0, 0, 0, 0, 1},
-        Case{{1, 3, 17, 33}, 2, 5, 1, 2, 0, 1, 1}, Case{{1, 2, 6, 5}, 3, 4, 2, 3, 2, 3, 1}}) {
+        Case{{1, 3, 17, 33}, 2, 5, 1, 2, 0, 1, 1}, Case{{1, 2, 6, 5}, 3, 4, 2, 3, 2, 3, 1},
+        // Rows whose outputs read fewer column vectors than the pairs (googlenet's 14x14 pool:
+        // one), a partial last vector, a 2-wide window on a narrow row.
+        Case{{1, 6, 14, 14}, 3, 3, 0, 0, 0, 0, 1}, Case{{1, 4, 16, 16}, 3, 3, 1, 1, 1, 1, 0},
+        Case{{1, 3, 9, 9}, 2, 2, 0, 0, 0, 0, 1}, Case{{1, 2, 33, 40}, 3, 3, 1, 1, 1, 1, 1}}) {
     Attributes a;
     a.Set("kernel_shape", std::vector<int64_t>{c.kh, c.kw});
     a.Set("strides", std::vector<int64_t>{2, 2});

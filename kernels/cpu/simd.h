@@ -41,6 +41,9 @@ struct VecScalar {
   static void StorePartial(float* p, T v, int n) {
     if (n > 0) *p = v;
   }
+  static void StoreMasked(float* p, T v, bool m) {
+    if (m) *p = v;
+  }
   // A lane mask made once outside a loop (the first n lanes), for LoadMasked.
   using MaskT = bool;
   static MaskT MakeMask(int n) { return n > 0; }
@@ -157,6 +160,7 @@ struct Vec256 {
     *hi = _mm256_permute2f128_ps(l, h, 0x31);
   }
   static void StorePartial(float* p, T v, int n) { _mm256_maskstore_ps(p, Mask(n), v); }
+  static void StoreMasked(float* p, T v, MaskT m) { _mm256_maskstore_ps(p, m, v); }
   static __m256i RangeMask(int lo, int hi) {
     const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     return _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(lo), idx),
@@ -254,6 +258,7 @@ struct Vec512 {
     *hi = _mm512_permutex2var_ps(a, ih, b);
   }
   static void StorePartial(float* p, T v, int n) { _mm512_mask_storeu_ps(p, Mask(n), v); }
+  static void StoreMasked(float* p, T v, MaskT m) { _mm512_mask_storeu_ps(p, m, v); }
   static __mmask16 RangeMask(int lo, int hi) {
     return static_cast<__mmask16>(Mask(hi) & ~static_cast<unsigned>(Mask(lo)));
   }
