@@ -221,46 +221,70 @@ void MaxPool3x3Same(const PoolParams& p, const float* x, float* y, int64_t plane
   }
 }
 
-// Max pooling with horizontal stride 2 and windows up to 3 columns wide (the stem and
-// reduction pools): per output row, vectors of the window rows' column maxima, then each
-// output takes its columns from their even / odd lanes (column 2 is the even lanes one element
-// on). All in registers: a row-max buffer read back at other offsets stalled on store
-// forwarding. Every tap is a max, so the order does not change the result (NaN taps are
-// skipped either way; of two equal zeros of opposite sign, the earliest column wins here, the
-// earliest row in the reference).
-inline bool MaxPoolStride2Fits(const PoolParams& p) {
-  return p.is_max && p.stride_w == 2 && p.kernel_w <= 3 && p.pad_left < p.kernel_w &&
-         p.out_w <= kPoolMaxWidth;
+// Horizontal stride 2, windows up to 3 columns wide (the stem, reduction and transition
+// pools). Column vector j covers input columns [j * N - pad_left, +N); output vector i reads
+// column vectors 2i, 2i + 1 and (3-wide windows) lane 0 of 2i + 2, its outputs from their even
+// / odd lanes and the even lanes one element on (ShiftInNext). The vectors' lanes inside the
+// row are the same on every row and made once per call (per-row index and mask arithmetic
+// cost more than the loads on narrow planes), as is the last output vector's store mask.
+// Column vectors past the last one any output reads are not loaded (a 14-wide row needs one
+// where the pairs would read three).
+inline bool PoolStride2Fits(const PoolParams& p) {
+  return p.stride_w == 2 && p.kernel_w <= 3 && p.pad_left < p.kernel_w && p.out_w <= kPoolMaxWidth;
 }
 
-// KW: the window width as a constant (3: the stem and reduction pools), or 0 (read from p).
+template <typename V>
+struct Stride2Columns {
+  using M = typename V::MaskT;
+  static constexpr int N = V::N;
+  Stride2Columns(const PoolParams& p, int kw)
+      : out_vectors((p.out_w + N - 1) / N),
+        used_vectors((2 * (p.out_w - 1) + kw + N - 1) / N),
+        whole_vectors(p.out_w / N),
+        tail(V::MakeMask(static_cast<int>(p.out_w - p.out_w / N * N))) {
+    for (int64_t j = 0; j < 2 * out_vectors + 1; ++j) {
+      const int64_t col = j * N - p.pad_left;
+      masks[j] = V::MakeRangeMask(PoolClamp(-col, 0, N), PoolClamp(p.in_w - col, 0, N));
+    }
+  }
+  // Column vector j of the row whose column 0 (before the padding) is at `row`, `fill` in the
+  // lanes outside it; the fill without a load past the used vectors.
+  typename V::T Load(const float* row, int64_t j, typename V::T fill) const {
+    return j < used_vectors ? V::LoadMaskedOr(row + j * N, masks[j], fill) : fill;
+  }
+  void Store(float* y_row, int64_t i, typename V::T v) const {
+    if (i < whole_vectors) {
+      V::Store(y_row + i * N, v);
+    } else {
+      V::StoreMasked(y_row + i * N, v, tail);
+    }
+  }
+  int64_t out_vectors, used_vectors, whole_vectors;
+  M tail;
+  // On the stack, no allocation per call: out_w <= kPoolMaxWidth (PoolStride2Fits).
+  M masks[2 * ((kPoolMaxWidth + N - 1) / N) + 1];
+};
+
+// Max pools: per output row, vectors of the window rows' column maxima, then each output takes
+// its columns' lanes. All in registers: a row-max buffer read back at other offsets stalled on
+// store forwarding. Every tap is a max, so the order does not change the result (NaN taps are
+// skipped either way; of two equal zeros of opposite sign, the earliest column wins here, the
+// earliest row in the reference). KW: the window width as a constant (3: the stem and
+// reduction pools, unrolled with the 3-row windows), or 0 (read from p).
 template <typename V, int KW>
 void MaxPoolStride2(const PoolParams& p, const float* x, float* y, int64_t planes) {
   using T = typename V::T;
-  using M = typename V::MaskT;
-  constexpr int N = V::N;
   const int kh = static_cast<int>(p.kernel_h);
   const int kw = KW ? KW : static_cast<int>(p.kernel_w);
   const T fill = V::Set1(-FLT_MAX);
   const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
   const int64_t in_w = p.in_w;
-  // Column vector j covers input columns [j * N - pad_left, +N); its lanes inside the row,
-  // the same on every row (made once: per-row index and mask arithmetic cost more than the
-  // loads on narrow planes). Output vector i reads column vectors 2i, 2i + 1 and 2i + 2.
-  const int64_t out_vectors = (p.out_w + N - 1) / N;
-  const int64_t col_vectors = 2 * out_vectors + 1;
-  // On the stack, no allocation per call: out_w <= kPoolMaxWidth (MaxPoolStride2Fits).
-  M masks[2 * ((kPoolMaxWidth + N - 1) / N) + 1];
-  for (int64_t j = 0; j < col_vectors; ++j) {
-    const int64_t col = j * N - p.pad_left;
-    masks[j] = V::MakeRangeMask(PoolClamp(-col, 0, N), PoolClamp(in_w - col, 0, N));
-  }
-  // Column vectors any output reads (output ox: columns 2 ox .. 2 ox + kw - 1 from the
-  // first): past them a column maximum is the fill, without loads (a 14-wide row needs one
-  // vector where the pairs would read three). The last output vector's lanes, made once.
-  const int64_t used_vectors = (2 * (p.out_w - 1) + kw + N - 1) / N;
-  const int64_t whole_vectors = p.out_w / N;
-  const M tail = V::MakeMask(static_cast<int>(p.out_w - whole_vectors * N));
+  const Stride2Columns<V> cols(p, kw);
+  // Locals for the loop below (kept in registers; through `cols` they were reloaded: 2-9 %).
+  const typename V::MaskT* masks = cols.masks;
+  const int64_t used_vectors = cols.used_vectors, whole_vectors = cols.whole_vectors;
+  const typename V::MaskT tail = cols.tail;
+  constexpr int N = V::N;
   for (int64_t c = 0; c < planes; ++c) {
     const float* xc = x + c * in_plane;
     float* yc = y + c * out_plane;
@@ -274,8 +298,8 @@ void MaxPoolStride2(const PoolParams& p, const float* x, float* y, int64_t plane
       auto column_max = [&](int64_t j) {
         if (j >= used_vectors) return fill;
         const float* at = r0 + j * N;
-        const M m = masks[j];
-        if (rows == 3) {  // the 3-row windows inside the plane, unrolled
+        const typename V::MaskT m = masks[j];
+        if (rows == 3) {
           const T acc = V::Max(fill, V::LoadMaskedOr(at, m, fill));
           return V::Max(V::Max(acc, V::LoadMaskedOr(at + in_w, m, fill)),
                         V::LoadMaskedOr(at + 2 * in_w, m, fill));
@@ -286,7 +310,7 @@ void MaxPoolStride2(const PoolParams& p, const float* x, float* y, int64_t plane
       };
       float* yr = yc + oy * p.out_w;
       T a = column_max(0);
-      for (int64_t i = 0; i < out_vectors; ++i) {
+      for (int64_t i = 0; i < cols.out_vectors; ++i) {
         const T b = column_max(2 * i + 1);
         T even, odd;
         V::Deinterleave(a, b, &even, &odd);
@@ -306,17 +330,83 @@ void MaxPoolStride2(const PoolParams& p, const float* x, float* y, int64_t plane
   }
 }
 
+// Average pools (densenet's 2x2 transitions): the taps added in window order, row by row and
+// in each row column by column, from 0 as the reference (and PoolPlanes) do, padding lanes as
+// +0; then divided by the taps counted, rows x columns. Where every count of the row is a
+// power of two (2x2 windows: 4, and 2 or 1 at the edges), multiplied by its reciprocal
+// instead: the same exactly rounded quotient, without a division (~16 cycles a vector here).
+template <typename V, int KW>
+void AvgPoolStride2(const PoolParams& p, const float* x, float* y, int64_t planes) {
+  using T = typename V::T;
+  constexpr int N = V::N;
+  const int kh = static_cast<int>(p.kernel_h);
+  const int kw = KW ? KW : static_cast<int>(p.kernel_w);
+  const T zero = V::Zero();
+  const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+  const int64_t in_w = p.in_w;
+  const Stride2Columns<V> cols(p, kw);
+  float col_count[kPoolMaxWidth + N], col_inv[kPoolMaxWidth + N];
+  auto pow2 = [](int64_t n) { return n > 0 && (n & (n - 1)) == 0; };
+  bool cols_pow2 = true;
+  for (int64_t ox = 0; ox < cols.out_vectors * N; ++ox) {
+    const int64_t s = ox * 2 - p.pad_left;
+    const int64_t n = ox >= p.out_w          ? 1
+                      : p.count_include_pad ? TapsIn(s, kw, -p.pad_left, p.in_w + p.pad_right)
+                                            : TapsIn(s, kw, 0, p.in_w);
+    cols_pow2 = cols_pow2 && pow2(n);
+    col_count[ox] = static_cast<float>(n);
+    col_inv[ox] = n > 0 ? 1.f / static_cast<float>(n) : 0.f;
+  }
+  for (int64_t c = 0; c < planes; ++c) {
+    const float* xc = x + c * in_plane;
+    float* yc = y + c * out_plane;
+    for (int64_t oy = 0; oy < p.out_h; ++oy) {
+      const int64_t iy0 = oy * p.stride_h - p.pad_top;
+      const int ky0 = PoolClamp(-iy0, 0, kh), ky1 = PoolClamp(p.in_h - iy0, 0, kh);
+      const int64_t rn = p.count_include_pad ? TapsIn(iy0, kh, -p.pad_top, p.in_h + p.pad_bottom)
+                                             : TapsIn(iy0, kh, 0, p.in_h);
+      const T row_count = V::Set1(static_cast<float>(rn));
+      const bool multiply = cols_pow2 && pow2(rn);
+      const T row_inv = V::Set1(rn > 0 ? 1.f / static_cast<float>(rn) : 0.f);
+      float* yr = yc + oy * p.out_w;
+      for (int64_t i = 0; i < cols.out_vectors; ++i) {
+        T acc = zero;
+        for (int ky = ky0; ky < ky1; ++ky) {
+          const float* row = xc + (iy0 + ky) * in_w - p.pad_left;
+          T even, odd;
+          V::Deinterleave(cols.Load(row, 2 * i, zero), cols.Load(row, 2 * i + 1, zero), &even,
+                          &odd);
+          acc = V::Add(acc, even);
+          if (kw > 1) acc = V::Add(acc, odd);
+          if (kw > 2) acc = V::Add(acc, V::ShiftInNext(even, cols.Load(row, 2 * i + 2, zero)));
+        }
+        // An empty window (count 0) averages to 0, as in the reference.
+        const T cnt = V::Mul(row_count, V::Load(col_count + i * N));
+        cols.Store(yr, i,
+                   multiply ? V::Mul(acc, V::Mul(row_inv, V::Load(col_inv + i * N)))
+                            : V::Div(acc, V::Max(cnt, V::Set1(1.f))));
+      }
+    }
+  }
+}
+
 template <typename V>
 void Pool(const PoolParams& p, const float* x, float* y, int64_t planes) {
   if (MaxPool3x3SameFits(p, V::N)) return MaxPool3x3Same<V>(p, x, y, planes);
   if (PoolFlatFits(p, V::N)) return MaxPoolFlat<V>(p, x, y, planes);
   // Max pools with the usual windows get the unrolled versions: the generic tap loop's
   // overhead made a 3x3 stride-2 pool several times slower than its loads and maxes.
-  if (MaxPoolStride2Fits(p)) {
+  if (p.is_max && PoolStride2Fits(p)) {
     if (p.kernel_w == 3) {
       MaxPoolStride2<V, 3>(p, x, y, planes);
     } else {
       MaxPoolStride2<V, 0>(p, x, y, planes);
+    }
+  } else if (!p.is_max && PoolStride2Fits(p)) {
+    if (p.kernel_w == 2) {
+      AvgPoolStride2<V, 2>(p, x, y, planes);
+    } else {
+      AvgPoolStride2<V, 0>(p, x, y, planes);
     }
   } else if (p.is_max && p.kernel_w == 3 && p.stride_w == 1) {
     PoolPlanes<V, true, 3, 1>(p, x, y, planes);

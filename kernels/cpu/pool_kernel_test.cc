@@ -122,6 +122,32 @@ TEST(PoolCpuKernelTest, StrideTwoMaxPools) {
   }
 }
 
+// Stride-2 average pools with windows up to 3 columns (AvgPoolStride2): densenet's 2x2
+// transitions (the reciprocal of a power-of-two count), 3x3 windows with pads counted or not
+// (divided), ceil mode, rows needing one column vector, a partial last vector, 1-wide windows.
+TEST(PoolCpuKernelTest, StrideTwoAveragePools) {
+  std::mt19937 rng(28);
+  struct Case {
+    Shape shape;
+    int64_t kh, kw, pt, pl, pb, pr, ceil, include_pad;
+  };
+  for (const Case& c :
+       {Case{{1, 5, 56, 56}, 2, 2, 0, 0, 0, 0, 0, 0}, Case{{1, 7, 14, 14}, 2, 2, 0, 0, 0, 0, 0, 0},
+        Case{{2, 3, 27, 29}, 2, 2, 0, 0, 0, 0, 1, 0}, Case{{1, 4, 28, 28}, 3, 3, 1, 1, 1, 1, 0, 0},
+        Case{{1, 4, 17, 35}, 3, 3, 1, 1, 1, 1, 1, 1}, Case{{1, 3, 9, 40}, 3, 2, 2, 1, 0, 1, 1, 1},
+        Case{{1, 2, 13, 13}, 1, 1, 0, 0, 0, 0, 0, 0}, Case{{1, 3, 33, 33}, 3, 3, 0, 0, 0, 0, 1, 0}}) {
+    Attributes a;
+    a.Set("kernel_shape", std::vector<int64_t>{c.kh, c.kw});
+    a.Set("strides", std::vector<int64_t>{2, 2});
+    a.Set("pads", std::vector<int64_t>{c.pt, c.pl, c.pb, c.pr});
+    a.Set("ceil_mode", c.ceil);
+    a.Set("count_include_pad", c.include_pad);
+    SCOPED_TRACE(ShapeToString(c.shape) + " window " + std::to_string(c.kh) + "x" +
+                 std::to_string(c.kw));
+    ExpectFastMatchesReference(OpType::kAveragePool, a, {RandomInput(c.shape, rng)}, 0.f, 0.f);
+  }
+}
+
 TEST(PoolCpuKernelTest, GlobalPools) {
   std::mt19937 rng(23);
   for (const Shape& s : {Shape{1, 7, 7, 7}, Shape{2, 5, 13, 13}, Shape{1, 3, 1, 1},
