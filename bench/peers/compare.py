@@ -57,9 +57,23 @@ def shape_args(model):
     return out.split()
 
 
+MODEL_BENCH = os.path.join(ROOT, "build", "bench", "kiln_model_bench")
+
+
+def check_model_bench(kiln):
+    """--cpu-time times Kiln through kiln_model_bench, built only with -DKILN_BUILD_BENCH=ON: a
+    copy left from an earlier configuration would time old kernels beside the current kiln."""
+    if not os.path.exists(MODEL_BENCH):
+        sys.exit(f"compare.py: --cpu-time needs {MODEL_BENCH}: configure the build with "
+                 "-DKILN_BUILD_BENCH=ON and build it")
+    if os.path.exists(kiln) and os.path.getmtime(MODEL_BENCH) < os.path.getmtime(kiln):
+        sys.exit(f"compare.py: {MODEL_BENCH} is older than {kiln} (stale kernels): configure "
+                 "the build with -DKILN_BUILD_BENCH=ON and rebuild it, or leave out --cpu-time")
+
+
 def run_kiln_cpu_time(model_dir, runs, isa):
     """1 thread timed with the thread's CPU clock (build/bench/kiln_model_bench --cpu-time)."""
-    cmd = [os.path.join(ROOT, "build", "bench", "kiln_model_bench"), model_dir, "--threads", "1",
+    cmd = [MODEL_BENCH, model_dir, "--threads", "1",
            "--runs", str(runs), "--warmup", "10", "--isa", isa, "--cpu-time"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return float(re.search(r"median ([0-9.]+) ms", out).group(1)), float("nan"), 0
@@ -90,6 +104,8 @@ def main():
                          "shared with other work; Kiln through build/bench/kiln_model_bench, "
                          "no session/RSS figures); multi-thread rows stay wall-clock")
     args = ap.parse_args()
+    if args.cpu_time:
+        check_model_bench(args.kiln)
     python = ensure_venv(args.venv)
     print(f"{'model':20s} {'T':>2s} {'ORT ms':>9s} {'Kiln ms':>9s} {'Kiln/ORT':>9s} "
           f"{'ORT sess':>9s} {'Kiln sess':>9s} {'ORT RSS':>9s} {'Kiln RSS':>9s}")
