@@ -350,7 +350,7 @@ void AvgPoolStride2(const PoolParams& p, const float* x, float* y, int64_t plane
   bool cols_pow2 = true;
   for (int64_t ox = 0; ox < cols.out_vectors * N; ++ox) {
     const int64_t s = ox * 2 - p.pad_left;
-    const int64_t n = ox >= p.out_w          ? 1
+    const int64_t n = ox >= p.out_w         ? 1
                       : p.count_include_pad ? TapsIn(s, kw, -p.pad_left, p.in_w + p.pad_right)
                                             : TapsIn(s, kw, 0, p.in_w);
     cols_pow2 = cols_pow2 && pow2(n);
