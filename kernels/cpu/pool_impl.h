@@ -27,6 +27,20 @@ inline int64_t TapsIn(int64_t start, int64_t k, int64_t lo, int64_t hi) {
   return b > a ? b - a : 0;
 }
 
+// The window rows of output row oy: input rows iy0 + [ky0, ky1) lie inside the input, and
+// `counted` rows count towards an average (the padding's too with count_include_pad).
+struct PoolRows {
+  int64_t iy0;
+  int ky0, ky1;
+  int64_t counted;
+};
+inline PoolRows RowsOf(const PoolParams& p, int64_t oy, int kh) {
+  const int64_t iy0 = oy * p.stride_h - p.pad_top;
+  return {iy0, PoolClamp(-iy0, 0, kh), PoolClamp(p.in_h - iy0, 0, kh),
+          p.count_include_pad ? TapsIn(iy0, kh, -p.pad_top, p.in_h + p.pad_bottom)
+                              : TapsIn(iy0, kh, 0, p.in_h)};
+}
+
 // KW / SW nonzero: the window width and column stride as constants (the common 3x3 and 2x2
 // windows), so the tap loop unrolls; 0: read from p.
 template <typename V, bool kMax, int KW = 0, int SW = 0>
@@ -59,11 +73,10 @@ void PoolPlanes(const PoolParams& p, const float* x, float* y, int64_t planes) {
     const float* xc = x + c * in_plane;
     float* yc = y + c * out_plane;
     for (int64_t oy = 0; oy < p.out_h; ++oy) {
-      const int64_t iy0 = oy * p.stride_h - p.pad_top;
-      const int ky0 = PoolClamp(-iy0, 0, kh), ky1 = PoolClamp(p.in_h - iy0, 0, kh);
-      const float row_count = static_cast<float>(
-          p.count_include_pad ? TapsIn(iy0, kh, -p.pad_top, p.in_h + p.pad_bottom)
-                              : TapsIn(iy0, kh, 0, p.in_h));
+      const PoolRows w = RowsOf(p, oy, kh);
+      const int64_t iy0 = w.iy0;
+      const int ky0 = w.ky0, ky1 = w.ky1;
+      const float row_count = static_cast<float>(w.counted);
       for (int64_t ox = 0; ox < p.out_w;) {
         const int64_t ix0 = ox * sw - p.pad_left;
         const bool inside = ox >= ox_lo && ox <= max_start && ox + N <= p.out_w;
@@ -289,11 +302,10 @@ void MaxPoolStride2(const PoolParams& p, const float* x, float* y, int64_t plane
     const float* xc = x + c * in_plane;
     float* yc = y + c * out_plane;
     for (int64_t oy = 0; oy < p.out_h; ++oy) {
-      const int64_t iy0 = oy * p.stride_h - p.pad_top;
-      const int ky0 = PoolClamp(-iy0, 0, kh), ky1 = PoolClamp(p.in_h - iy0, 0, kh);
-      const int rows = ky1 - ky0;
+      const PoolRows w = RowsOf(p, oy, kh);
+      const int rows = w.ky1 - w.ky0;
       // Input column 0 of the window's first row, where the column vectors are counted from.
-      const float* r0 = xc + std::max<int64_t>(iy0 + ky0, 0) * in_w - p.pad_left;
+      const float* r0 = xc + std::max<int64_t>(w.iy0 + w.ky0, 0) * in_w - p.pad_left;
       // Max keeps its first operand when the second is NaN: NaN taps are skipped.
       auto column_max = [&](int64_t j) {
         if (j >= used_vectors) return fill;
@@ -361,18 +373,16 @@ void AvgPoolStride2(const PoolParams& p, const float* x, float* y, int64_t plane
     const float* xc = x + c * in_plane;
     float* yc = y + c * out_plane;
     for (int64_t oy = 0; oy < p.out_h; ++oy) {
-      const int64_t iy0 = oy * p.stride_h - p.pad_top;
-      const int ky0 = PoolClamp(-iy0, 0, kh), ky1 = PoolClamp(p.in_h - iy0, 0, kh);
-      const int64_t rn = p.count_include_pad ? TapsIn(iy0, kh, -p.pad_top, p.in_h + p.pad_bottom)
-                                             : TapsIn(iy0, kh, 0, p.in_h);
+      const PoolRows w = RowsOf(p, oy, kh);
+      const int64_t rn = w.counted;
       const T row_count = V::Set1(static_cast<float>(rn));
       const bool multiply = cols_pow2 && pow2(rn);
       const T row_inv = V::Set1(rn > 0 ? 1.f / static_cast<float>(rn) : 0.f);
       float* yr = yc + oy * p.out_w;
       for (int64_t i = 0; i < cols.out_vectors; ++i) {
         T acc = zero;
-        for (int ky = ky0; ky < ky1; ++ky) {
-          const float* row = xc + (iy0 + ky) * in_w - p.pad_left;
+        for (int ky = w.ky0; ky < w.ky1; ++ky) {
+          const float* row = xc + (w.iy0 + ky) * in_w - p.pad_left;
           T even, odd;
           V::Deinterleave(cols.Load(row, 2 * i, zero), cols.Load(row, 2 * i + 1, zero), &even,
                           &odd);
