@@ -56,12 +56,15 @@ bool ConvGemmT::Wins(const Conv2dGeometry& g, const CpuKernels& kernels) {
   // forced onto small reductions, 64 -> 256 and 64 -> 384, it lost 1.36-1.39x).
   constexpr int64_t kWeightsPastL2 = 1 << 20;
   if (g.kernel_size() == 1 && g.out_c * g.gemm_k() * 4 >= kWeightsPastL2) return true;
-  // Same-width stride-1 windows (read through the lane table) with 256 output channels or
+  // Same-width stride-1 windows (read through the lane table) with 160 output channels or
   // more win too, whatever the padding: resnet18's 256 x 14x14 3x3 layer 5.06 -> 4.52 ms,
-  // squeezenet's 64 -> 256 on 13x13 1.12 -> 1.10 ms (interleaved runs, one thread). With few
-  // output channels the panels are packed for too few channel tiles (densenet121's 128 -> 32
-  // on 14x14: 1.42x slower, 48 -> 192 on 13x13: 1.06x).
-  if (g.kernel_size() > 1 && g.out_c >= 256 && g.is_same_width()) return true;
+  // squeezenet's 64 -> 256 on 13x13 1.12 -> 1.10 ms (interleaved runs, one thread); since the
+  // fp32 tiles' epilogues went branch-free, also googlenet_rw's 3x3 layers on 14x14 to 160,
+  // 192, 208 and 224 channels (1.07-1.10x, ConvGemm and ConvGemmT alternating in one
+  // process, best of each). With fewer output channels the panels are packed for too few
+  // channel tiles: 96 and 128 outputs even, 64 -> 96 0.98x, 32 -> 64 0.89x, densenet121's
+  // 128 -> 32 on 14x14 0.73x.
+  if (g.kernel_size() > 1 && g.out_c >= 160 && g.is_same_width()) return true;
   // Multiply-adds each orientation issues: ConvGemm pads pixels to its tiles' vectors of 16
   // (gemm_t exists only with 16-float vectors) and channels to 8; this one pads pixels to 8
   // and channels to 16.
