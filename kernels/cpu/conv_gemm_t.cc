@@ -23,7 +23,10 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 ConvGemmT::ConvGemmT(const Conv2dGeometry& g, const CpuKernels& kernels, int threads)
     : g_(g), kernels_(&kernels) {
   im2col_ = Im2colFor(g);
-  lanes_ = ConvLaneTable::For(g, kGemmTRows, /*phases=*/false);
+  // Stride-2 layers read phase planes (split per image into the scratch's start), so their
+  // panels pack through the lane table too: the generic im2col had been a third of resnet18's
+  // 256 -> 512 stride-2 layer on 7x7.
+  lanes_ = ConvLaneTable::For(g, kGemmTRows, /*phases=*/true);
   k_ = g.gemm_k();
   n_ = g.out_plane();
   m_ = g.out_c;
@@ -63,8 +66,13 @@ bool ConvGemmT::Wins(const Conv2dGeometry& g, const CpuKernels& kernels) {
   // 192, 208 and 224 channels (1.07-1.10x, ConvGemm and ConvGemmT alternating in one
   // process, best of each). With fewer output channels the panels are packed for too few
   // channel tiles: 96 and 128 outputs even, 64 -> 96 0.98x, 32 -> 64 0.89x, densenet121's
-  // 128 -> 32 on 14x14 0.73x.
-  if (g.kernel_size() > 1 && g.out_c >= 160 && g.is_same_width()) return true;
+  // 128 -> 32 on 14x14 0.73x. Stride-2 windows read through phase planes likewise (resnet18's
+  // 128 -> 256 to 14x14 1.09-1.24x, 96 -> 192 1.09x, 128 -> 128 1.01x, 64 -> 128 on 7x7 1.10x
+  // but 32 -> 64 0.89x).
+  if (g.kernel_size() > 1 && g.out_c >= 160 &&
+      (g.is_same_width() || !ConvLaneTable::For(g, kGemmTRows, /*phases=*/true).empty())) {
+    return true;
+  }
   // Multiply-adds each orientation issues: ConvGemm pads pixels to its tiles' vectors of 16
   // (gemm_t exists only with 16-float vectors) and channels to 8; this one pads pixels to 8
   // and channels to 16.
@@ -75,8 +83,14 @@ bool ConvGemmT::Wins(const Conv2dGeometry& g, const CpuKernels& kernels) {
   return transposed * 10 < gemm * 9;
 }
 
+size_t ConvGemmT::PhaseBytes() const {
+  if (!lanes_.phases) return 0;
+  const auto bytes = static_cast<size_t>(g_.in_c * lanes_.channel_stride) * sizeof(float);
+  return (bytes + 63) / 64 * 64;
+}
+
 size_t ConvGemmT::ScratchBytes() const {
-  return static_cast<size_t>(panels_ * k_ * kGemmTRows) * sizeof(float);
+  return PhaseBytes() + static_cast<size_t>(panels_ * k_ * kGemmTRows) * sizeof(float);
 }
 
 // Work item `item` of one image: panels [q_begin, q_end) of one channel tile, their 8 x 32 sums
@@ -128,10 +142,23 @@ void ConvGemmT::RunItem(int64_t item, const float* block16, const float* bias,
 
 void ConvGemmT::Run(const float* x, const float* block16, const float* bias, const float* residual,
                     const ActivationParams& act, float* y, void* scratch, ThreadPool* pool) const {
-  float* panels = static_cast<float*>(scratch);
+  auto* phases = static_cast<float*>(scratch);
+  float* panels = reinterpret_cast<float*>(static_cast<char*>(scratch) + PhaseBytes());
   const bool threaded = pool && pool->num_threads() > 1;
   for (int64_t n = 0; n < g_.batch; ++n) {
     const float* xn = x + n * g_.in_c * g_.in_plane();
+    if (lanes_.phases) {
+      auto split = [&](int64_t c0, int64_t c1) {
+        lanes_.SplitPhases(g_, xn + c0 * g_.in_plane(), c1 - c0,
+                           phases + c0 * lanes_.channel_stride);
+      };
+      if (threaded) {
+        pool->ParallelFor(g_.in_c, split);
+      } else {
+        split(0, g_.in_c);
+      }
+      xn = phases;
+    }
     float* yn = y + n * m_ * n_;
     const float* rn = residual ? residual + n * m_ * n_ : nullptr;
     const Im2colParams params = lanes_.Params(im2col_);

@@ -35,13 +35,14 @@ class ConvGemmT {
            const ActivationParams& act, float* y, void* scratch, ThreadPool* pool) const;
 
  private:
+  size_t PhaseBytes() const;  // the stride-2 phase planes at the start of the scratch
   void RunItem(int64_t item, const float* block16, const float* bias, const float* residual,
                const ActivationParams& act, float* y, const float* panels) const;
 
   Conv2dGeometry g_;
   const CpuKernels* kernels_ = nullptr;
   Im2colParams im2col_;
-  ConvLaneTable lanes_;  // same-size layers' lane table for 8-pixel panels, or empty
+  ConvLaneTable lanes_;  // the lane table for 8-pixel panels (stride 2: of phase planes), or empty
   int64_t k_ = 0, n_ = 0, m_ = 0;   // reduction, pixels, output channels
   int64_t kc_ = 0;                  // reduction block: a 32-channel weight slice fits in L1
   int64_t panels_ = 0, tiles_ = 0;  // 8-pixel panels, 32-channel tiles

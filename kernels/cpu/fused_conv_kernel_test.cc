@@ -168,6 +168,12 @@ TEST(FusedConvSimdTest, SmallPlanesTransposed) {
       {1, 528, 5, 5, 520, 1, 1, 0, 1, 1},   // 1x1 with over 1 MiB of weights, a half tile
       {1, 576, 7, 7, 160, 1, 1, 0, 1, 1},   // pointwise to few channels on 7x7
       {1, 40, 7, 7, 48, 1, 1, 0, 1, 1},     // a short reduction, one tile and a half
+      // Stride 2 through phase planes: halving (14 -> 7, 13 -> 7), one plane per window
+      // column (15 -> 7 unpadded), batch 2 (split per image), 14x14 outputs with 160 channels.
+      {1, 40, 14, 14, 64, 3, 2, 1, 1, 1},
+      {2, 24, 13, 13, 48, 3, 2, 1, 1, 1},
+      {1, 16, 15, 15, 32, 3, 2, 0, 1, 1},
+      {1, 20, 28, 28, 160, 3, 2, 1, 1, 1},
   };
   int i = 0;
   for (const Geometry& g : geos) {
