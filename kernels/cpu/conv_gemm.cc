@@ -31,17 +31,25 @@ bool IsStridedPointwise(const Conv2dGeometry& g) {
          g.pad_top == 0 && g.pad_left == 0 && g.pad_bottom == 0 && g.pad_right == 0;
 }
 
+// Stride-2 layers whose output rows fit the row phases (phase planes are read).
+bool ReadsPhases(const Conv2dGeometry& g, bool phases) {
+  return phases && g.stride_h == 2 && g.stride_w == 2 && g.out_h <= (g.in_h + 1) / 2;
+}
+
 }  // namespace
+
+bool ConvLaneTable::Applies(const Conv2dGeometry& g, bool phases) {
+  return g.dilation_h == 1 && g.dilation_w == 1 && (g.is_same_width() || ReadsPhases(g, phases));
+}
 
 ConvLaneTable ConvLaneTable::For(const Conv2dGeometry& g, int64_t nr, bool phases) {
   ConvLaneTable t;
-  if (g.dilation_h != 1 || g.dilation_w != 1 || nr > 32) return t;
+  if (!Applies(g, phases) || nr > 32) return t;
   const bool same = g.is_same_width();
-  const bool stride2 = phases && g.stride_h == 2 && g.stride_w == 2 && g.out_h <= (g.in_h + 1) / 2;
+  const bool stride2 = ReadsPhases(g, phases);
+  // Stride-2 layers halving the width read two column phases; the others (squeezenet's 224 ->
+  // 111 stem) one plane per window column.
   const bool halving = stride2 && g.out_w == (g.in_w + 1) / 2;
-  // Other stride-2 layers (squeezenet's 224 -> 111 stem): one plane per window column.
-  const bool columns = stride2 && !halving && !same;
-  if (!same && !halving && !columns) return t;
   const int64_t taps = g.kernel_size(), n = g.out_plane(), tiles = CeilDiv(n, nr);
   const int64_t s = g.stride_h;
   t.offsets.resize(static_cast<size_t>(taps));
@@ -108,8 +116,20 @@ Im2colParams ConvLaneTable::Params(const Im2colParams& base) const {
   return p;
 }
 
-void ConvLaneTable::SplitPhases(const Conv2dGeometry& g, const float* x, int64_t planes,
-                                float* dst) const {
+size_t ConvLaneTable::PhaseBytes(int64_t planes) const {
+  if (!phases) return 0;
+  const auto floats = static_cast<size_t>(planes * channel_stride);
+  return (floats * sizeof(float) + kAlign - 1) / kAlign * kAlign;
+}
+
+void ConvLaneTable::SplitPhases(const Conv2dGeometry& g, const float* x, int64_t planes, float* dst,
+                                ThreadPool* pool) const {
+  if (pool && planes > 1) {
+    pool->ParallelFor(planes, [&](int64_t c0, int64_t c1) {
+      SplitPhases(g, x + c0 * g.in_plane(), c1 - c0, dst + c0 * channel_stride);
+    });
+    return;
+  }
   const int64_t plane = phase_h * phase_w;
   if (phase_cols != 2) {
     // Plane (a, kx) row i, column j: x[2i + a][2j + kx - pad_left], 0 outside the input.
@@ -240,11 +260,7 @@ size_t ConvGemm::SubsampleBytes() const {
   return (floats * sizeof(float) + kAlign - 1) / kAlign * kAlign;
 }
 
-size_t ConvGemm::PhaseBytes() const {
-  if (!lanes_.phases) return 0;
-  const auto floats = static_cast<size_t>(g_.batch * g_.in_c * lanes_.channel_stride);
-  return (floats * sizeof(float) + kAlign - 1) / kAlign * kAlign;
-}
+size_t ConvGemm::PhaseBytes() const { return lanes_.PhaseBytes(g_.batch * g_.in_c); }
 
 size_t ConvGemm::ScratchBytes() const {
   if (direct_) return SubsampleBytes();
@@ -380,15 +396,7 @@ void ConvGemm::Run(const float* x, const float* packed, const float* bias, const
   if (lanes_.phases) {
     // Stride-2 layers read their phase planes (the scratch's first PhaseBytes), split first.
     auto* phases = static_cast<float*>(scratch);
-    const int64_t planes = g_.batch * g_.in_c;
-    auto split = [&](int64_t c0, int64_t c1) {
-      lanes_.SplitPhases(g_, x + c0 * g_.in_plane(), c1 - c0, phases + c0 * lanes_.channel_stride);
-    };
-    if (pool && shares_ > 1) {
-      pool->ParallelFor(planes, split);
-    } else {
-      split(0, planes);
-    }
+    lanes_.SplitPhases(g_, x, g_.batch * g_.in_c, phases, shares_ > 1 ? pool : nullptr);
     src = phases;
   } else if (subsample_) {
     // Strided 1x1 layers (resnet's downsampling shortcuts) read every stride-th pixel: only

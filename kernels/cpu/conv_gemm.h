@@ -50,11 +50,17 @@ struct ConvLaneTable {
   int64_t phase_cols = 2;  // column planes per row phase: 2, or kernel_w
 
   static ConvLaneTable For(const Conv2dGeometry& g, int64_t nr, bool phases);
+  // Whether For(g, nr, phases) gives a table for nr <= 32, without building it.
+  static bool Applies(const Conv2dGeometry& g, bool phases);
   bool empty() const { return lanes.empty(); }
   // Im2colParams reading through this table (its addresses are taken here: keep it alive).
   Im2colParams Params(const Im2colParams& base) const;
-  // Splits `planes` input planes of g into phase planes at dst (channel_stride floats each).
-  void SplitPhases(const Conv2dGeometry& g, const float* x, int64_t planes, float* dst) const;
+  // Splits `planes` input planes of g into phase planes at dst (channel_stride floats each),
+  // over `pool` where there is one.
+  void SplitPhases(const Conv2dGeometry& g, const float* x, int64_t planes, float* dst,
+                   ThreadPool* pool = nullptr) const;
+  // The bytes of `planes` channels' phase planes, 64-byte aligned (0 without phases).
+  size_t PhaseBytes(int64_t planes) const;
 };
 
 class ConvGemm {

@@ -69,8 +69,7 @@ bool ConvGemmT::Wins(const Conv2dGeometry& g, const CpuKernels& kernels) {
   // 128 -> 32 on 14x14 0.73x. Stride-2 windows read through phase planes likewise (resnet18's
   // 128 -> 256 to 14x14 1.09-1.24x, 96 -> 192 1.09x, 128 -> 128 1.01x, 64 -> 128 on 7x7 1.10x
   // but 32 -> 64 0.89x).
-  if (g.kernel_size() > 1 && g.out_c >= 160 &&
-      (g.is_same_width() || !ConvLaneTable::For(g, kGemmTRows, /*phases=*/true).empty())) {
+  if (g.kernel_size() > 1 && g.out_c >= 160 && ConvLaneTable::Applies(g, /*phases=*/true)) {
     return true;
   }
   // Multiply-adds each orientation issues: ConvGemm pads pixels to its tiles' vectors of 16
@@ -83,11 +82,7 @@ bool ConvGemmT::Wins(const Conv2dGeometry& g, const CpuKernels& kernels) {
   return transposed * 10 < gemm * 9;
 }
 
-size_t ConvGemmT::PhaseBytes() const {
-  if (!lanes_.phases) return 0;
-  const auto bytes = static_cast<size_t>(g_.in_c * lanes_.channel_stride) * sizeof(float);
-  return (bytes + 63) / 64 * 64;
-}
+size_t ConvGemmT::PhaseBytes() const { return lanes_.PhaseBytes(g_.in_c); }
 
 size_t ConvGemmT::ScratchBytes() const {
   return PhaseBytes() + static_cast<size_t>(panels_ * k_ * kGemmTRows) * sizeof(float);
@@ -148,15 +143,7 @@ void ConvGemmT::Run(const float* x, const float* block16, const float* bias, con
   for (int64_t n = 0; n < g_.batch; ++n) {
     const float* xn = x + n * g_.in_c * g_.in_plane();
     if (lanes_.phases) {
-      auto split = [&](int64_t c0, int64_t c1) {
-        lanes_.SplitPhases(g_, xn + c0 * g_.in_plane(), c1 - c0,
-                           phases + c0 * lanes_.channel_stride);
-      };
-      if (threaded) {
-        pool->ParallelFor(g_.in_c, split);
-      } else {
-        split(0, g_.in_c);
-      }
+      lanes_.SplitPhases(g_, xn, g_.in_c, phases, threaded ? pool : nullptr);
       xn = phases;
     }
     float* yn = y + n * m_ * n_;

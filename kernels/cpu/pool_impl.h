@@ -293,10 +293,10 @@ void MaxPoolStride2(const PoolParams& p, const float* x, float* y, int64_t plane
   const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
   const int64_t in_w = p.in_w;
   const Stride2Columns<V> cols(p, kw);
-  // Locals for the loop below (kept in registers; through `cols` they were reloaded: 2-9 %).
+  // The masks and the used count as locals for the loads below: read through `cols` (as the
+  // average kernel does) the max kernel ran 2-9 % slower.
   const typename V::MaskT* masks = cols.masks;
-  const int64_t used_vectors = cols.used_vectors, whole_vectors = cols.whole_vectors;
-  const typename V::MaskT tail = cols.tail;
+  const int64_t used_vectors = cols.used_vectors;
   constexpr int N = V::N;
   for (int64_t c = 0; c < planes; ++c) {
     const float* xc = x + c * in_plane;
@@ -332,11 +332,7 @@ void MaxPoolStride2(const PoolParams& p, const float* x, float* y, int64_t plane
         // Column 2 of output k is column 0 of output k + 1; the last lane's is the first
         // column of the next pair.
         if (kw > 2) acc = V::Max(acc, V::ShiftInNext(even, a));
-        if (i < whole_vectors) {
-          V::Store(yr + i * N, acc);
-        } else {
-          V::StoreMasked(yr + i * N, acc, tail);
-        }
+        cols.Store(yr, i, acc);
       }
     }
   }
@@ -390,11 +386,13 @@ void AvgPoolStride2(const PoolParams& p, const float* x, float* y, int64_t plane
           if (kw > 1) acc = V::Add(acc, odd);
           if (kw > 2) acc = V::Add(acc, V::ShiftInNext(even, cols.Load(row, 2 * i + 2, zero)));
         }
-        // An empty window (count 0) averages to 0, as in the reference.
-        const T cnt = V::Mul(row_count, V::Load(col_count + i * N));
-        cols.Store(yr, i,
-                   multiply ? V::Mul(acc, V::Mul(row_inv, V::Load(col_inv + i * N)))
-                            : V::Div(acc, V::Max(cnt, V::Set1(1.f))));
+        if (multiply) {
+          cols.Store(yr, i, V::Mul(acc, V::Mul(row_inv, V::Load(col_inv + i * N))));
+        } else {
+          // An empty window (count 0) averages to 0, as in the reference.
+          const T cnt = V::Mul(row_count, V::Load(col_count + i * N));
+          cols.Store(yr, i, V::Div(acc, V::Max(cnt, V::Set1(1.f))));
+        }
       }
     }
   }
