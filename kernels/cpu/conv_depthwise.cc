@@ -32,9 +32,17 @@ ConvDepthwise::ConvDepthwise(const Conv2dGeometry& g, const CpuKernels& kernels,
   // that costs what the lanes save (layer alone, alternating with the plane kernel, best of
   // ~1000 runs, one thread: 144 x 56 -> 28 1.04x, 96 x 112 -> 56 0.95x, where 192 x 28 -> 14
   // is 1.41x, 576 x 14 -> 7 2.9x and the stride-1 layers 1.06-1.9x, 5x5 2.2-2.9x).
+  // AVX2 (two 8-lane halves; Zen 3, one thread, alternating): stride 1 1.08x on 32 x 112x112
+  // to 2.0-3.1x on 14x14 (5x5: 672 x 14x14 3.1x); stride 2 wins on inputs up to 56 columns
+  // (144 x 56 -> 28 1.20x, 240 x 56 5x5 1.82x, 672 x 28 2.3x) and loses on 112 (0.98x). Planes
+  // a multiple of 4 KiB apart lose there (32x32 0.89x, 64x64 0.66-0.74x): the 8 or 16 planes
+  // read and written at once fall into the same L1 sets.
+  const bool avx2 = kernels.isa == Isa::kAvx2;
+  const int64_t max_stride2_width = avx2 ? 56 : 32;
+  const bool aliased = avx2 && g.in_plane() * 4 % 4096 == 0;
   lanes_ = kernels.dwconv_lanes != nullptr && g.kernel_size() > 1 &&
-           g.kernel_size() <= kDwLanesMaxTaps && (g.stride_w == 1 || g.in_w <= 32) &&
-           DwLanesScratchFloats(p_) * 4 <= kMaxLanesTileBytes;
+           g.kernel_size() <= kDwLanesMaxTaps && (g.stride_w == 1 || g.in_w <= max_stride2_width) &&
+           !aliased && DwLanesScratchFloats(p_) * 4 <= kMaxLanesTileBytes;
   if (lanes_) {
     const int64_t items = g.batch * CeilDiv(g.out_c, 16);
     shares_ = static_cast<int>(std::clamp<int64_t>(threads, 1, items));

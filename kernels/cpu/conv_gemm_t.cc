@@ -59,6 +59,21 @@ bool ConvGemmT::Wins(const Conv2dGeometry& g, const CpuKernels& kernels) {
   // forced onto small reductions, 64 -> 256 and 64 -> 384, it lost 1.36-1.39x).
   constexpr int64_t kWeightsPastL2 = 1 << 20;
   if (g.kernel_size() == 1 && g.out_c * g.gemm_k() * 4 >= kWeightsPastL2) return true;
+  // AVX2 (pixels in the lanes, channels in passes of 12 accumulators; Zen 3, one thread, the
+  // two alternating in one process, best of each): every plane up to 8x8 with some work wins,
+  // 1x1 or 3x3, few channels or many (mobilenetv2's 320 -> 1280 on 7x7 1.17x, 960 -> 160
+  // 1.13x, 576 -> 160 1.19x, googlenet's 832 -> 48 1.03x, 48 -> 128 3x3 1.08x, 128 -> 128 on
+  // 8x8 1.05x, resnet18's 512 x 7x7 3x3 1.13x and 256 -> 512 stride 2 1.13x); tiny layers lose
+  // (32 -> 32 1x1 0.80x, 16 -> 24 3x3 0.79x), in the model also googlenet's 832 -> 32 and
+  // 832 -> 48 on 7x7 (0.76x, 0.83x: too few channel tiles), and so do larger planes whatever
+  // the channels (96 -> 96 on 10x10 0.97x, 64 -> 160 3x3 on 9x9 0.87x, 256 x 14x14 3x3 0.97x,
+  // 384 -> 64 1x1 on 14x14 0.83x), but for the weights past the L2 above (512 -> 1000 on
+  // 13x13 1.11x).
+  if (kernels.isa == Isa::kAvx2) {
+    constexpr int64_t kMaxAvx2Pixels = 64, kMinAvx2Weights = 4096, kMinAvx2Channels = 64;
+    return g.out_plane() <= kMaxAvx2Pixels && g.out_c >= kMinAvx2Channels &&
+           g.gemm_k() * g.out_c >= kMinAvx2Weights;
+  }
   // Same-width stride-1 windows (read through the lane table) with 160 output channels or
   // more win too, whatever the padding: resnet18's 256 x 14x14 3x3 layer 5.06 -> 4.52 ms,
   // squeezenet's 64 -> 256 on 13x13 1.12 -> 1.10 ms (interleaved runs, one thread); since the
@@ -73,8 +88,7 @@ bool ConvGemmT::Wins(const Conv2dGeometry& g, const CpuKernels& kernels) {
     return true;
   }
   // Multiply-adds each orientation issues: ConvGemm pads pixels to its tiles' vectors of 16
-  // (gemm_t exists only with 16-float vectors) and channels to 8; this one pads pixels to 8
-  // and channels to 16.
+  // (AVX-512 here) and channels to 8; this one pads pixels to 8 and channels to 16.
   const int64_t n = g.out_plane(), nr = ConvGemm::TileColumns(g, kernels);
   const int64_t gemm_cols = n / nr * nr + CeilDiv(n % nr, 16) * 16;
   const int64_t gemm = CeilDiv(g.out_c, 8) * 8 * gemm_cols;

@@ -169,16 +169,21 @@ TEST(CpuConvTest, Depthwise) {
   EXPECT_EQ(ChooseConvAlgo(Geo(4, 9, 9, 4, 3, 1, 2, 2, 4)), ConvAlgo::kGemm);
 }
 
-// The channels-in-lanes depthwise kernel (AVX-512) on whole and partial 16-channel blocks,
-// 3x3 / 5x5 (compiled for) and 7x7 / 3x5 (generic) windows, both strides, odd and rectangular
-// planes, asymmetric pads, batch 2; CheckConv runs the other tables on the plane kernel.
+// The channels-in-lanes depthwise kernels (AVX-512, AVX2) on whole and partial 16-channel
+// blocks (AVX2: a block of 8 lanes or fewer stores one half), 3x3 / 5x5 (compiled for) and
+// 7x7 / 3x5 (generic) windows, both strides, odd and rectangular planes, asymmetric pads,
+// batch 2; CheckConv runs the portable table on the plane kernel.
 TEST(CpuConvTest, DepthwiseChannelLanes) {
   std::mt19937 rng(8);
   const ActivationParams acts[] = {{Activation::kClip, 0.f, 6.f},
                                    {Activation::kSilu, 0.f, 0.f},
                                    {Activation::kRelu, 0.f, 0.f},
                                    {Activation::kNone, 0.f, 0.f}};
-  const CpuKernels* avx512 = GetCpuKernels(Isa::kAvx512);
+  std::vector<const CpuKernels*> lane_tables;
+  for (Isa isa : {Isa::kAvx2, Isa::kAvx512}) {
+    const CpuKernels* k = GetCpuKernels(isa);
+    if (k && k->dwconv_lanes) lane_tables.push_back(k);
+  }
   int i = 0;
   for (int64_t c : {16, 17, 40}) {
     for (int64_t k : {3, 5, 7}) {
@@ -192,8 +197,8 @@ TEST(CpuConvTest, DepthwiseChannelLanes) {
           ASSERT_TRUE(g.ComputeOutput());
         }
         ASSERT_EQ(ChooseConvAlgo(g), ConvAlgo::kDepthwise) << g.ToString();
-        if (avx512 && avx512->dwconv_lanes) {
-          EXPECT_TRUE(ConvDepthwise(g, *avx512, 1, false).lanes()) << g.ToString();
+        for (const CpuKernels* lt : lane_tables) {
+          EXPECT_TRUE(ConvDepthwise(g, *lt, 1, false).lanes()) << g.ToString();
         }
         SCOPED_TRACE(g.ToString());
         CheckConv(g, rng, acts[i % 4], i % 3 != 2, (i / 2) % 2 == 0);  // silu with and without
@@ -207,10 +212,19 @@ TEST(CpuConvTest, DepthwiseChannelLanes) {
   CheckConv(Geo(16, 150, 150, 16, 3, 2, 1, 1, 16), rng, acts[1], true, false);
   CheckConv(Geo(17, 61, 70, 17, 5, 1, 2, 1, 17, 2), rng, acts[2], false, true);
   // 1x1 windows keep the plane kernel's one-pass affine; rows too wide for a band too.
-  if (avx512 && avx512->dwconv_lanes) {
-    EXPECT_FALSE(ConvDepthwise(Geo(16, 14, 14, 16, 1, 1, 0, 1, 16), *avx512, 1, false).lanes());
-    EXPECT_FALSE(ConvDepthwise(Geo(16, 4, 3000, 16, 3, 1, 1, 1, 16), *avx512, 1, false).lanes());
-    EXPECT_TRUE(ConvDepthwise(Geo(16, 112, 112, 16, 3, 1, 1, 1, 16), *avx512, 1, false).lanes());
+  for (const CpuKernels* lt : lane_tables) {
+    EXPECT_FALSE(ConvDepthwise(Geo(16, 14, 14, 16, 1, 1, 0, 1, 16), *lt, 1, false).lanes());
+    EXPECT_FALSE(ConvDepthwise(Geo(16, 4, 3000, 16, 3, 1, 1, 1, 16), *lt, 1, false).lanes());
+    EXPECT_TRUE(ConvDepthwise(Geo(16, 112, 112, 16, 3, 1, 1, 1, 16), *lt, 1, false).lanes());
+  }
+  // AVX2 takes stride 2 on inputs up to 56 columns, and leaves planes a multiple of 4 KiB
+  // apart to the plane kernel (32x32, 64x64: the planes alias in the L1).
+  if (const CpuKernels* avx2 = GetCpuKernels(Isa::kAvx2); avx2 && avx2->dwconv_lanes) {
+    const Conv2dGeometry s2 = Geo(24, 56, 56, 24, 3, 2, 1, 1, 24);
+    EXPECT_TRUE(ConvDepthwise(s2, *avx2, 1, false).lanes());
+    EXPECT_FALSE(ConvDepthwise(Geo(16, 112, 112, 16, 3, 2, 1, 1, 16), *avx2, 1, false).lanes());
+    EXPECT_FALSE(ConvDepthwise(Geo(16, 32, 32, 16, 3, 1, 1, 1, 16), *avx2, 1, false).lanes());
+    CheckConv(s2, rng, acts[0], true, true);
   }
 }
 
@@ -219,8 +233,8 @@ TEST(CpuConvTest, DepthwisePointwise) {
   // the flat one-pass kernel, inline relu / clip, the transcendental activations after it,
   // plane sizes around the vector widths, residual in place.
   std::mt19937 rng(7);
-  for (Activation a : {Activation::kRelu, Activation::kClip, Activation::kSigmoid,
-                       Activation::kNone}) {
+  for (Activation a :
+       {Activation::kRelu, Activation::kClip, Activation::kSigmoid, Activation::kNone}) {
     ActivationParams act{a, 0.f, 0.f};
     if (a == Activation::kClip) act = {a, -0.5f, 0.75f};
     for (int64_t hw : {1, 4, 5, 7, 14, 56}) {
@@ -311,10 +325,10 @@ TEST(CpuConvTest, LaneTablePacking) {
       Geo(12, 15, 14, 10, 1, 2, 0, 1, 1, 2),  // 1x1 s2 downsample, odd height, batch 2
       Geo(6, 9, 9, 7, 5, 2, 2),               // 5x5 s2
       // Narrower than halving: one plane per window column.
-      Geo(3, 24, 24, 16, 3, 2, 0),            // 3x3 s2 unpadded, 24 -> 11 (squeezenet's stem)
-      Geo(4, 19, 17, 9, 3, 2, 0, 1, 1, 2),    // odd sizes, batch 2
-      Geo(5, 16, 21, 8, 5, 2, 1),             // 5x5 s2 pad 1: 21 -> 10
-      Geo(40, 15, 15, 12, 3, 2, 0),           // several k blocks
+      Geo(3, 24, 24, 16, 3, 2, 0),          // 3x3 s2 unpadded, 24 -> 11 (squeezenet's stem)
+      Geo(4, 19, 17, 9, 3, 2, 0, 1, 1, 2),  // odd sizes, batch 2
+      Geo(5, 16, 21, 8, 5, 2, 1),           // 5x5 s2 pad 1: 21 -> 10
+      Geo(40, 15, 15, 12, 3, 2, 0),         // several k blocks
   };
   for (const Conv2dGeometry& g : uses) {
     SCOPED_TRACE(g.ToString());

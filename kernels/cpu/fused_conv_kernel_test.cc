@@ -150,7 +150,8 @@ TEST(FusedConvSimdTest, LayerShapes) {
   }
 }
 
-// Small output planes take the transposed GEMM (ConvGemmT) where the ISA has it: 7x7 and 5x5
+// Small output planes take the transposed GEMM (ConvGemmT) where the ISA has it (AVX-512; AVX2
+// with its own tile layout, where fewer of these win): 7x7 and 5x5
 // planes, reductions longer than one weight slice (3 x 3 x 64 = 576), channel counts that end
 // in a half tile, few tiles (split by panels at 2 threads), batch 2, residuals and
 // activations; same-size windows with 256 outputs and 1x1 layers with 1 MiB of weights, which
@@ -186,6 +187,13 @@ TEST(FusedConvSimdTest, SmallPlanesTransposed) {
     if (const cpu::CpuKernels* k = cpu::GetCpuKernels(Isa::kAvx512); k && k->gemm_t) {
       EXPECT_TRUE(cpu::ConvGemmT::Wins(cg, *k)) << Describe(g, "none", false);
     }
+    // AVX2 (pixels in the lanes) takes planes up to 8x8 with 64 channels or more, and the 1x1
+    // layers with 1 MiB of weights.
+    if (const cpu::CpuKernels* k = cpu::GetCpuKernels(Isa::kAvx2); k && k->gemm_t) {
+      const bool want =
+          (cg.out_plane() <= 64 && cg.out_c >= 64) || (g.k == 1 && g.c * g.m >= 1 << 18);
+      EXPECT_EQ(cpu::ConvGemmT::Wins(cg, *k), want) << Describe(g, "none", false);
+    }
     Check(g, acts[i % 4], i % 2 == 0, static_cast<uint32_t>(300 + i));
     ++i;
   }
@@ -215,6 +223,15 @@ TEST(FusedConvSimdTest, Stems) {
       cg.pad_top = cg.pad_left = cg.pad_bottom = cg.pad_right = g.pad;
       ASSERT_TRUE(cg.ComputeOutput());
       EXPECT_TRUE(cpu::ConvStem::Applies(cg, *k)) << Describe(g, "none", false);
+    }
+    // AVX2's stem kernel (8 pixels in the lanes) takes the stride-1 stems only.
+    if (const cpu::CpuKernels* k = cpu::GetCpuKernels(Isa::kAvx2); k && k->stem_conv) {
+      cpu::Conv2dGeometry cg;
+      cg.batch = g.n, cg.in_c = g.c, cg.in_h = g.h, cg.in_w = g.w, cg.out_c = g.m;
+      cg.kernel_h = cg.kernel_w = g.k, cg.stride_h = cg.stride_w = g.stride;
+      cg.pad_top = cg.pad_left = cg.pad_bottom = cg.pad_right = g.pad;
+      ASSERT_TRUE(cg.ComputeOutput());
+      EXPECT_EQ(cpu::ConvStem::Applies(cg, *k), g.stride == 1) << Describe(g, "none", false);
     }
     Check(g, acts[i % 4], false, static_cast<uint32_t>(400 + i));
     Check(g, acts[(i + 1) % 4], true, static_cast<uint32_t>(500 + i));  // residual: ConvGemm

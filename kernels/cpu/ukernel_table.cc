@@ -36,7 +36,11 @@ constexpr CpuKernels kAvx2Kernels = {.isa = Isa::kAvx2,
                                      .pool = PoolAvx2,
                                      .global_pool = GlobalPoolAvx2,
                                      .wino_input = WinoInputAvx2,
-                                     .wino_output = WinoOutputAvx2};
+                                     .wino_output = WinoOutputAvx2,
+                                     .gemm_t = GemmTUkernelAvx2,
+                                     .gemm_t_store = GemmTStoreAvx2,
+                                     .dwconv_lanes = DwConvLanesAvx2,
+                                     .stem_conv = StemConvAvx2};
 constexpr CpuKernels kAvx512Kernels = {.isa = Isa::kAvx512,
                                        .gemm_nr = 32,
                                        .gemm = GemmUkernel8x32Avx512,

@@ -27,8 +27,9 @@ struct CpuKernels {
   GlobalPoolFn global_pool = nullptr;
   WinoInputFn wino_input = nullptr;
   WinoOutputFn wino_output = nullptr;
-  // Only where 16 accumulators of 16 floats fit the registers (AVX-512); null elsewhere, where
-  // ConvGemm's orientation is used for every plane.
+  // AVX-512 (8 pixels x 32 channels in 16 zmm accumulators) and AVX2 (the 8 pixels in the
+  // lanes, channels in passes of up to 12 accumulators); null elsewhere, where ConvGemm's
+  // orientation is used for every plane.
   GemmTUkernelFn gemm_t = nullptr;
   GemmTStoreFn gemm_t_store = nullptr;  // set wherever gemm_t is
   // A wider tile of the same contract for B read in place, rows a plane apart (1x1 layers),
@@ -37,10 +38,10 @@ struct CpuKernels {
   // packers hold one 32-bit mask per tile.
   int gemm_wide_nr = 0;
   GemmUkernelFn gemm_wide = nullptr;
-  // Depthwise with 16 channels in the lanes (AVX-512); null elsewhere (dwconv takes every
-  // layer).
+  // Depthwise with 16 channels in the lanes (AVX-512, AVX2); null elsewhere (dwconv takes
+  // every layer).
   DwLanesFn dwconv_lanes = nullptr;
-  // Direct convolution for layers with few input channels (AVX-512); null elsewhere.
+  // Direct convolution for layers with few input channels (AVX-512, AVX2); null elsewhere.
   StemConvFn stem_conv = nullptr;
 };
 

@@ -48,16 +48,17 @@ using GemmUkernelFn = void (*)(int64_t k, const float* a, int64_t lda, const flo
 // would fill two 32-column tiles 77 %): rows are output pixels, columns output channels.
 // T[r][j] (+)= sum_p A[p][r] * W[j / 16][p][j % 16] for 8 rows r and 16 * nb columns j
 // (nb = 1 or 2): `a` is an im2col panel of 8 pixels (k groups of 8 floats), `w` the first of nb
-// Block16O blocks `block_stride` floats apart (k rows of 16 channels each). T is 8 x 32 floats,
-// row-major, overwritten (accumulate = false) or added to; no epilogue.
+// Block16O blocks `block_stride` floats apart (k rows of 16 channels each). T is 8 x 32 floats
+// (64-byte aligned) in the layout of the table's GemmTStoreFn (AVX-512: row-major T[r][j];
+// AVX2: channel-major, T[j][r]), overwritten (accumulate = false) or added to; no epilogue.
 using GemmTUkernelFn = void (*)(int64_t k, const float* a, const float* w, int64_t block_stride,
                                 int nb, bool accumulate, float* t);
 inline constexpr int kGemmTRows = 8, kGemmTCols = 32;
-// Writes a GemmTUkernelFn tile T back to planes: y[j * ldy + r] = T[r][j] + bias[j] +
-// residual[j * ldy + r] for r < rows (<= 8) and j < cols (<= 32), bias and residual optional
-// (each residual element is read before its y element is written: they may alias). Applies the
-// activation too when it is none, relu or clip, and returns whether it did (the caller maps
-// the others over the planes). T is 64-byte aligned.
+// Writes a GemmTUkernelFn tile T (in its layout) back to planes: y[j * ldy + r] = T[r][j] +
+// bias[j] + residual[j * ldy + r] for r < rows (<= 8) and j < cols (<= 32), bias and residual
+// optional (each residual element is read before its y element is written: they may alias).
+// Applies the activation too when it is none, relu or clip, and returns whether it did (the
+// caller maps the others over the planes). T is 64-byte aligned.
 using GemmTStoreFn = bool (*)(const float* t, int rows, int cols, const float* bias,
                               const float* residual, int64_t ldy, const ActivationParams& act,
                               float* y);
@@ -79,10 +80,10 @@ using DwConvFn = void (*)(const DwConvParams& p, const float* x, const float* w,
                           const float* residual, float* y, int64_t channels);
 
 // Depthwise convolution of one block of up to 16 channels with the channels in the lanes
-// (AVX-512): the planes go through in-register transposes into a zero-padded pixel-major tile
-// of 16 floats per pixel in `scratch` (DwLanesScratchFloats floats, 64-byte aligned), every
-// tap of an output pixel is one FMA for the 16 channels, and blocks of 16 output pixels are
-// transposed back with residual and activation. Planes whose padded input passes
+// (AVX-512; AVX2 as two 8-lane halves): the planes go through in-register transposes into a
+// zero-padded pixel-major tile of 16 floats per pixel in `scratch` (DwLanesScratchFloats floats,
+// 64-byte aligned), every tap of an output pixel is one FMA for the 16 channels, and blocks of 16
+// output pixels are transposed back with residual and activation. Planes whose padded input passes
 // kDwLanesTileBytes go in bands of DwLanesBandRows output rows, a tile each. x, residual, y:
 // `lanes` (<= 16) planes as for DwConvFn; w16: [tap][16] weights (a Block16O block; lanes past
 // `lanes` finite); bias16: 16 floats. Windows up to kDwLanesMaxTaps taps.
@@ -110,12 +111,12 @@ using DwLanesFn = void (*)(const DwConvParams& p, const float* x, const float* w
                            float* scratch);
 
 // Direct convolution of a layer with few input channels (a stem), output channels in the
-// lanes (AVX-512): output rows [oy0, oy1) of y [out_c][out_h][out_w]. xpad: in_c planes of
-// pad_h x pad_w floats, the input at (pad_top, pad_left), zero around it and at least
-// (round_up(out_w, 16) - 1) * stride_w + kernel_w columns and (out_h - 1) * stride_h +
-// kernel_h rows; w16: Block16O weights ([out_c / 16][in_c * kh * kw][16], zero past out_c);
-// bias16: round_up(out_c, 16) floats; windows up to 7x7 (kStemMaxTaps); stride_w 1 or 2.
-// Applies relu / clip (other activations: the caller).
+// lanes (AVX-512) or 8 output pixels in the lanes (AVX2, stride 1 only): output rows [oy0, oy1) of
+// y [out_c][out_h][out_w]. xpad: in_c planes of pad_h x pad_w floats, the input at (pad_top,
+// pad_left), zero around it and at least (round_up(out_w, 16) - 1) * stride_w + kernel_w columns
+// and (out_h - 1) * stride_h + kernel_h rows; w16: Block16O weights ([out_c / 16][in_c * kh *
+// kw][16], zero past out_c); bias16: round_up(out_c, 16) floats; windows up to 7x7 (kStemMaxTaps);
+// stride_w 1 or 2. Applies relu / clip (other activations: the caller).
 inline constexpr int64_t kStemMaxTaps = 4 * 7 * 7;  // in_c * kernel_h * kernel_w
 struct StemConvParams {
   int64_t in_c = 0, out_c = 0, out_h = 0, out_w = 0;
@@ -238,6 +239,14 @@ void Im2colPanelScalar(const Im2colParams& p, const float* xg, int64_t p0, int t
 void DwConvScalar(const DwConvParams& p, const float* x, const float* w, const float* bias,
                   const float* residual, float* y, int64_t channels);
 #if defined(__x86_64__) || defined(__i386__)
+void StemConvAvx2(const StemConvParams& p, const float* xpad, const float* w16, const float* bias16,
+                  float* y, int64_t oy0, int64_t oy1);
+void DwConvLanesAvx2(const DwConvParams& p, const float* x, const float* w16, const float* bias16,
+                     const float* residual, float* y, int lanes, float* scratch);
+void GemmTUkernelAvx2(int64_t k, const float* a, const float* w, int64_t block_stride, int nb,
+                      bool accumulate, float* t);
+bool GemmTStoreAvx2(const float* t, int rows, int cols, const float* bias, const float* residual,
+                    int64_t ldy, const ActivationParams& act, float* y);
 void GemmUkernel8x24Avx2(int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
                          float* c, int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
 void ActivateAvx2(const float* x, float* y, int64_t n, const ActivationParams& act);
