@@ -1,8 +1,11 @@
 // AVX2 int8 micro-kernels (also what AVX-512 CPUs without VNNI run). AVX2 has no exact 8-bit
 // dot product (vpmaddubsw saturates its int16 pair sums), so the GEMM widens: activation bytes
 // split into even/odd int16 lanes, weight bytes sign-extended likewise, vpmaddwd (exact int32
-// pair sums). 8 rows x 8 columns per call. The epilogue is the portable one (AVX2 lacks the
-// 64-bit arithmetic shift and min/max that Requantize needs).
+// pair sums). 8 rows x 8 columns per call. The epilogue runs in vectors where the
+// requantization's shift is 33 or more (the usual case: from the product's high 32 bits, no
+// 64-bit arithmetic shift needed, which AVX2 lacks), the portable one elsewhere.
+#include <cstring>
+
 #include "kernels/cpu/int8_impl.h"
 
 #if defined(__AVX2__)
@@ -12,8 +15,18 @@
 namespace kiln::cpu {
 #if defined(__AVX2__)
 
-void QGemmUkernelAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, int32_t* d,
-                      int64_t ldd, int mr, int nr, bool accumulate) {
+namespace {
+
+// The 8 x 8 int32 tile of a QGemmUkernelFn call (row r in c[r]): activation bytes split into
+// even/odd int16 lanes once per B load, each row's four weight bytes sign-extended likewise,
+// vpmaddwd (exact int32 pair sums). The accumulators are named locals: in an array GCC kept
+// them in memory (zeroed with rep stos and reloaded every step).
+struct Q8Tile {
+  __m256i c[kQGemmMr];
+};
+
+__attribute__((always_inline)) inline void Q8GemmTile(int64_t k4, const int8_t* a, const uint8_t* b,
+                                                      int64_t b_stride, Q8Tile* t) {
   __m256i c0 = _mm256_setzero_si256(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0,
           c7 = c0;
   const __m256i low_bytes = _mm256_set1_epi16(0x00ff);
@@ -43,15 +56,115 @@ void QGemmUkernelAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_s
 #undef KILN_Q8_ROW
     aw += kQGemmMr;
   }
+  t->c[0] = c0, t->c[1] = c1, t->c[2] = c2, t->c[3] = c3;
+  t->c[4] = c4, t->c[5] = c5, t->c[6] = c6, t->c[7] = c7;
+}
+
+// Requantize (docs/quantization.md) of 8 int32 lanes when its shift s is in [33, 63]
+// (QRowParams::high_shift > 0): from the product's high 32 bits H, (H + 2^(s-33)) >> (s - 32)
+// exactly (as the VNNI epilogue's Q8RqHigh); vpmuldq on the even lanes and on the odd ones
+// shifted down, the high halves blended back into 8 int32 lanes.
+inline __m256i Q8RqHigh(__m256i x, __m256i mult, __m256i round32, __m256i shift32) {
+  const __m256i ev = _mm256_mul_epi32(x, mult);
+  const __m256i od = _mm256_mul_epi32(_mm256_srli_epi64(x, 32), mult);
+  const __m256i hi = _mm256_blend_epi32(_mm256_srli_epi64(ev, 32), od, 0xaa);
+  return _mm256_srav_epi32(_mm256_add_epi32(hi, round32), shift32);
+}
+
+// a + b saturated to int32 (Q8Clamp64 of the 64-bit sum): where both have one sign and the
+// wrapped sum the other, the bound of that sign.
+inline __m256i Q8SaturatingAdd(__m256i a, __m256i b) {
+  const __m256i sum = _mm256_add_epi32(a, b);
+  const __m256i overflow = _mm256_and_si256(_mm256_xor_si256(a, sum), _mm256_xor_si256(b, sum));
+  const __m256i bound =
+      _mm256_xor_si256(_mm256_srai_epi32(a, 31), _mm256_set1_epi32(INT32_MAX));  // a < 0: MIN
+  return _mm256_blendv_epi8(sum, bound, _mm256_srai_epi32(overflow, 31));
+}
+
+// 8 codes of type t at p (n of them) as int32.
+inline __m256i Q8LoadCodes(const void* p, QType t, int n) {
+  __m128i v;
+  if (n == 8) {
+    v = _mm_loadl_epi64(static_cast<const __m128i*>(p));
+  } else {
+    alignas(16) uint8_t raw[16] = {};
+    for (int i = 0; i < n; ++i) raw[i] = static_cast<const uint8_t*>(p)[i];
+    v = _mm_load_si128(reinterpret_cast<const __m128i*>(raw));
+  }
+  return t == QType::kU8 ? _mm256_cvtepu8_epi32(v) : _mm256_cvtepi8_epi32(v);
+}
+
+// Whether a row's epilogue runs in vectors here: the high-half requantization for the output
+// and the residual, 8-bit output; otherwise the portable epilogue (exact either way).
+inline bool Q8VectorRow(const QRowParams& p, bool residual) {
+  const int32_t rs = p.residual_requant.shift;
+  return p.high_shift > 0 && p.out_type != QType::kI32 && (!residual || (rs >= 33 && rs <= 63));
+}
+
+// The epilogue of 8 sums d of columns [j, j + n) of a Q8VectorRow row into y + j, with the
+// residual codes `residual` (its columns from j on) when not null.
+inline void Q8EpilogueVec(const QRowParams& p, const void* residual, __m256i d,
+                          const int32_t* col_sum, uint8_t* y, int64_t j, int n) {
+  __m256i acc = _mm256_add_epi32(d, _mm256_set1_epi32(p.offset));
+  if (p.zero) {
+    const __m256i cs =
+        n == 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(col_sum + j))
+               : _mm256_maskload_epi32(
+                     col_sum + j, _mm256_cmpgt_epi32(_mm256_set1_epi32(n),
+                                                     _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
+    acc = _mm256_sub_epi32(acc, _mm256_mullo_epi32(_mm256_set1_epi32(p.zero), cs));
+  }
+  if (residual) {
+    const int32_t rs = p.residual_requant.shift;
+    const __m256i rv =
+        _mm256_sub_epi32(Q8LoadCodes(static_cast<const uint8_t*>(residual) + j, p.residual_type, n),
+                         _mm256_set1_epi32(p.residual_zero));
+    const __m256i r =
+        Q8RqHigh(rv, _mm256_set1_epi32(p.residual_requant.multiplier),
+                 _mm256_set1_epi32(int32_t{1} << (rs - 33)), _mm256_set1_epi32(rs - 32));
+    acc = Q8SaturatingAdd(acc, r);
+  }
+  // Requantize's int32 saturation is left out: |H| <= 2^30 after the shift, and the clamp to
+  // [qmin, qmax] inside the 8-bit range follows.
+  __m256i v =
+      _mm256_add_epi32(Q8RqHigh(acc, _mm256_set1_epi32(p.requant.multiplier),
+                                _mm256_set1_epi32(p.high_round), _mm256_set1_epi32(p.high_shift)),
+                       _mm256_set1_epi32(p.out_zero));
+  v = _mm256_min_epi32(_mm256_max_epi32(v, _mm256_set1_epi32(p.qmin)), _mm256_set1_epi32(p.qmax));
+  // Values fit the output type: the saturating packs keep them; dwords 0 and 4 hold the bytes.
+  const __m256i w = _mm256_packs_epi32(v, v);
+  const __m256i bytes =
+      p.out_type == QType::kU8 ? _mm256_packus_epi16(w, w) : _mm256_packs_epi16(w, w);
+  const __m256i joined =
+      _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0));
+  const __m128i out = _mm256_castsi256_si128(joined);
+  if (n == 8) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(y + j), out);
+  } else {
+    alignas(16) uint8_t bytes8[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(bytes8), out);
+    for (int i = 0; i < n; ++i) y[j + i] = bytes8[i];
+  }
+}
+
+}  // namespace
+
+void QGemmUkernelAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, int32_t* d,
+                      int64_t ldd, int mr, int nr, bool accumulate) {
+  Q8Tile t;
+  Q8GemmTile(k4, a, b, b_stride, &t);
+  if (nr == 8) {
+    for (int r = 0; r < mr; ++r) {
+      auto* dst = reinterpret_cast<__m256i*>(d + r * ldd);
+      _mm256_storeu_si256(dst,
+                          accumulate ? _mm256_add_epi32(_mm256_loadu_si256(dst), t.c[r]) : t.c[r]);
+    }
+    return;
+  }
   alignas(32) int32_t tile[kQGemmMr][8];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(tile[0]), c0);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(tile[1]), c1);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(tile[2]), c2);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(tile[3]), c3);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(tile[4]), c4);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(tile[5]), c5);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(tile[6]), c6);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(tile[7]), c7);
+  for (int r = 0; r < kQGemmMr; ++r) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tile[r]), t.c[r]);
+  }
   for (int r = 0; r < mr; ++r) {
     for (int j = 0; j < nr; ++j) {
       int32_t* dst = d + r * ldd + j;
@@ -62,29 +175,158 @@ void QGemmUkernelAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_s
   }
 }
 
+// The GEMM tile and its epilogue from registers: rows whose requantization takes the vector
+// form never store their sums (mobilenetv2 int8 spent 29 % of its time in the portable
+// epilogue of this call and 17 % in the GEMM).
+void QGemmRequantAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                      const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
+                      const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy) {
+  Q8Tile t;
+  Q8GemmTile(k4, a, b, b_stride, &t);
+  for (int r = 0; r < mr; ++r) {
+    const uint8_t* res = residual ? residual + r * ldr : nullptr;
+    if (Q8VectorRow(rows[r], res != nullptr)) {
+      Q8EpilogueVec(rows[r], res, t.c[r], col_sum, y + r * ldy, 0, nr);
+    } else {
+      alignas(32) int32_t d[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(d), t.c[r]);
+      QRowParams p = rows[r];
+      p.residual = res;
+      Q8RequantRowPortable(p, d, col_sum, y + r * ldy, 0, nr);
+    }
+  }
+}
+
+void QRequantRowAvx2(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
+                     int64_t n) {
+  if (!Q8VectorRow(p, p.residual != nullptr)) {
+    Q8RequantRowPortable(p, d, col_sum, y, 0, n);
+    return;
+  }
+  auto* out = static_cast<uint8_t*>(y);
+  for (int64_t j = 0; j < n; j += 8) {
+    const int cnt = static_cast<int>(n - j < 8 ? n - j : 8);
+    const __m256i mask =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(cnt), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256i dv = cnt == 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d + j))
+                                : _mm256_maskload_epi32(d + j, mask);
+    Q8EpilogueVec(p, p.residual, dv, col_sum, out, j, cnt);
+  }
+}
+
+void QRequantRowsAvx2(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
+                      const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n) {
+  for (int r = 0; r < mr; ++r) QRequantRowAvx2(rows[r], d + r * ldd, col_sum, y + r * ldy, n);
+}
+
+// QuantizeLinear (the reference's arithmetic): x / scale in float, rounded half to even
+// (vroundps: the double path's result, the quotient being a float), + zero, clamped; NaN
+// quantizes to 0.
+void QuantizeF32Avx2(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y) {
+  const __m256 sv = _mm256_set1_ps(scale), zv = _mm256_set1_ps(static_cast<float>(zero));
+  const __m256 lo = _mm256_set1_ps(out == QType::kU8 ? 0.f : -128.f);
+  const __m256 hi = _mm256_set1_ps(out == QType::kU8 ? 255.f : 127.f);
+  auto* dst = static_cast<uint8_t*>(y);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 d = _mm256_div_ps(_mm256_loadu_ps(x + i), sv);
+    const __m256 t = _mm256_round_ps(d, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 v = _mm256_and_ps(_mm256_add_ps(t, zv), _mm256_cmp_ps(d, d, _CMP_ORD_Q));
+    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+    const __m256i c = _mm256_cvttps_epi32(v);
+    const __m256i w = _mm256_packs_epi32(c, c);
+    const __m256i bytes = out == QType::kU8 ? _mm256_packus_epi16(w, w) : _mm256_packs_epi16(w, w);
+    const __m256i joined =
+        _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + i), _mm256_castsi256_si128(joined));
+  }
+  Q8QuantizePortable(x, i, n, scale, zero, out, y);
+}
+
+// Taps in pairs: the two taps' 16 inputs interleaved as int16 pairs (unpacklo / unpackhi,
+// per 128-bit lane) and one vpmaddwd with the broadcast weight pair per 8 outputs (exact:
+// centred inputs and weights fit int16, a pair's sum int32); 16 outputs per step. The single
+// tap per step widened to int32 and multiplied with vpmulld had been 30 % of mobilenetv2
+// int8's time.
 void QDwAccumulateAvx2(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc) {
   const int64_t taps = p.kernel_h * p.kernel_w;
-  int64_t off[kQDwMaxTaps];
-  if (!Q8DwTapOffsets(p, off)) {
+  int64_t tap_off[kQDwMaxTaps];
+  if (!Q8DwTapOffsets(p, tap_off)) {
     Q8DwPortable(p, x, w, acc, 0);
     return;
   }
-  const int64_t full = p.out_w / 8 * 8;
+  // An odd last tap pairs with itself under a zero weight.
+  const int64_t pairs = (taps + 1) / 2;
+  int64_t off[kQDwMaxTaps + 1];
+  for (int64_t t = 0; t < taps; ++t) off[t] = tap_off[t];
+  off[taps] = tap_off[taps - 1];
+  int32_t wp[(kQDwMaxTaps + 1) / 2];
+  for (int64_t q = 0; q < pairs; ++q) {
+    const int32_t w1 = 2 * q + 1 < taps ? w[2 * q + 1] : 0;
+    wp[q] = static_cast<int32_t>((static_cast<uint32_t>(w[2 * q]) & 0xffffu) |
+                                 (static_cast<uint32_t>(w1) << 16));
+  }
   for (int64_t oy = 0; oy < p.out_h; ++oy) {
     int32_t* arow = acc + oy * p.out_w;
     const int16_t* xrow = x + oy * p.stride_h * p.row;
-    for (int64_t ox = 0; ox < full; ox += 8) {
-      __m256i s = _mm256_setzero_si256();
-      for (int64_t t = 0; t < taps; ++t) {
-        const int16_t* xp = xrow + off[t] + ox;
-        const __m256i xv =
-            _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(xp)));
-        s = _mm256_add_epi32(s, _mm256_mullo_epi32(xv, _mm256_set1_epi32(w[t])));
+    // Rows are readable to a multiple of 32 outputs: the last block reads whole vectors and
+    // stores only its outputs.
+    for (int64_t ox = 0; ox < p.out_w; ox += 16) {
+      __m256i lo = _mm256_setzero_si256(), hi = lo;
+      for (int64_t q = 0; q < pairs; ++q) {
+        const __m256i a =
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xrow + off[2 * q] + ox));
+        const __m256i b =
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xrow + off[2 * q + 1] + ox));
+        const __m256i wv = _mm256_set1_epi32(wp[q]);
+        lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), wv));
+        hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), wv));
       }
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(arow + ox), s);
+      // lo holds outputs 0-3 | 8-11, hi 4-7 | 12-15.
+      const __m256i first = _mm256_permute2x128_si256(lo, hi, 0x20);
+      const __m256i second = _mm256_permute2x128_si256(lo, hi, 0x31);
+      if (ox + 16 <= p.out_w) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(arow + ox), first);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(arow + ox + 8), second);
+      } else {
+        alignas(32) int32_t tail[16];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(tail), first);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(tail + 8), second);
+        for (int64_t i = 0; i < p.out_w - ox; ++i) arow[ox + i] = tail[i];
+      }
     }
   }
-  if (full < p.out_w) Q8DwPortable(p, x, w, acc, full);
+}
+
+// 16 codes at a time widened to int16 and centred; stride-2 phases from the even / odd bytes.
+void QCentreAvx2(const uint8_t* src, int64_t n, int64_t rows, int64_t src_stride, bool is_signed,
+                 int32_t zero, int16_t* even, int16_t* odd, int64_t dst_stride) {
+  const __m256i zv = _mm256_set1_epi16(static_cast<int16_t>(zero));
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint8_t* s = src + r * src_stride;
+    int16_t* e = even + r * dst_stride;
+    int16_t* o = odd ? odd + r * dst_stride : nullptr;
+    int64_t i = 0;
+    if (!o) {
+      for (; i + 16 <= n; i += 16) {
+        const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+        const __m256i v = is_signed ? _mm256_cvtepi8_epi16(raw) : _mm256_cvtepu8_epi16(raw);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(e + i), _mm256_sub_epi16(v, zv));
+      }
+    } else {
+      // 32 codes: word k holds codes 2k (low byte) and 2k + 1 (high byte), so the even and
+      // odd codes come out in order by shifts of the words.
+      for (; i + 32 <= n; i += 32) {
+        const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i));
+        __m256i ev = is_signed ? _mm256_srai_epi16(_mm256_slli_epi16(raw, 8), 8)
+                               : _mm256_and_si256(raw, _mm256_set1_epi16(0x00ff));
+        __m256i od = is_signed ? _mm256_srai_epi16(raw, 8) : _mm256_srli_epi16(raw, 8);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(e + i / 2), _mm256_sub_epi16(ev, zv));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + i / 2), _mm256_sub_epi16(od, zv));
+      }
+    }
+    Q8CentrePortable(s, i, n, is_signed, zero, e, o);
+  }
 }
 
 #endif

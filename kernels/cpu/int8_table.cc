@@ -16,12 +16,12 @@ constexpr Int8Kernels kScalarInt8 = {Isa::kScalar,        8,
                                      QDwAccumulateScalar, QCentreScalar,
                                      QAddScalar,          QuantizeF32Scalar};
 #if defined(__x86_64__) || defined(__i386__)
-constexpr Int8Kernels kAvx2Int8 = {Isa::kAvx2,         8,
-                                   QGemmUkernelAvx2,   QRequantRowScalar,
-                                   QRequantRowsScalar, Q8GemmRequantVia<QGemmUkernelAvx2>,
-                                   QGemvScalar,        Q8GemmTapsVia<QGemmUkernelAvx2>,
-                                   QDwAccumulateAvx2,  QCentreScalar,
-                                   QAddScalar,         QuantizeF32Scalar};
+constexpr Int8Kernels kAvx2Int8 = {Isa::kAvx2,        8,
+                                   QGemmUkernelAvx2,  QRequantRowAvx2,
+                                   QRequantRowsAvx2,  QGemmRequantAvx2,
+                                   QGemvScalar,       Q8GemmTapsVia<QGemmUkernelAvx2>,
+                                   QDwAccumulateAvx2, QCentreAvx2,
+                                   QAddScalar,        QuantizeF32Avx2};
 constexpr Int8Kernels kVnniInt8 = {Isa::kAvx512Vnni,
                                    32,
                                    QGemmUkernelAvx512Vnni,

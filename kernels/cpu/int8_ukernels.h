@@ -234,6 +234,16 @@ void QDwAccumulateScalar(const QDwParams& p, const int16_t* x, const int32_t* w,
 void QGemmUkernelAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, int32_t* d,
                       int64_t ldd, int mr, int nr, bool accumulate);
 void QDwAccumulateAvx2(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
+void QCentreAvx2(const uint8_t* src, int64_t n, int64_t rows, int64_t src_stride, bool is_signed,
+                 int32_t zero, int16_t* even, int16_t* odd, int64_t dst_stride);
+void QGemmRequantAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
+                      const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
+                      const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy);
+void QRequantRowAvx2(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
+                     int64_t n);
+void QRequantRowsAvx2(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
+                      const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
+void QuantizeF32Avx2(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y);
 void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
                             int32_t* d, int64_t ldd, int mr, int nr, bool accumulate);
 void QRequantRowAvx512Vnni(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
