@@ -25,18 +25,26 @@ struct Q8Tile {
   __m256i c[kQGemmMr];
 };
 
-__attribute__((always_inline)) inline void Q8GemmTile(int64_t k4, const int8_t* a, const uint8_t* b,
-                                                      int64_t b_stride, Q8Tile* t) {
+constexpr int64_t kNoOffset = 0;
+
+// Over `taps` blocks of k4 groups (QGemmTapsFn; one tap at offset 0 for QGemmUkernelFn), the
+// sums in registers across the taps.
+__attribute__((always_inline)) inline void Q8GemmTile(int64_t k4, int64_t taps,
+                                                      const int64_t* tap_off, const int8_t* a,
+                                                      const uint8_t* b, int64_t b_stride,
+                                                      Q8Tile* t) {
   __m256i c0 = _mm256_setzero_si256(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0,
           c7 = c0;
   const __m256i low_bytes = _mm256_set1_epi16(0x00ff);
   const int32_t* aw = reinterpret_cast<const int32_t*>(a);
-  for (int64_t g = 0; g < k4; ++g) {
-    const __m256i bv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
-    b += b_stride;
-    // Per column: (b0, b2) and (b1, b3) as int16 pairs (bytes are unsigned: no sign).
-    const __m256i b02 = _mm256_and_si256(bv, low_bytes);
-    const __m256i b13 = _mm256_srli_epi16(bv, 8);
+  for (int64_t tap = 0; tap < taps; ++tap) {
+    const uint8_t* bt = b + tap_off[tap];
+    for (int64_t g = 0; g < k4; ++g) {
+      const __m256i bv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bt));
+      bt += b_stride;
+      // Per column: (b0, b2) and (b1, b3) as int16 pairs (bytes are unsigned: no sign).
+      const __m256i b02 = _mm256_and_si256(bv, low_bytes);
+      const __m256i b13 = _mm256_srli_epi16(bv, 8);
 #define KILN_Q8_ROW(r, c)                                                               \
   {                                                                                     \
     const __m256i w = _mm256_set1_epi32(aw[r]);                                         \
@@ -45,16 +53,17 @@ __attribute__((always_inline)) inline void Q8GemmTile(int64_t k4, const int8_t* 
     c = _mm256_add_epi32(                                                               \
         c, _mm256_add_epi32(_mm256_madd_epi16(b02, w02), _mm256_madd_epi16(b13, w13))); \
   }
-    KILN_Q8_ROW(0, c0)
-    KILN_Q8_ROW(1, c1)
-    KILN_Q8_ROW(2, c2)
-    KILN_Q8_ROW(3, c3)
-    KILN_Q8_ROW(4, c4)
-    KILN_Q8_ROW(5, c5)
-    KILN_Q8_ROW(6, c6)
-    KILN_Q8_ROW(7, c7)
+      KILN_Q8_ROW(0, c0)
+      KILN_Q8_ROW(1, c1)
+      KILN_Q8_ROW(2, c2)
+      KILN_Q8_ROW(3, c3)
+      KILN_Q8_ROW(4, c4)
+      KILN_Q8_ROW(5, c5)
+      KILN_Q8_ROW(6, c6)
+      KILN_Q8_ROW(7, c7)
 #undef KILN_Q8_ROW
-    aw += kQGemmMr;
+      aw += kQGemmMr;
+    }
   }
   t->c[0] = c0, t->c[1] = c1, t->c[2] = c2, t->c[3] = c3;
   t->c[4] = c4, t->c[5] = c5, t->c[6] = c6, t->c[7] = c7;
@@ -147,12 +156,8 @@ inline void Q8EpilogueVec(const QRowParams& p, const void* residual, __m256i d,
   }
 }
 
-}  // namespace
-
-void QGemmUkernelAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, int32_t* d,
-                      int64_t ldd, int mr, int nr, bool accumulate) {
-  Q8Tile t;
-  Q8GemmTile(k4, a, b, b_stride, &t);
+// The tile's rows [0, mr), columns [0, nr) into d (added to d's sums where `accumulate`).
+inline void Q8TileStore(const Q8Tile& t, int32_t* d, int64_t ldd, int mr, int nr, bool accumulate) {
   if (nr == 8) {
     for (int r = 0; r < mr; ++r) {
       auto* dst = reinterpret_cast<__m256i*>(d + r * ldd);
@@ -175,6 +180,24 @@ void QGemmUkernelAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_s
   }
 }
 
+}  // namespace
+
+void QGemmUkernelAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, int32_t* d,
+                      int64_t ldd, int mr, int nr, bool accumulate) {
+  Q8Tile t;
+  Q8GemmTile(k4, 1, &kNoOffset, a, b, b_stride, &t);
+  Q8TileStore(t, d, ldd, mr, nr, accumulate);
+}
+
+// Every tap's GEMM into one register tile, stored once (one accumulating call per tap had
+// stored and reloaded the 8 x 8 sums at every tap).
+void QGemmTapsAvx2(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
+                   const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr, int nr) {
+  Q8Tile t;
+  Q8GemmTile(c4, taps, tap_off, a, b, b_stride, &t);
+  Q8TileStore(t, d, ldd, mr, nr, false);
+}
+
 // The GEMM tile and its epilogue from registers: rows whose requantization takes the vector
 // form never store their sums (mobilenetv2 int8 spent 29 % of its time in the portable
 // epilogue of this call and 17 % in the GEMM).
@@ -182,7 +205,7 @@ void QGemmRequantAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_s
                       const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
                       const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy) {
   Q8Tile t;
-  Q8GemmTile(k4, a, b, b_stride, &t);
+  Q8GemmTile(k4, 1, &kNoOffset, a, b, b_stride, &t);
   for (int r = 0; r < mr; ++r) {
     const uint8_t* res = residual ? residual + r * ldr : nullptr;
     if (Q8VectorRow(rows[r], res != nullptr)) {

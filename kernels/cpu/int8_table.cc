@@ -19,7 +19,7 @@ constexpr Int8Kernels kScalarInt8 = {Isa::kScalar,        8,
 constexpr Int8Kernels kAvx2Int8 = {Isa::kAvx2,        8,
                                    QGemmUkernelAvx2,  QRequantRowAvx2,
                                    QRequantRowsAvx2,  QGemmRequantAvx2,
-                                   QGemvScalar,       Q8GemmTapsVia<QGemmUkernelAvx2>,
+                                   QGemvScalar,       QGemmTapsAvx2,
                                    QDwAccumulateAvx2, QCentreAvx2,
                                    QAddScalar,        QuantizeF32Avx2};
 constexpr Int8Kernels kVnniInt8 = {Isa::kAvx512Vnni,

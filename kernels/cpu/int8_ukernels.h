@@ -234,6 +234,8 @@ void QDwAccumulateScalar(const QDwParams& p, const int16_t* x, const int32_t* w,
 void QGemmUkernelAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, int32_t* d,
                       int64_t ldd, int mr, int nr, bool accumulate);
 void QDwAccumulateAvx2(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
+void QGemmTapsAvx2(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
+                   const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr, int nr);
 void QCentreAvx2(const uint8_t* src, int64_t n, int64_t rows, int64_t src_stride, bool is_signed,
                  int32_t zero, int16_t* even, int16_t* odd, int64_t dst_stride);
 void QGemmRequantAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
