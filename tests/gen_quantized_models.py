@@ -13,7 +13,8 @@ formats ORT writes:
   com.microsoft QLinearAdd / QLinearConcat / QLinearGlobalAveragePool / QLinearSigmoid);
 and integer_ops, built by hand: ConvInteger and MatMulInteger on a uint8 input (int32 outputs).
 Each goes to OUT_DIR/<name>/model.onnx with test_data_set_0/{input,output}_0.pb: an input that
-was not calibrated on and ONNX Runtime's output for it (its int8 kernels).
+was not calibrated on and ONNX Runtime's output for it (its int8 kernels, made exact on CPUs
+without VNNI by session.x64quantprecision).
 With SHARED_DIR (../shared), also zoo_mobilenetv2_layers/<k>/: every QOperator node of the zoo's
 mobilenetv2-12-int8 as a one-node model, fed the codes ONNX Runtime computes for its inputs on
 that model's test_data_set_0, with ONNX Runtime's output codes (a per-layer check: end to end,
@@ -104,8 +105,18 @@ def integer_ops():
     return model, {"x": rng.integers(0, 256, size=(1, 2, 5, 5)).astype(np.uint8)}
 
 
+def exact_session(model):
+    """An ONNX Runtime session whose integer products are exact on every x86 CPU: without VNNI,
+    its u8s8 kernels use vpmaddubsw, which saturates int16 pair sums (on an AVX2-only AMD EPYC
+    integer_ops' MatMulInteger came out 8051 off ONNX's reference evaluator, zoo layers up to 44
+    codes); session.x64quantprecision widens them to int16 instead (matches the reference)."""
+    so = ort.SessionOptions()
+    so.add_session_config_entry("session.x64quantprecision", "1")
+    return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+
+
 def save(out_dir, name, model, feed):
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    sess = exact_session(model)
     outputs = sess.run(None, feed)
     d = os.path.join(out_dir, name)
     ds = os.path.join(d, "test_data_set_0")
@@ -133,8 +144,7 @@ def zoo_layers(out_dir, shared):
                           [helper.make_tensor_value_info(i, TensorProto.UINT8, None) for i in wanted],
                           list(m.graph.initializer)), opset_imports=m.opset_import)
     probe.ir_version = m.ir_version
-    values = dict(zip(wanted, ort.InferenceSession(probe.SerializeToString(),
-                                                   providers=["CPUExecutionProvider"]).run(None, {"input": x})))
+    values = dict(zip(wanted, exact_session(probe).run(None, {"input": x})))
     for k, n in enumerate(nodes):
         ins = [i for i in n.input if i not in inits]
         g = helper.make_graph(
@@ -153,7 +163,7 @@ def main():
     stamp = os.path.join(out_dir, "VERSION")
     shared = sys.argv[2] if len(sys.argv) > 2 else ""
     zoo = os.path.exists(os.path.join(shared, "models", "quantized", "mobilenetv2-12-int8"))
-    tag = f"onnx {onnx.__version__} onnxruntime {ort.__version__} v1 zoo={int(zoo)}"
+    tag = f"onnx {onnx.__version__} onnxruntime {ort.__version__} v2 zoo={int(zoo)}"
     if os.path.exists(stamp) and open(stamp).read().strip() == tag:
         print(f"gen_quantized_models: models already in {out_dir}")
         return
