@@ -199,10 +199,10 @@ TEST(FusedConvSimdTest, SmallPlanesTransposed) {
   }
 }
 
-// Layers with at most 4 input channels take the direct stem kernel (AVX-512) unless they have
-// a residual (ConvStem::Applies): 3x3, 5x5 and 7x7 stems at stride 2 (halving and not), stride
-// 1, 1 and 4 channels, output channels ending in a partial block or an odd number of blocks,
-// rows that end inside a 16-pixel block, batch 2, every activation kind.
+// Layers with at most 4 input channels take the direct stem kernel (AVX-512; AVX2 at stride 1)
+// unless they have a residual (ConvStem::Applies): 3x3, 5x5 and 7x7 stems at stride 2 (halving
+// and not), stride 1, 1 and 4 channels, output channels ending in a partial block or an odd
+// number of blocks, rows that end inside a 16-pixel block, batch 2, every activation kind.
 TEST(FusedConvSimdTest, Stems) {
   const char* acts[] = {"relu", "clip", "silu", "none"};
   const std::vector<Geometry> geos = {
@@ -216,21 +216,16 @@ TEST(FusedConvSimdTest, Stems) {
   };
   int i = 0;
   for (const Geometry& g : geos) {
+    cpu::Conv2dGeometry cg;
+    cg.batch = g.n, cg.in_c = g.c, cg.in_h = g.h, cg.in_w = g.w, cg.out_c = g.m;
+    cg.kernel_h = cg.kernel_w = g.k, cg.stride_h = cg.stride_w = g.stride;
+    cg.pad_top = cg.pad_left = cg.pad_bottom = cg.pad_right = g.pad;
+    ASSERT_TRUE(cg.ComputeOutput());
     if (const cpu::CpuKernels* k = cpu::GetCpuKernels(Isa::kAvx512); k && k->stem_conv) {
-      cpu::Conv2dGeometry cg;
-      cg.batch = g.n, cg.in_c = g.c, cg.in_h = g.h, cg.in_w = g.w, cg.out_c = g.m;
-      cg.kernel_h = cg.kernel_w = g.k, cg.stride_h = cg.stride_w = g.stride;
-      cg.pad_top = cg.pad_left = cg.pad_bottom = cg.pad_right = g.pad;
-      ASSERT_TRUE(cg.ComputeOutput());
       EXPECT_TRUE(cpu::ConvStem::Applies(cg, *k)) << Describe(g, "none", false);
     }
     // AVX2's stem kernel (8 pixels in the lanes) takes the stride-1 stems only.
     if (const cpu::CpuKernels* k = cpu::GetCpuKernels(Isa::kAvx2); k && k->stem_conv) {
-      cpu::Conv2dGeometry cg;
-      cg.batch = g.n, cg.in_c = g.c, cg.in_h = g.h, cg.in_w = g.w, cg.out_c = g.m;
-      cg.kernel_h = cg.kernel_w = g.k, cg.stride_h = cg.stride_w = g.stride;
-      cg.pad_top = cg.pad_left = cg.pad_bottom = cg.pad_right = g.pad;
-      ASSERT_TRUE(cg.ComputeOutput());
       EXPECT_EQ(cpu::ConvStem::Applies(cg, *k), g.stride == 1) << Describe(g, "none", false);
     }
     Check(g, acts[i % 4], false, static_cast<uint32_t>(400 + i));

@@ -16,7 +16,7 @@ constexpr Int8Kernels kScalarInt8 = {Isa::kScalar,        8,
                                      QDwAccumulateScalar, QCentreScalar,
                                      QAddScalar,          QuantizeF32Scalar};
 #if defined(__x86_64__) || defined(__i386__)
-constexpr Int8Kernels kAvx2Int8 = {Isa::kAvx2,        8,
+constexpr Int8Kernels kAvx2Int8 = {Isa::kAvx2,        16,
                                    QGemmUkernelAvx2,  QRequantRowAvx2,
                                    QRequantRowsAvx2,  QGemmRequantAvx2,
                                    QGemvScalar,       QGemmTapsAvx2,

@@ -292,6 +292,16 @@ TEST(QConvInt8, HandPickedShapes) {
   q.h = q.w = 1;
   q.residual = false;
   Check(q, seed++);  // one pixel: the matrix-vector path
+  q = QCase{};
+  q.c = 24;
+  q.h = q.w = 13;
+  q.kh = q.kw = 1;
+  q.pad = 0;
+  q.residual = true;
+  Check(q, seed++);  // pointwise on 13x13: 169 columns end in a tile of 9 (AVX2: 16 + ...)
+  q.residual = false;
+  q.narrow = true;
+  Check(q, seed++);
 }
 
 // Pointwise layers on planes of a few tiles (7x7: 32 + 17 columns), whose output channels
