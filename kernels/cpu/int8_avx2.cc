@@ -115,6 +115,27 @@ inline __m256i Q8LoadCodes(const void* p, QType t, int n) {
   return t == QType::kU8 ? _mm256_cvtepu8_epi32(v) : _mm256_cvtepi8_epi32(v);
 }
 
+// The first n of 8 int32 lanes.
+inline __m256i Q8FirstLanes(int n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// n (<= 8) int32 lanes whose values fit the 8-bit output type stored as bytes at y: the
+// saturating packs keep such values; dwords 0 and 4 of the packed vector hold the 8 bytes.
+inline void Q8StoreBytes(__m256i v, bool is_unsigned, uint8_t* y, int n) {
+  const __m256i w = _mm256_packs_epi32(v, v);
+  const __m256i bytes = is_unsigned ? _mm256_packus_epi16(w, w) : _mm256_packs_epi16(w, w);
+  const __m128i out = _mm256_castsi256_si128(
+      _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0)));
+  if (n == 8) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(y), out);
+  } else {
+    alignas(16) uint8_t bytes8[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(bytes8), out);
+    for (int i = 0; i < n; ++i) y[i] = bytes8[i];
+  }
+}
+
 // Whether a row's epilogue runs in vectors here: the high-half requantization for the output
 // and the residual, 8-bit output; otherwise the portable epilogue (exact either way).
 inline bool Q8VectorRow(const QRowParams& p, bool residual) {
@@ -122,50 +143,59 @@ inline bool Q8VectorRow(const QRowParams& p, bool residual) {
   return p.high_shift > 0 && p.out_type != QType::kI32 && (!residual || (rs >= 33 && rs <= 63));
 }
 
+// A Q8VectorRow row's epilogue constants in vectors, made once per row: rebuilt per vector
+// they were reloaded from QRowParams after every byte store (a uint8_t store may alias them).
+struct Q8RowConsts {
+  __m256i offset, zero, mult, round32, shift32, out_zero, qmin, qmax;
+  __m256i res_zero, res_mult, res_round32, res_shift32;  // with a residual only
+  bool has_zero, out_unsigned;
+  QType res_type;
+};
+inline Q8RowConsts Q8Row(const QRowParams& p, bool residual) {
+  Q8RowConsts k;
+  k.offset = _mm256_set1_epi32(p.offset);
+  k.zero = _mm256_set1_epi32(p.zero);
+  k.mult = _mm256_set1_epi32(p.requant.multiplier);
+  k.round32 = _mm256_set1_epi32(p.high_round);
+  k.shift32 = _mm256_set1_epi32(p.high_shift);
+  k.out_zero = _mm256_set1_epi32(p.out_zero);
+  k.qmin = _mm256_set1_epi32(p.qmin);
+  k.qmax = _mm256_set1_epi32(p.qmax);
+  k.has_zero = p.zero != 0;
+  k.out_unsigned = p.out_type == QType::kU8;
+  k.res_type = p.residual_type;
+  if (residual) {  // shift in [33, 63] (Q8VectorRow)
+    const int32_t rs = p.residual_requant.shift;
+    k.res_zero = _mm256_set1_epi32(p.residual_zero);
+    k.res_mult = _mm256_set1_epi32(p.residual_requant.multiplier);
+    k.res_round32 = _mm256_set1_epi32(int32_t{1} << (rs - 33));
+    k.res_shift32 = _mm256_set1_epi32(rs - 32);
+  } else {
+    k.res_zero = k.res_mult = k.res_round32 = k.res_shift32 = _mm256_setzero_si256();
+  }
+  return k;
+}
+
 // The epilogue of 8 sums d of columns [j, j + n) of a Q8VectorRow row into y + j, with the
 // residual codes `residual` (its columns from j on) when not null.
-inline void Q8EpilogueVec(const QRowParams& p, const void* residual, __m256i d,
+inline void Q8EpilogueVec(const Q8RowConsts& k, const void* residual, __m256i d,
                           const int32_t* col_sum, uint8_t* y, int64_t j, int n) {
-  __m256i acc = _mm256_add_epi32(d, _mm256_set1_epi32(p.offset));
-  if (p.zero) {
-    const __m256i cs =
-        n == 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(col_sum + j))
-               : _mm256_maskload_epi32(
-                     col_sum + j, _mm256_cmpgt_epi32(_mm256_set1_epi32(n),
-                                                     _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
-    acc = _mm256_sub_epi32(acc, _mm256_mullo_epi32(_mm256_set1_epi32(p.zero), cs));
+  __m256i acc = _mm256_add_epi32(d, k.offset);
+  if (k.has_zero) {
+    const __m256i cs = n == 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(col_sum + j))
+                              : _mm256_maskload_epi32(col_sum + j, Q8FirstLanes(n));
+    acc = _mm256_sub_epi32(acc, _mm256_mullo_epi32(k.zero, cs));
   }
   if (residual) {
-    const int32_t rs = p.residual_requant.shift;
-    const __m256i rv =
-        _mm256_sub_epi32(Q8LoadCodes(static_cast<const uint8_t*>(residual) + j, p.residual_type, n),
-                         _mm256_set1_epi32(p.residual_zero));
-    const __m256i r =
-        Q8RqHigh(rv, _mm256_set1_epi32(p.residual_requant.multiplier),
-                 _mm256_set1_epi32(int32_t{1} << (rs - 33)), _mm256_set1_epi32(rs - 32));
-    acc = Q8SaturatingAdd(acc, r);
+    const __m256i rv = _mm256_sub_epi32(
+        Q8LoadCodes(static_cast<const uint8_t*>(residual) + j, k.res_type, n), k.res_zero);
+    acc = Q8SaturatingAdd(acc, Q8RqHigh(rv, k.res_mult, k.res_round32, k.res_shift32));
   }
   // Requantize's int32 saturation is left out: |H| <= 2^30 after the shift, and the clamp to
   // [qmin, qmax] inside the 8-bit range follows.
-  __m256i v =
-      _mm256_add_epi32(Q8RqHigh(acc, _mm256_set1_epi32(p.requant.multiplier),
-                                _mm256_set1_epi32(p.high_round), _mm256_set1_epi32(p.high_shift)),
-                       _mm256_set1_epi32(p.out_zero));
-  v = _mm256_min_epi32(_mm256_max_epi32(v, _mm256_set1_epi32(p.qmin)), _mm256_set1_epi32(p.qmax));
-  // Values fit the output type: the saturating packs keep them; dwords 0 and 4 hold the bytes.
-  const __m256i w = _mm256_packs_epi32(v, v);
-  const __m256i bytes =
-      p.out_type == QType::kU8 ? _mm256_packus_epi16(w, w) : _mm256_packs_epi16(w, w);
-  const __m256i joined =
-      _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0));
-  const __m128i out = _mm256_castsi256_si128(joined);
-  if (n == 8) {
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(y + j), out);
-  } else {
-    alignas(16) uint8_t bytes8[16];
-    _mm_store_si128(reinterpret_cast<__m128i*>(bytes8), out);
-    for (int i = 0; i < n; ++i) y[j + i] = bytes8[i];
-  }
+  __m256i v = _mm256_add_epi32(Q8RqHigh(acc, k.mult, k.round32, k.shift32), k.out_zero);
+  v = _mm256_min_epi32(_mm256_max_epi32(v, k.qmin), k.qmax);
+  Q8StoreBytes(v, k.out_unsigned, y + j, n);
 }
 
 // The tile's rows [0, mr), columns [0, nr) into d (added to d's sums where `accumulate`).
@@ -224,8 +254,9 @@ void QGemmRequantAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_s
   for (int r = 0; r < mr; ++r) {
     const uint8_t* res = residual ? residual + r * ldr : nullptr;
     if (Q8VectorRow(rows[r], res != nullptr)) {
-      Q8EpilogueVec(rows[r], res, t.c[r][0], col_sum, y + r * ldy, 0, nr < 8 ? nr : 8);
-      if (nr > 8) Q8EpilogueVec(rows[r], res, t.c[r][1], col_sum, y + r * ldy, 8, nr - 8);
+      const Q8RowConsts k = Q8Row(rows[r], res != nullptr);
+      Q8EpilogueVec(k, res, t.c[r][0], col_sum, y + r * ldy, 0, nr < 8 ? nr : 8);
+      if (nr > 8) Q8EpilogueVec(k, res, t.c[r][1], col_sum, y + r * ldy, 8, nr - 8);
     } else {
       alignas(32) int32_t d[16];
       _mm256_store_si256(reinterpret_cast<__m256i*>(d), t.c[r][0]);
@@ -243,14 +274,13 @@ void QRequantRowAvx2(const QRowParams& p, const int32_t* d, const int32_t* col_s
     Q8RequantRowPortable(p, d, col_sum, y, 0, n);
     return;
   }
+  const Q8RowConsts k = Q8Row(p, p.residual != nullptr);
   auto* out = static_cast<uint8_t*>(y);
   for (int64_t j = 0; j < n; j += 8) {
     const int cnt = static_cast<int>(n - j < 8 ? n - j : 8);
-    const __m256i mask =
-        _mm256_cmpgt_epi32(_mm256_set1_epi32(cnt), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     const __m256i dv = cnt == 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d + j))
-                                : _mm256_maskload_epi32(d + j, mask);
-    Q8EpilogueVec(p, p.residual, dv, col_sum, out, j, cnt);
+                                : _mm256_maskload_epi32(d + j, Q8FirstLanes(cnt));
+    Q8EpilogueVec(k, p.residual, dv, col_sum, out, j, cnt);
   }
 }
 
@@ -273,12 +303,7 @@ void QuantizeF32Avx2(const float* x, int64_t n, float scale, int32_t zero, QType
     const __m256 t = _mm256_round_ps(d, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m256 v = _mm256_and_ps(_mm256_add_ps(t, zv), _mm256_cmp_ps(d, d, _CMP_ORD_Q));
     v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
-    const __m256i c = _mm256_cvttps_epi32(v);
-    const __m256i w = _mm256_packs_epi32(c, c);
-    const __m256i bytes = out == QType::kU8 ? _mm256_packus_epi16(w, w) : _mm256_packs_epi16(w, w);
-    const __m256i joined =
-        _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0));
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + i), _mm256_castsi256_si128(joined));
+    Q8StoreBytes(_mm256_cvttps_epi32(v), out == QType::kU8, dst + i, 8);
   }
   Q8QuantizePortable(x, i, n, scale, zero, out, y);
 }
