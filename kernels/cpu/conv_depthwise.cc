@@ -36,13 +36,12 @@ ConvDepthwise::ConvDepthwise(const Conv2dGeometry& g, const CpuKernels& kernels,
   // to 2.0-3.1x on 14x14 (5x5: 672 x 14x14 3.1x); stride 2 wins on inputs up to 56 columns
   // (144 x 56 -> 28 1.20x, 240 x 56 5x5 1.82x, 672 x 28 2.3x) and loses on 112 (0.98x). Planes
   // a multiple of 4 KiB apart lose there (32x32 0.89x, 64x64 0.66-0.74x): the 8 or 16 planes
-  // read and written at once fall into the same L1 sets.
-  const bool avx2 = kernels.isa == Isa::kAvx2;
-  const int64_t max_stride2_width = avx2 ? 56 : 32;
-  const bool aliased = avx2 && g.in_plane() * 4 % 4096 == 0;
+  // read and written at once fall into the same L1 sets. The table holds both limits.
+  const bool aliased = kernels.dwconv_lanes_avoid_4k_planes && g.in_plane() * 4 % 4096 == 0;
   lanes_ = kernels.dwconv_lanes != nullptr && g.kernel_size() > 1 &&
-           g.kernel_size() <= kDwLanesMaxTaps && (g.stride_w == 1 || g.in_w <= max_stride2_width) &&
-           !aliased && DwLanesScratchFloats(p_) * 4 <= kMaxLanesTileBytes;
+           g.kernel_size() <= kDwLanesMaxTaps &&
+           (g.stride_w == 1 || g.in_w <= kernels.dwconv_lanes_stride2_max_w) && !aliased &&
+           DwLanesScratchFloats(p_) * 4 <= kMaxLanesTileBytes;
   if (lanes_) {
     const int64_t items = g.batch * CeilDiv(g.out_c, 16);
     shares_ = static_cast<int>(std::clamp<int64_t>(threads, 1, items));

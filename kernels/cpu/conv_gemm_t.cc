@@ -68,11 +68,11 @@ bool ConvGemmT::Wins(const Conv2dGeometry& g, const CpuKernels& kernels) {
   // 832 -> 48 on 7x7 (0.76x, 0.83x: too few channel tiles), and so do larger planes whatever
   // the channels (96 -> 96 on 10x10 0.97x, 64 -> 160 3x3 on 9x9 0.87x, 256 x 14x14 3x3 0.97x,
   // 384 -> 64 1x1 on 14x14 0.83x), but for the weights past the L2 above (512 -> 1000 on
-  // 13x13 1.11x).
-  if (kernels.isa == Isa::kAvx2) {
-    constexpr int64_t kMaxAvx2Pixels = 64, kMinAvx2Weights = 4096, kMinAvx2Channels = 64;
-    return g.out_plane() <= kMaxAvx2Pixels && g.out_c >= kMinAvx2Channels &&
-           g.gemm_k() * g.out_c >= kMinAvx2Weights;
+  // 13x13 1.11x). The table's gemm_t_max_pixels (64) says which rule a table takes.
+  if (kernels.gemm_t_max_pixels > 0) {
+    constexpr int64_t kMinWeights = 4096, kMinChannels = 64;
+    return g.out_plane() <= kernels.gemm_t_max_pixels && g.out_c >= kMinChannels &&
+           g.gemm_k() * g.out_c >= kMinWeights;
   }
   // Same-width stride-1 windows (read through the lane table) with 160 output channels or
   // more win too, whatever the padding: resnet18's 256 x 14x14 3x3 layer 5.06 -> 4.52 ms,

@@ -20,7 +20,7 @@ bool ConvStem::Applies(const Conv2dGeometry& g, const CpuKernels& kernels) {
   // AVX2 (8 pixels in the lanes, stride 1 only; Zen 3, the two alternating in one process,
   // best of each): super_resolution's 1 -> 64 5x5 on 224x224 1.29x (1.21x at two threads),
   // 3 -> 24 3x3 1.16x; at stride 2 ConvGemm was as fast.
-  const bool stride_ok = g.stride_w == 1 || (g.stride_w == 2 && kernels.isa != Isa::kAvx2);
+  const bool stride_ok = g.stride_w == 1 || (g.stride_w == 2 && kernels.stem_conv_stride2);
   return kernels.stem_conv != nullptr && g.groups == 1 && g.in_c <= 4 && g.dilation_h == 1 &&
          g.dilation_w == 1 && stride_ok && g.kernel_h <= 7 && g.kernel_w <= 7;
 }

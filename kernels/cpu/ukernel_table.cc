@@ -39,7 +39,10 @@ constexpr CpuKernels kAvx2Kernels = {.isa = Isa::kAvx2,
                                      .wino_output = WinoOutputAvx2,
                                      .gemm_t = GemmTUkernelAvx2,
                                      .gemm_t_store = GemmTStoreAvx2,
+                                     .gemm_t_max_pixels = 64,
                                      .dwconv_lanes = DwConvLanesAvx2,
+                                     .dwconv_lanes_stride2_max_w = 56,
+                                     .dwconv_lanes_avoid_4k_planes = true,
                                      .stem_conv = StemConvAvx2};
 constexpr CpuKernels kAvx512Kernels = {.isa = Isa::kAvx512,
                                        .gemm_nr = 32,
@@ -61,7 +64,9 @@ constexpr CpuKernels kAvx512Kernels = {.isa = Isa::kAvx512,
                                        .gemm_wide_nr = 48,
                                        .gemm_wide = GemmUkernel8x48Avx512,
                                        .dwconv_lanes = DwConvLanesAvx512,
-                                       .stem_conv = StemConvAvx512};
+                                       .dwconv_lanes_stride2_max_w = 32,
+                                       .stem_conv = StemConvAvx512,
+                                       .stem_conv_stride2 = true};
 #endif
 
 }  // namespace

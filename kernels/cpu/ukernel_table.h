@@ -38,11 +38,19 @@ struct CpuKernels {
   // packers hold one 32-bit mask per tile.
   int gemm_wide_nr = 0;
   GemmUkernelFn gemm_wide = nullptr;
+  // The transposed tile's choice (ConvGemmT::Wins) on AVX2: > 0 takes planes up to this many
+  // pixels with enough channels instead of the AVX-512 table's padding rules (0).
+  int64_t gemm_t_max_pixels = 0;
   // Depthwise with 16 channels in the lanes (AVX-512, AVX2); null elsewhere (dwconv takes
-  // every layer).
+  // every layer). Measured per table (ConvDepthwise): the widest input taken at stride 2, and
+  // whether planes a multiple of 4 KiB apart stay on dwconv (their 16 streams share L1 sets).
   DwLanesFn dwconv_lanes = nullptr;
-  // Direct convolution for layers with few input channels (AVX-512, AVX2); null elsewhere.
+  int64_t dwconv_lanes_stride2_max_w = 0;
+  bool dwconv_lanes_avoid_4k_planes = false;
+  // Direct convolution for layers with few input channels (AVX-512, AVX2); null elsewhere;
+  // stride-2 stems too where stem_conv_stride2.
   StemConvFn stem_conv = nullptr;
+  bool stem_conv_stride2 = false;
 };
 
 // The table for `isa`, or null when this build or this CPU cannot run it. kReference maps to
