@@ -228,7 +228,8 @@ void CodesIn(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc
 
 void QDwLanesAvx512Vnni(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc,
                         const int32_t* w, const QDwLaneBlock& b, uint8_t* y, int64_t out_plane,
-                        int64_t oy0, int64_t oy1, int32_t* tile, uint8_t* otile) {
+                        int64_t oy0, int64_t oy1, void* tile_bytes, uint8_t* otile) {
+  auto* tile = static_cast<int32_t*>(tile_bytes);
   // The band's tile rows start at input row `top` (negative in the top padding); the rows
   // above and below the input are zeroed here (they differ between bands), the padding
   // columns beside it by the caller.

@@ -21,7 +21,9 @@ constexpr Int8Kernels kAvx2Int8 = {Isa::kAvx2,        16,
                                    QRequantRowsAvx2,  QGemmRequantAvx2,
                                    QGemvScalar,       QGemmTapsAvx2,
                                    QDwAccumulateAvx2, QCentreAvx2,
-                                   QAddScalar,        QuantizeF32Avx2};
+                                   QAddScalar,        QuantizeF32Avx2,
+                                   nullptr,           nullptr,
+                                   QDwLanesAvx2,      32};
 constexpr Int8Kernels kVnniInt8 = {Isa::kAvx512Vnni,
                                    32,
                                    QGemmUkernelAvx512Vnni,
@@ -36,7 +38,8 @@ constexpr Int8Kernels kVnniInt8 = {Isa::kAvx512Vnni,
                                    QuantizeF32Avx512Vnni,
                                    nullptr,
                                    QInterleave4Avx512Vnni,
-                                   QDwLanesAvx512Vnni};
+                                   QDwLanesAvx512Vnni,
+                                   64};
 constexpr Int8Kernels WithVbmi(Int8Kernels k) {
   k.dw_u8 = QDwU8Avx512Vbmi;
   return k;

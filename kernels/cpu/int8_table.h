@@ -25,6 +25,7 @@ struct Int8Kernels {
   QDwU8Fn dw_u8 = nullptr;  // where the CPU also has AVX-512 VBMI (vpermb builds byte quads)
   QInterleave4Fn interleave4 = nullptr;  // null: the portable (SSE2) version in qconv.cc
   QDwLanesFn dw_lanes = nullptr;         // null: depthwise layers take the per-channel paths
+  int dw_lanes_pixel_bytes = 0;          // dw_lanes' tile bytes per pixel
 };
 
 // The int8 table for `isa` (kAvx512Vnni: vpdpbusd, with dw_u8 where the CPU has VBMI; kAvx2

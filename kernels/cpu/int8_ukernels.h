@@ -134,11 +134,13 @@ using QDwU8Fn = void (*)(const QDwU8Params& p, const uint8_t* plane, const int32
 // the channel's arithmetic. One call does output rows [oy0, oy1) (a band) of nc <= 16
 // channels: the input rows they read, from the planes of 8-bit codes x + c * in_plane (u8, or
 // i8 when x_signed), are transposed into `tile`, pixel-major with the padding
-// (QDwLanesTileRows(p, oy1 - oy0) rows of wp pixels, 16 int32 lanes each: code - x_zero,
-// padding 0); every output pixel's 16 sums start at the lane's offset and take one
-// multiply-add per tap; the per-lane epilogue (QRowParams' 8-bit one without residual or
-// weight zero point) writes 16 bytes per output pixel into `otile`, which is transposed into
-// the output planes y + c * out_plane (c < nc).
+// (QDwLanesTileRows(p, oy1 - oy0) rows of wp pixels, Int8Kernels::dw_lanes_pixel_bytes each,
+// holding the 16 values code - x_zero in the kernel's own form: 16 int32 lanes for VNNI, 16
+// int16 for AVX2; all-zero bytes are padding); every output pixel's 16 sums start at the
+// lane's offset and take one multiply-add per tap (AVX2: per pair of taps); the per-lane
+// epilogue (QRowParams' 8-bit one without residual or weight zero point) writes 16 bytes per
+// output pixel into `otile`, which is transposed into the output planes y + c * out_plane
+// (c < nc).
 struct QDwLanesParams {
   int64_t in_h = 0, in_w = 0, out_w = 0;
   int64_t pad_top = 0, pad_left = 0;
@@ -180,7 +182,7 @@ inline int64_t QDwLanesTileRows(const QDwLanesParams& p, int64_t out_rows) {
 // 16 pixels.
 using QDwLanesFn = void (*)(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc,
                             const int32_t* w, const QDwLaneBlock& b, uint8_t* y, int64_t out_plane,
-                            int64_t oy0, int64_t oy1, int32_t* tile, uint8_t* otile);
+                            int64_t oy0, int64_t oy1, void* tile, uint8_t* otile);
 
 // Centres `rows` rows of n codes (u8, or i8 when is_signed) into int16 (code - zero), for the
 // depthwise planes: row r reads src + r * src_stride and writes even + r * dst_stride (and
@@ -246,6 +248,9 @@ void QRequantRowAvx2(const QRowParams& p, const int32_t* d, const int32_t* col_s
 void QRequantRowsAvx2(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
                       const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
 void QuantizeF32Avx2(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y);
+void QDwLanesAvx2(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc,
+                  const int32_t* w, const QDwLaneBlock& b, uint8_t* y, int64_t out_plane,
+                  int64_t oy0, int64_t oy1, void* tile, uint8_t* otile);
 void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
                             int32_t* d, int64_t ldd, int mr, int nr, bool accumulate);
 void QRequantRowAvx512Vnni(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
@@ -273,7 +278,7 @@ void QGemmTapsAvx512Vnni(int64_t c4, int64_t taps, const int64_t* tap_off, const
 void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
 void QDwLanesAvx512Vnni(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc,
                         const int32_t* w, const QDwLaneBlock& b, uint8_t* y, int64_t out_plane,
-                        int64_t oy0, int64_t oy1, int32_t* tile, uint8_t* otile);
+                        int64_t oy0, int64_t oy1, void* tile, uint8_t* otile);
 #endif
 
 }  // namespace kiln::cpu

@@ -314,9 +314,12 @@ void QConvCpu::PrepareLanes() {
   // in 64 KiB bands no faster: the halo rows are transposed twice).
   constexpr int64_t kBandBytes = 256 << 10;
   int64_t band = g.out_h;
-  if (dw_hp_ * wp * 64 > kBandBytes) {
+  const int64_t pixel_bytes = k_->dw_lanes_pixel_bytes;
+  if (dw_hp_ * wp * pixel_bytes > kBandBytes) {
     band = 1;
-    while (band < g.out_h && QDwLanesTileRows(p, band + 1) * wp * 64 <= kBandBytes) ++band;
+    while (band < g.out_h && QDwLanesTileRows(p, band + 1) * wp * pixel_bytes <= kBandBytes) {
+      ++band;
+    }
   }
   // Items (16-channel blocks x bands) handed to the threads one at a time: an odd count
   // leaves one thread an item more (mobilenetv2's 144-channel layers: 9 blocks, 5 against
@@ -331,7 +334,7 @@ void QConvCpu::PrepareLanes() {
     band = (g.out_h + bands - 1) / bands;
   }
   dw_band_rows_ = band;
-  dw_tile_bytes_ = AlignUp(QDwLanesTileRows(p, band) * wp * 64);
+  dw_tile_bytes_ = AlignUp(QDwLanesTileRows(p, band) * wp * pixel_bytes);
   dw_otile_bytes_ = AlignUp((band * g.out_w + 15) / 16 * 256);
 }
 
@@ -921,12 +924,13 @@ void QConvCpu::RunDepthwiseU8(const uint8_t* x, const void* residual, void* y, u
 }
 
 // The tile's padding pixels (calls write only the interior).
-void QConvCpu::ZeroLanePadding(int32_t* tile) const {
+void QConvCpu::ZeroLanePadding(uint8_t* tile) const {
   const int64_t wp = dw_lanes_.wp, rows = QDwLanesTileRows(dw_lanes_, dw_band_rows_);
   const int64_t left = dw_lanes_.pad_left, right = wp - left - dw_lanes_.in_w;
+  const int64_t px = k_->dw_lanes_pixel_bytes;
   for (int64_t r = 0; r < rows; ++r) {
-    std::memset(tile + r * wp * 16, 0, static_cast<size_t>(left) * 64);
-    std::memset(tile + (r * wp + left + dw_lanes_.in_w) * 16, 0, static_cast<size_t>(right) * 64);
+    std::memset(tile + r * wp * px, 0, static_cast<size_t>(left * px));
+    std::memset(tile + (r * wp + left + dw_lanes_.in_w) * px, 0, static_cast<size_t>(right * px));
   }
 }
 
@@ -943,10 +947,10 @@ void QConvCpu::RunDepthwiseLanes(const uint8_t* x, void* y, uint8_t* scratch,
   // a tile per share, 8 shares of 215 KiB on 56x56 planes, those layers scaled 1.25x at 2
   // threads; per thread 1.16-1.29x faster there).
   for (int64_t slot = 0; slot < std::min<int64_t>(threads_, items); ++slot) {
-    ZeroLanePadding(reinterpret_cast<int32_t*>(scratch + slot * per));
+    ZeroLanePadding(scratch + slot * per);
   }
   ForItemsPerThread(pool, threads_, items, [&](int64_t slot, int64_t item) {
-    auto* tile = reinterpret_cast<int32_t*>(scratch + slot * per);
+    uint8_t* tile = scratch + slot * per;
     uint8_t* otile = scratch + slot * per + dw_tile_bytes_;
     const int64_t band = item % bands, blk = item / bands % blocks, n = item / bands / blocks;
     const int64_t c0 = blk * 16;

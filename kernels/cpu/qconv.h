@@ -132,7 +132,7 @@ class QConvCpu {
   int64_t dw_band_rows_ = 1;  // output rows per dw_lanes call
   int64_t dw_tile_bytes_ = 0, dw_otile_bytes_ = 0;
   void RunDepthwiseLanes(const uint8_t* x, void* y, uint8_t* scratch, ThreadPool* pool) const;
-  void ZeroLanePadding(int32_t* tile) const;
+  void ZeroLanePadding(uint8_t* tile) const;
 };
 
 }  // namespace kiln::cpu
