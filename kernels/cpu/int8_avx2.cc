@@ -136,11 +136,30 @@ inline void Q8StoreBytes(__m256i v, bool is_unsigned, uint8_t* y, int n) {
   }
 }
 
-// Whether a row's epilogue runs in vectors here: the high-half requantization for the output
-// and the residual, 8-bit output; otherwise the portable epilogue (exact either way).
+// Requantize (docs/quantization.md) of 8 int32 lanes x with |x| <= 510 (residual codes less
+// a zero point within 8 bits) and a shift s in [kQ8LowShiftMin, 32]: AVX2 has no 64-bit
+// arithmetic shift, so the 64-bit products (vpmuldq, even and odd lanes) are biased by 2^62
+// with the rounding term, shifted logically and the bias's quotient 2^(62 - s) taken off in
+// the low 32 bits (floor division commutes with adding a multiple of 2^s). |x * multiplier|
+// < 2^40, so the quotient fits int32 from s = 10 on: Requantize's saturation cannot act.
+constexpr int32_t kQ8LowShiftMin = 10;
+inline __m256i Q8RqLow(__m256i x, __m256i mult, __m256i round64, __m128i count, __m256i bias) {
+  const __m256i ev = _mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epi32(x, mult), round64), count);
+  const __m256i od = _mm256_srl_epi64(
+      _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), mult), round64), count);
+  return _mm256_sub_epi32(_mm256_blend_epi32(ev, _mm256_slli_epi64(od, 32), 0xaa), bias);
+}
+
+// Whether a row's epilogue runs in vectors here: the high-half requantization for the output,
+// 8-bit output, and for the residual either form (Q8RqHigh, or Q8RqLow where the codes' zero
+// point fits 8 bits: a residual's scale is usually far above the accumulator's, so its shift
+// is below 33); otherwise the portable epilogue (exact either way).
 inline bool Q8VectorRow(const QRowParams& p, bool residual) {
   const int32_t rs = p.residual_requant.shift;
-  return p.high_shift > 0 && p.out_type != QType::kI32 && (!residual || (rs >= 33 && rs <= 63));
+  const bool res_vector =
+      (rs >= 33 && rs <= 63) ||
+      (rs >= kQ8LowShiftMin && rs <= 32 && p.residual_zero >= -255 && p.residual_zero <= 255);
+  return p.high_shift > 0 && p.out_type != QType::kI32 && (!residual || res_vector);
 }
 
 // A Q8VectorRow row's epilogue constants in vectors, made once per row: rebuilt per vector
@@ -148,7 +167,9 @@ inline bool Q8VectorRow(const QRowParams& p, bool residual) {
 struct Q8RowConsts {
   __m256i offset, zero, mult, round32, shift32, out_zero, qmin, qmax;
   __m256i res_zero, res_mult, res_round32, res_shift32;  // with a residual only
-  bool has_zero, out_unsigned;
+  __m256i res_round64, res_bias;                         // Q8RqLow's (res_high false)
+  __m128i res_count;
+  bool has_zero, out_unsigned, res_high;
   QType res_type;
 };
 inline Q8RowConsts Q8Row(const QRowParams& p, bool residual) {
@@ -164,14 +185,24 @@ inline Q8RowConsts Q8Row(const QRowParams& p, bool residual) {
   k.has_zero = p.zero != 0;
   k.out_unsigned = p.out_type == QType::kU8;
   k.res_type = p.residual_type;
-  if (residual) {  // shift in [33, 63] (Q8VectorRow)
+  k.res_zero = k.res_mult = k.res_round32 = k.res_shift32 = _mm256_setzero_si256();
+  k.res_round64 = k.res_bias = _mm256_setzero_si256();
+  k.res_count = _mm_setzero_si128();
+  k.res_high = true;
+  if (residual) {  // shift in [33, 63] or [kQ8LowShiftMin, 32] (Q8VectorRow)
     const int32_t rs = p.residual_requant.shift;
     k.res_zero = _mm256_set1_epi32(p.residual_zero);
     k.res_mult = _mm256_set1_epi32(p.residual_requant.multiplier);
-    k.res_round32 = _mm256_set1_epi32(int32_t{1} << (rs - 33));
-    k.res_shift32 = _mm256_set1_epi32(rs - 32);
-  } else {
-    k.res_zero = k.res_mult = k.res_round32 = k.res_shift32 = _mm256_setzero_si256();
+    k.res_high = rs >= 33;
+    if (k.res_high) {
+      k.res_round32 = _mm256_set1_epi32(int32_t{1} << (rs - 33));
+      k.res_shift32 = _mm256_set1_epi32(rs - 32);
+    } else {
+      k.res_round64 = _mm256_set1_epi64x((int64_t{1} << (rs - 1)) + (int64_t{1} << 62));
+      k.res_bias = _mm256_set1_epi32(
+          static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(1) << (62 - rs))));
+      k.res_count = _mm_cvtsi32_si128(rs);
+    }
   }
   return k;
 }
@@ -189,7 +220,9 @@ inline void Q8EpilogueVec(const Q8RowConsts& k, const void* residual, __m256i d,
   if (residual) {
     const __m256i rv = _mm256_sub_epi32(
         Q8LoadCodes(static_cast<const uint8_t*>(residual) + j, k.res_type, n), k.res_zero);
-    acc = Q8SaturatingAdd(acc, Q8RqHigh(rv, k.res_mult, k.res_round32, k.res_shift32));
+    acc = Q8SaturatingAdd(
+        acc, k.res_high ? Q8RqHigh(rv, k.res_mult, k.res_round32, k.res_shift32)
+                        : Q8RqLow(rv, k.res_mult, k.res_round64, k.res_count, k.res_bias));
   }
   // Requantize's int32 saturation is left out: |H| <= 2^30 after the shift, and the clamp to
   // [qmin, qmax] inside the 8-bit range follows.
