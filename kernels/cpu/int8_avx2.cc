@@ -301,6 +301,31 @@ void QGemmRequantAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_s
   }
 }
 
+// One weight group (8 rows x 4 bytes, one ymm) is row r's quad in int32 lane r: its bytes 0, 2
+// and 1, 3 sign-extended as int16 pairs against the activation quad's, zero-extended; two
+// vpmaddwd give each row the group's four products (exact). Two groups per step in two
+// chains. The portable loop had made the FC layers of int8 models 3.7 % of mobilenetv2.
+void QGemvAvx2(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) {
+  const __m256i low_bytes = _mm256_set1_epi16(0x00ff);
+  const auto* xq = reinterpret_cast<const int32_t*>(x);
+  __m256i acc0 = _mm256_setzero_si256(), acc1 = acc0;
+  const auto group = [&](int64_t g, __m256i & acc) __attribute__((always_inline)) {
+    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + g * 32));
+    const __m256i xv = _mm256_set1_epi32(xq[g]);
+    const __m256i w02 = _mm256_srai_epi16(_mm256_slli_epi16(w, 8), 8);
+    const __m256i w13 = _mm256_srai_epi16(w, 8);
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(w02, _mm256_and_si256(xv, low_bytes)));
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(w13, _mm256_srli_epi16(xv, 8)));
+  };
+  int64_t g = 0;
+  for (; g + 2 <= k4; g += 2) {
+    group(g, acc0);
+    group(g + 1, acc1);
+  }
+  if (g < k4) group(g, acc0);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), _mm256_add_epi32(acc0, acc1));
+}
+
 void QRequantRowAvx2(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
                      int64_t n) {
   if (!Q8VectorRow(p, p.residual != nullptr)) {

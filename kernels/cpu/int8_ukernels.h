@@ -248,6 +248,7 @@ void QRequantRowAvx2(const QRowParams& p, const int32_t* d, const int32_t* col_s
 void QRequantRowsAvx2(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
                       const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
 void QuantizeF32Avx2(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y);
+void QGemvAvx2(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
 void QDwLanesAvx2(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc,
                   const int32_t* w, const QDwLaneBlock& b, uint8_t* y, int64_t out_plane,
                   int64_t oy0, int64_t oy1, void* tile, uint8_t* otile);
