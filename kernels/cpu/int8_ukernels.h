@@ -249,6 +249,9 @@ void QRequantRowsAvx2(const QRowParams* rows, int mr, const int32_t* d, int64_t 
                       const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
 void QuantizeF32Avx2(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y);
 void QGemvAvx2(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
+void QInterleave4Avx2(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2, const uint8_t* r3,
+                      int64_t n, int64_t rows, int64_t src_stride, uint32_t flip, uint32_t* d,
+                      int64_t dst_stride);
 void QDwLanesAvx2(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc,
                   const int32_t* w, const QDwLaneBlock& b, uint8_t* y, int64_t out_plane,
                   int64_t oy0, int64_t oy1, void* tile, uint8_t* otile);

@@ -117,9 +117,13 @@ QConvCpu QConvCpu::Gemm(QConvSpec spec, const int8_t* packed, const Int8Kernels&
     const int64_t off = c.s_.bias[static_cast<size_t>(oc)] - za * sum + kreal * za * zb;
     c.offset_[static_cast<size_t>(oc)] = static_cast<int32_t>(static_cast<uint32_t>(off));
   }
+  // AVX2 (Zen 3) only on planes up to 14x14: there its 14x14 projections ran 1.13-1.17x
+  // faster at one thread, but at two the 28x28 to 112x112 layers lost 1.03-1.13x (one static
+  // share per thread against whole planes interleaved first, then shares of tiles).
+  const int64_t max_pixels = c.k_->columns_per_share_max_pixels;
   c.columns_per_share_ = c.k_->interleave4 != nullptr && c.taps_ == 1 && c.direct_ && !c.phases_ &&
                          !c.gemv_ && !c.any_w_zero_ && g.groups == 1 && c.hp_ == g.in_h &&
-                         c.wp_ == g.in_w;
+                         c.wp_ == g.in_w && (max_pixels == 0 || g.out_plane() <= max_pixels);
   // Planes up to 14x14 split their output channels among the threads, each thread with its
   // own copy of the columns: split by tiles, both threads wrote every output row (rows of
   // 196 bytes or fewer share cache lines across the split), and the depthwise layer after
