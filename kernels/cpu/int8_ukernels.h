@@ -249,6 +249,7 @@ void QRequantRowsAvx2(const QRowParams* rows, int mr, const int32_t* d, int64_t 
                       const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
 void QuantizeF32Avx2(const float* x, int64_t n, float scale, int32_t zero, QType out, void* y);
 void QGemvAvx2(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
+void QAddAvx2(const QAddParams& p, const void* a, const void* b, void* y, int64_t n);
 void QInterleave4Avx2(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2, const uint8_t* r3,
                       int64_t n, int64_t rows, int64_t src_stride, uint32_t flip, uint32_t* d,
                       int64_t dst_stride);
