@@ -226,15 +226,8 @@ void QDwLanesAvx2(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, i
                   const int32_t* w, const QDwLaneBlock& b, uint8_t* y, int64_t out_plane,
                   int64_t oy0, int64_t oy1, void* tile_bytes, uint8_t* otile) {
   auto* tile = static_cast<int16_t*>(tile_bytes);
-  // The band's tile rows start at input row `top` (negative in the top padding); the rows
-  // above and below the input are zeroed here (they differ between bands), the padding
-  // columns beside it by the caller.
-  const int64_t wp = p.wp, top = oy0 * p.stride_h - p.pad_top;
-  const int64_t rows = QDwLanesTileRows(p, oy1 - oy0);
-  const int64_t iy0 = std::clamp<int64_t>(top, 0, p.in_h);
-  const int64_t iy1 = std::clamp<int64_t>(top + rows, iy0, p.in_h);
-  const int64_t above = std::clamp<int64_t>(iy0 - top, 0, rows);
-  const int64_t below = std::clamp<int64_t>(iy1 - top, above, rows);
+  const int64_t wp = p.wp;
+  const auto [rows, iy0, iy1, above, below] = QDwLanesBandOf(p, oy0, oy1);
   const __m256i z = _mm256_setzero_si256();
   for (int16_t* t = tile; t < tile + above * wp * kPixelInt16; t += kPixelInt16) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(t), z);
