@@ -51,7 +51,6 @@ __attribute__((always_inline)) inline void StemChannels(const StemRowView& v, in
       acc[j] = _mm256_fmadd_ps(xv, _mm256_broadcast_ss(wc + t * 16), acc[j]);
     }
   }
-  const __m256i m = Vec256::Mask(n);
 #pragma GCC unroll 12
   for (int j = 0; j < NJ; ++j) {
     if (J0 + j >= channels) break;
@@ -59,11 +58,7 @@ __attribute__((always_inline)) inline void StemChannels(const StemRowView& v, in
     if (relu || clip) r = _mm256_max_ps(r, lo);
     if (clip) r = _mm256_min_ps(r, hi);
     float* dst = y + (J0 + j) * out_plane;
-    if (n == kPixels) {
-      _mm256_storeu_ps(dst, r);
-    } else {
-      _mm256_maskstore_ps(dst, m, r);
-    }
+    Vec256::StorePartial(dst, r, n);
   }
 }
 

@@ -168,11 +168,7 @@ void DwLanes(const DwConvParams& p, const float* x, const float* w16, const floa
             }
             if (relu || clip) v = _mm256_max_ps(v, lo);
             if (clip) v = _mm256_min_ps(v, hi);
-            if (nq == 8) {
-              _mm256_storeu_ps(dst, v);
-            } else {
-              _mm256_maskstore_ps(dst, m, v);
-            }
+            Vec256::StorePartial(dst, v, nq);
           }
         }
       }

@@ -254,7 +254,7 @@ struct Stride2Columns {
       : out_vectors((p.out_w + N - 1) / N),
         used_vectors((2 * (p.out_w - 1) + kw + N - 1) / N),
         whole_vectors(p.out_w / N),
-        tail(V::MakeMask(static_cast<int>(p.out_w - p.out_w / N * N))) {
+        tail_lanes(static_cast<int>(p.out_w - p.out_w / N * N)) {
     for (int64_t j = 0; j < 2 * out_vectors + 1; ++j) {
       const int64_t col = j * N - p.pad_left;
       masks[j] = V::MakeRangeMask(PoolClamp(-col, 0, N), PoolClamp(p.in_w - col, 0, N));
@@ -269,11 +269,11 @@ struct Stride2Columns {
     if (i < whole_vectors) {
       V::Store(y_row + i * N, v);
     } else {
-      V::StoreMasked(y_row + i * N, v, tail);
+      V::StorePartial(y_row + i * N, v, tail_lanes);
     }
   }
   int64_t out_vectors, used_vectors, whole_vectors;
-  M tail;
+  int tail_lanes;
   // On the stack, no allocation per call: out_w <= kPoolMaxWidth (PoolStride2Fits).
   M masks[2 * ((kPoolMaxWidth + N - 1) / N) + 1];
 };
