@@ -118,17 +118,19 @@ inline void PixelPortable(__m256i lo, __m256i hi, const LaneEpilogue& e, uint8_t
 }
 
 // U output pixels (their tile pixels at src[u]) through every tap pair, then their epilogues.
-// off holds each pair's two tile offsets; wl / wh each pair's weights for the two halves.
+// off holds each pair's two tile offsets; w each pair's 16 weight pairs, the two halves' 8
+// each (QDwLanesFn, dw_lanes_tap_pairs).
 template <int U>
 inline void LanePixels(const int16_t* const* src, const int64_t* off, int64_t pairs,
-                       const __m256i* wl, const __m256i* wh, __m256i offset_lo, __m256i offset_hi,
+                       const int32_t* w, __m256i offset_lo, __m256i offset_hi,
                        const LaneEpilogue& e, uint8_t* out) {
   __m256i lo[U], hi[U];
 #pragma GCC unroll 4
   for (int u = 0; u < U; ++u) lo[u] = offset_lo, hi[u] = offset_hi;
 #pragma GCC unroll 5
   for (int64_t q = 0; q < pairs; ++q) {
-    const __m256i wlq = wl[q], whq = wh[q];
+    const __m256i wlq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + q * 16));
+    const __m256i whq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + q * 16 + 8));
     const int64_t o0 = off[2 * q], o1 = off[2 * q + 1];
 #pragma GCC unroll 4
     for (int u = 0; u < U; ++u) {
@@ -243,24 +245,13 @@ void QDwLanesAvx2(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, i
   } else {
     CodesIn<false>(p, x, in_plane, nc, iy0 * p.in_w, iy1 * p.in_w, first);
   }
-  // 2. The tap pairs' weights in the halves' order (an odd last tap pairs with itself under
-  // a zero weight), each lane the first tap's weight in its low int16, the second's in the
-  // high one; sums and epilogue 4 output pixels at a time.
+  // 2. The tap pairs' offsets (an odd last tap pairs with itself: its weight pair holds 0 in
+  // the high int16); sums and epilogue 4 output pixels at a time.
   const int64_t taps = p.taps, pairs = (taps + 1) / 2;
-  __m256i wl[(kQDwMaxTaps + 1) / 2], wh[(kQDwMaxTaps + 1) / 2];
   int64_t off[kQDwMaxTaps + 1];
   for (int64_t q = 0; q < pairs; ++q) {
-    const int64_t t0 = 2 * q, t1 = std::min(2 * q + 1, taps - 1);
-    const __m256i keep = t1 == t0 ? z : _mm256_set1_epi32(-1);
-    const int32_t* w0 = w + t0 * 16;
-    const int32_t* w1 = w + t1 * 16;
-    // w's high int16s are 0: the second tap's weight shifted up fills them.
-    wl[q] = _mm256_or_si256(LowChannels(w0),
-                            _mm256_and_si256(_mm256_slli_epi32(LowChannels(w1), 16), keep));
-    wh[q] = _mm256_or_si256(HighChannels(w0),
-                            _mm256_and_si256(_mm256_slli_epi32(HighChannels(w1), 16), keep));
-    off[2 * q] = p.tap_offset[t0] * kPixelInt16;
-    off[2 * q + 1] = p.tap_offset[t1] * kPixelInt16;
+    off[2 * q] = p.tap_offset[2 * q] * kPixelInt16;
+    off[2 * q + 1] = p.tap_offset[std::min(2 * q + 1, taps - 1)] * kPixelInt16;
   }
   LaneEpilogue e;
   e.lo = MakeHalf(b, false);
@@ -291,10 +282,10 @@ void QDwLanesAvx2(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, i
       }
     }
     if (u == 4) {
-      LanePixels<4>(src, off, pairs, wl, wh, offset_lo, offset_hi, e, otile + q * 16);
+      LanePixels<4>(src, off, pairs, w, offset_lo, offset_hi, e, otile + q * 16);
     } else {
       for (int i = 0; i < u; ++i) {
-        LanePixels<1>(src + i, off, pairs, wl, wh, offset_lo, offset_hi, e, otile + (q + i) * 16);
+        LanePixels<1>(src + i, off, pairs, w, offset_lo, offset_hi, e, otile + (q + i) * 16);
       }
     }
     q += u;

@@ -292,7 +292,14 @@ void QConvCpu::PrepareLanes() {
   p.qmin = s_.qmin;
   p.qmax = s_.qmax;
   const int64_t blocks = (g.out_c + 15) / 16;
-  dw_lane_w_.assign(static_cast<size_t>(blocks * taps_ * 16), 0);
+  // The weights in dw_lanes' form (QDwLanesFn), dw_lane_rows_ rows of 16 int32 per block:
+  // one per tap, the centred weight in the low int16; or, with dw_lanes_tap_pairs, one per pair
+  // of taps (an odd last tap paired with a zero weight), the pair's weights in the low and high
+  // int16 and the lanes in the order of the kernel's two sum registers, channels 0-3, 8-11,
+  // 4-7, 12-15 (made here once, not per call).
+  const bool pairs = k_->dw_lanes_tap_pairs;
+  dw_lane_rows_ = pairs ? (taps_ + 1) / 2 : taps_;
+  dw_lane_w_.assign(static_cast<size_t>(blocks * dw_lane_rows_ * 16), 0);
   dw_lane_blocks_.assign(static_cast<size_t>(blocks), QDwLaneBlock{});
   for (int64_t b = 0; b < blocks; ++b) {
     int32_t offset[16];
@@ -303,10 +310,18 @@ void QConvCpu::PrepareLanes() {
       const QRowParams& r = rows_[static_cast<size_t>(c)];
       offset[lane] = real ? r.offset : 0;
       requant[lane] = r.requant;
-      for (int64_t t = 0; t < taps_; ++t) {
-        const int32_t v = real ? dw_w_[static_cast<size_t>(c * taps_ + t)] : 0;
-        dw_lane_w_[static_cast<size_t>((b * taps_ + t) * 16 + lane)] =
-            static_cast<int32_t>(static_cast<uint16_t>(v));
+    }
+    for (int64_t slot = 0; slot < 16; ++slot) {
+      const int64_t lane = pairs ? slot + (slot % 8 < 4 ? 0 : 4) - (slot < 8 ? 0 : 4) : slot;
+      const int64_t c = b * 16 + lane;
+      const auto weight = [&](int64_t t) -> uint32_t {  // centred, as an int16's bits
+        if (c >= g.out_c || t >= taps_) return 0;
+        return static_cast<uint16_t>(dw_w_[static_cast<size_t>(c * taps_ + t)]);
+      };
+      for (int64_t row = 0; row < dw_lane_rows_; ++row) {
+        const uint32_t v = pairs ? weight(2 * row) | weight(2 * row + 1) << 16 : weight(row);
+        dw_lane_w_[static_cast<size_t>((b * dw_lane_rows_ + row) * 16 + slot)] =
+            static_cast<int32_t>(v);
       }
     }
     PrepareQDwLaneBlock(offset, requant, dw_lane_blocks_[static_cast<size_t>(b)]);
@@ -979,7 +994,8 @@ void QConvCpu::RunDepthwiseLanes(const uint8_t* x, void* y, uint8_t* scratch,
     const int nc = static_cast<int>(std::min<int64_t>(16, g.out_c - c0));
     const int64_t oy0 = band * dw_band_rows_, oy1 = std::min(g.out_h, oy0 + dw_band_rows_);
     k_->dw_lanes(dw_lanes_, x + (n * g.in_c + c0) * in_plane, in_plane, nc,
-                 dw_lane_w_.data() + blk * taps_ * 16, dw_lane_blocks_[static_cast<size_t>(blk)],
+                 dw_lane_w_.data() + blk * dw_lane_rows_ * 16,
+                 dw_lane_blocks_[static_cast<size_t>(blk)],
                  static_cast<uint8_t*>(y) + (n * g.out_c + c0) * out_plane, out_plane, oy0, oy1,
                  tile, otile);
   });

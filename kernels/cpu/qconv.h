@@ -128,6 +128,7 @@ class QConvCpu {
   bool dw_use_lanes_ = false;
   QDwLanesParams dw_lanes_;
   std::vector<int32_t> dw_lane_w_;
+  int64_t dw_lane_rows_ = 0;  // rows of 16 weights per block: taps, or pairs of taps
   std::vector<QDwLaneBlock> dw_lane_blocks_;
   int64_t dw_band_rows_ = 1;  // output rows per dw_lanes call
   int64_t dw_tile_bytes_ = 0, dw_otile_bytes_ = 0;
