@@ -154,7 +154,6 @@ void DwLanes(const DwConvParams& p, const float* x, const float* w16, const floa
       if (!inline_act && !residual) ActivateArray<Vec256>(out, out, 16 * 16, p.act);
       for (int q = 0; q < n; q += 8) {
         const int nq = std::min(8, n - q);
-        const __m256i m = Vec256::Mask(nq);
         for (int h = 0; h < lanes; h += 8) {
           __m256 r[8];
           ChannelRows(out, q, h, r);
@@ -164,7 +163,7 @@ void DwLanes(const DwConvParams& p, const float* x, const float* w16, const floa
             // The residual is read right before y is written: they may share a buffer.
             if (residual) {
               const float* res = residual + (h + c) * out_plane + p0 + q;
-              v = _mm256_add_ps(v, nq == 8 ? _mm256_loadu_ps(res) : _mm256_maskload_ps(res, m));
+              v = _mm256_add_ps(v, Vec256::LoadPartial(res, nq));
             }
             if (relu || clip) v = _mm256_max_ps(v, lo);
             if (clip) v = _mm256_min_ps(v, hi);

@@ -31,6 +31,17 @@ struct Q8Tile {
 
 constexpr int64_t kNoOffset = 0;
 
+// The int16 pairs vpmaddwd multiplies, from a vector of byte quads: bytes 0 and 2 of each
+// dword in `even`, bytes 1 and 3 in `odd`, sign-extended (weights) or zero-extended (codes).
+inline void Q8SignedPairs(__m256i v, __m256i& even, __m256i& odd) {
+  even = _mm256_srai_epi16(_mm256_slli_epi16(v, 8), 8);
+  odd = _mm256_srai_epi16(v, 8);
+}
+inline void Q8UnsignedPairs(__m256i v, __m256i& even, __m256i& odd) {
+  even = _mm256_and_si256(v, _mm256_set1_epi16(0x00ff));
+  odd = _mm256_srli_epi16(v, 8);
+}
+
 // Rows [R0, R0 + 4) over `taps` blocks of k4 groups (QGemmTapsFn; one tap at offset 0 for
 // QGemmUkernelFn), the sums in registers across the taps.
 template <int R0>
@@ -40,7 +51,6 @@ __attribute__((always_inline)) inline void Q8GemmRows(int64_t k4, int64_t taps,
                                                       Q8Tile* t) {
   __m256i c0 = _mm256_setzero_si256(), c1 = c0, c2 = c0, c3 = c0, e0 = c0, e1 = c0, e2 = c0,
           e3 = c0;
-  const __m256i low_bytes = _mm256_set1_epi16(0x00ff);
   const int32_t* aw = reinterpret_cast<const int32_t*>(a) + R0;
   for (int64_t tap = 0; tap < taps; ++tap) {
     const uint8_t* bt = b + tap_off[tap];
@@ -48,14 +58,14 @@ __attribute__((always_inline)) inline void Q8GemmRows(int64_t k4, int64_t taps,
       const __m256i bv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bt));
       const __m256i bw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bt + 32));
       bt += b_stride;
-      // Per column: (b0, b2) and (b1, b3) as int16 pairs (bytes are unsigned: no sign).
-      const __m256i b02 = _mm256_and_si256(bv, low_bytes), b13 = _mm256_srli_epi16(bv, 8);
-      const __m256i x02 = _mm256_and_si256(bw, low_bytes), x13 = _mm256_srli_epi16(bw, 8);
+      // Per column: (b0, b2) and (b1, b3) as int16 pairs.
+      __m256i b02, b13, x02, x13;
+      Q8UnsignedPairs(bv, b02, b13);
+      Q8UnsignedPairs(bw, x02, x13);
 #define KILN_Q8_ROW(r, c, e)                                                            \
   {                                                                                     \
-    const __m256i w = _mm256_set1_epi32(aw[r]);                                         \
-    const __m256i w02 = _mm256_srai_epi16(_mm256_slli_epi16(w, 8), 8);                  \
-    const __m256i w13 = _mm256_srai_epi16(w, 8);                                        \
+    __m256i w02, w13;                                                                   \
+    Q8SignedPairs(_mm256_set1_epi32(aw[r]), w02, w13);                                  \
     c = _mm256_add_epi32(                                                               \
         c, _mm256_add_epi32(_mm256_madd_epi16(b02, w02), _mm256_madd_epi16(b13, w13))); \
     e = _mm256_add_epi32(                                                               \
@@ -307,16 +317,14 @@ void QGemmRequantAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_s
 // vpmaddwd give each row the group's four products (exact). Two groups per step in two
 // chains. The portable loop had made the FC layers of int8 models 3.7 % of mobilenetv2.
 void QGemvAvx2(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) {
-  const __m256i low_bytes = _mm256_set1_epi16(0x00ff);
   const auto* xq = reinterpret_cast<const int32_t*>(x);
   __m256i acc0 = _mm256_setzero_si256(), acc1 = acc0;
   const auto group = [&](int64_t g, __m256i & acc) __attribute__((always_inline)) {
-    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + g * 32));
-    const __m256i xv = _mm256_set1_epi32(xq[g]);
-    const __m256i w02 = _mm256_srai_epi16(_mm256_slli_epi16(w, 8), 8);
-    const __m256i w13 = _mm256_srai_epi16(w, 8);
-    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(w02, _mm256_and_si256(xv, low_bytes)));
-    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(w13, _mm256_srli_epi16(xv, 8)));
+    __m256i w02, w13, x02, x13;
+    Q8SignedPairs(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + g * 32)), w02, w13);
+    Q8UnsignedPairs(_mm256_set1_epi32(xq[g]), x02, x13);
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(w02, x02));
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(w13, x13));
   };
   int64_t g = 0;
   for (; g + 2 <= k4; g += 2) {
