@@ -396,27 +396,22 @@ void QInterleave4Avx2(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2, c
   }
 }
 
-// QAdd as the VNNI table's QAddHigh, 8 lanes at a time, where the input shifts are >= 31 and
-// the output's >= 33 (what the quantizer makes: the inputs' multipliers at most 1/2, the
-// output's far smaller): everything in int32 lanes but the products, each Requantize in the
-// high-half form (Q8RqHigh); an input shift s below 33 runs as 33 on (a - za) 2^(20 + 33 - s)
-// instead of 2^20 (below 2^30: the same quotient). The rescaled inputs' sum wraps like the
-// reference's (WrappingAdd). Other shifts, and the last n % 8 elements, run portably. The
-// portable loop had made the zoo mobilenetv2-12-int8's adds 11 % of its time.
+// QAdd in int32 lanes but the products (Q8AddHighForm), 8 lanes at a time; the rescaled
+// inputs' sum wraps like the reference's (WrappingAdd). Other shifts, and the last n % 8
+// elements, run portably (the portable loop had made the zoo mobilenetv2-12-int8's adds 11 %
+// of its time).
 void QAddAvx2(const QAddParams& p, const void* a, const void* b, void* y, int64_t n) {
-  const auto from = [](const Requant& r, int32_t lo) { return r.shift >= lo && r.shift <= 62; };
   int64_t i = 0;
-  if (from(p.ra, 31) && from(p.rb, 31) && from(p.ro, 33)) {
-    const int32_t ea = std::max(p.ra.shift, 33), eb = std::max(p.rb.shift, 33);
+  if (Q8AddHighApplies(p)) {
+    const Q8AddHighForm f = Q8AddHigh(p);
     const __m256i za = _mm256_set1_epi32(p.a_zero), zb = _mm256_set1_epi32(p.b_zero);
-    const __m256i pa = _mm256_set1_epi32(20 + ea - p.ra.shift);
-    const __m256i pb = _mm256_set1_epi32(20 + eb - p.rb.shift);
+    const __m256i pa = _mm256_set1_epi32(f.lshift_a), pb = _mm256_set1_epi32(f.lshift_b);
     const __m256i ma = _mm256_set1_epi32(p.ra.multiplier), mb = _mm256_set1_epi32(p.rb.multiplier);
     const __m256i mo = _mm256_set1_epi32(p.ro.multiplier);
-    const auto round32 = [](int32_t s) { return _mm256_set1_epi32(int32_t{1} << (s - 33)); };
-    const __m256i rda = round32(ea), rdb = round32(eb), rdo = round32(p.ro.shift);
-    const __m256i sa = _mm256_set1_epi32(ea - 32), sb = _mm256_set1_epi32(eb - 32);
-    const __m256i so = _mm256_set1_epi32(p.ro.shift - 32);
+    const __m256i rda = _mm256_set1_epi32(f.round_a), rdb = _mm256_set1_epi32(f.round_b);
+    const __m256i rdo = _mm256_set1_epi32(f.round_o);
+    const __m256i sa = _mm256_set1_epi32(f.rshift_a), sb = _mm256_set1_epi32(f.rshift_b);
+    const __m256i so = _mm256_set1_epi32(f.rshift_o);
     const __m256i zo = _mm256_set1_epi32(p.out_zero);
     const __m256i lo = _mm256_set1_epi32(p.qmin), hi = _mm256_set1_epi32(p.qmax);
     const auto* a8 = static_cast<const uint8_t*>(a);

@@ -670,24 +670,19 @@ void QCentreAvx512Vnni(const uint8_t* src, int64_t n, int64_t rows, int64_t src_
 
 namespace {
 
-// QAdd with input shifts >= 31 and an output shift >= 33 (the inputs' multipliers are at most
-// 1/2, exactly 1/2 (shift 31) for the larger scale; the output's far smaller: what the
-// quantizer makes): everything in int32 lanes but the products, each Requantize in the
-// high-half form (Q8RqHigh). An input shift s below 33 runs as 33 on (a - za) 2^(20 + 33 - s)
-// instead of 2^20 (below 2^30): x M 2^k + 2^(s+k-1) over 2^(s+k) is the same quotient. The
-// rescaled inputs' sum wraps like the reference's (WrappingAdd); the output's Requantize needs
-// no saturation before the zero point and clamp.
+// QAdd in int32 lanes but the products (Q8AddHighForm); the rescaled inputs' sum wraps like
+// the reference's (WrappingAdd); the output's Requantize needs no saturation before the zero
+// point and clamp.
 void QAddHigh(const QAddParams& p, const uint8_t* a, const uint8_t* b, uint8_t* y, int64_t n) {
-  const int32_t ea = std::max(p.ra.shift, 33), eb = std::max(p.rb.shift, 33);
+  const Q8AddHighForm f = Q8AddHigh(p);
   const __m512i za = _mm512_set1_epi32(p.a_zero), zb = _mm512_set1_epi32(p.b_zero);
-  const __m512i pa = _mm512_set1_epi32(20 + ea - p.ra.shift);
-  const __m512i pb = _mm512_set1_epi32(20 + eb - p.rb.shift);
+  const __m512i pa = _mm512_set1_epi32(f.lshift_a), pb = _mm512_set1_epi32(f.lshift_b);
   const __m512i ma = _mm512_set1_epi32(p.ra.multiplier), mb = _mm512_set1_epi32(p.rb.multiplier);
   const __m512i mo = _mm512_set1_epi32(p.ro.multiplier);
-  const auto round32 = [](int32_t s) { return _mm512_set1_epi32(int32_t{1} << (s - 33)); };
-  const __m512i rda = round32(ea), rdb = round32(eb), rdo = round32(p.ro.shift);
-  const __m512i sa = _mm512_set1_epi32(ea - 32), sb = _mm512_set1_epi32(eb - 32);
-  const __m512i so = _mm512_set1_epi32(p.ro.shift - 32);
+  const __m512i rda = _mm512_set1_epi32(f.round_a), rdb = _mm512_set1_epi32(f.round_b);
+  const __m512i rdo = _mm512_set1_epi32(f.round_o);
+  const __m512i sa = _mm512_set1_epi32(f.rshift_a), sb = _mm512_set1_epi32(f.rshift_b);
+  const __m512i so = _mm512_set1_epi32(f.rshift_o);
   const __m512i zo = _mm512_set1_epi32(p.out_zero);
   const __m512i lo = _mm512_set1_epi32(p.qmin), hi = _mm512_set1_epi32(p.qmax);
   for (int64_t i = 0; i + 16 <= n; i += 16) {
@@ -703,8 +698,7 @@ void QAddHigh(const QAddParams& p, const uint8_t* a, const uint8_t* b, uint8_t* 
 }  // namespace
 
 void QAddAvx512Vnni(const QAddParams& p, const void* a, const void* b, void* y, int64_t n) {
-  const auto from = [](const Requant& r, int32_t lo) { return r.shift >= lo && r.shift <= 62; };
-  if (from(p.ra, 31) && from(p.rb, 31) && from(p.ro, 33)) {
+  if (Q8AddHighApplies(p)) {
     QAddHigh(p, static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(b),
              static_cast<uint8_t*>(y), n);
     Q8AddPortable(p, a, b, y, n - n % 16, n);

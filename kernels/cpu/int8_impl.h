@@ -159,6 +159,35 @@ inline void Q8CentrePortable(const uint8_t* src, int64_t i0, int64_t n, bool is_
   }
 }
 
+// QAdd's int32 form for the SIMD tables (QAddAvx2, QAddAvx512Vnni), where the input shifts are
+// >= 31 and the output's >= 33 (what the quantizer makes: the inputs' multipliers at most 1/2,
+// the output's far smaller): each Requantize in the high-half form, (H + 2^(s - 33)) >>
+// (s - 32) of the product's high 32 bits H. An input shift s below 33 runs as 33 on
+// (a - za) 2^(20 + 33 - s) instead of 2^20 (below 2^30: the same quotient). Per input: the
+// left shift of the centred codes, the rounding term and the right shift; for the output the
+// last two.
+struct Q8AddHighForm {
+  int32_t lshift_a, round_a, rshift_a;
+  int32_t lshift_b, round_b, rshift_b;
+  int32_t round_o, rshift_o;
+};
+inline bool Q8AddHighApplies(const QAddParams& p) {
+  const auto from = [](const Requant& r, int32_t lo) { return r.shift >= lo && r.shift <= 62; };
+  return from(p.ra, 31) && from(p.rb, 31) && from(p.ro, 33);
+}
+inline Q8AddHighForm Q8AddHigh(const QAddParams& p) {
+  const int32_t ea = p.ra.shift > 33 ? p.ra.shift : 33, eb = p.rb.shift > 33 ? p.rb.shift : 33;
+  const auto round = [](int32_t s) { return int32_t{1} << (s - 33); };
+  return {.lshift_a = 20 + ea - p.ra.shift,
+          .round_a = round(ea),
+          .rshift_a = ea - 32,
+          .lshift_b = 20 + eb - p.rb.shift,
+          .round_b = round(eb),
+          .rshift_b = eb - 32,
+          .round_o = round(p.ro.shift),
+          .rshift_o = p.ro.shift - 32};
+}
+
 // Elements [i0, n) of QAddFn.
 inline void Q8AddPortable(const QAddParams& p, const void* a, const void* b, void* y, int64_t i0,
                           int64_t n) {
