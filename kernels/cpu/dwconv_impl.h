@@ -108,8 +108,19 @@ void DwConvPlaneT(const DwConvParams& p, const float* x, const float* w, float b
         rows[r][ky] = r < rows_here && iy >= 0 && iy < p.in_h ? x + iy * p.in_w : zero_row;
       }
     }
+    // A layer's input is often cold (a 112x112 expansion's output is 4.8 MB), and the rows of a
+    // block are read a column step at a time, which the hardware prefetchers do not follow: the
+    // next block's new input rows (past the plane's end, the next plane's first: planes are
+    // contiguous and a prefetch never faults) are requested a line per column step. 96 x 112
+    // -> 56 stride 2 from memory 1.15-1.58 -> 0.69-0.84 ms (Zen 3, one thread, caches flushed).
+    const int64_t next_iy = (oy + kDwRows - 1) * p.stride_h - p.pad_top + kh;
+    const float* next_rows = x + next_iy * p.in_w;
+    const int next_count = static_cast<int>(kDwRows * p.stride_h);
     for (int64_t ox = 0; ox < p.out_w;) {
       const int64_t ix0 = ox * sw - p.pad_left;
+      for (int k = 0; k < next_count; ++k) {
+        __builtin_prefetch(next_rows + k * p.in_w + ix0 + N * sw, 0, 3);
+      }
       const bool inside = ox >= ox_lo && ox <= max_start && ox + N <= p.out_w;
       const int n = inside ? N : ClampInt(p.out_w - ox, 1, N);
       T acc[kDwRows];
