@@ -141,13 +141,14 @@ void ConvGemmT::RunItem(int64_t item, const float* block16, const float* bias,
       const int blocks = last_slice && q1 == q_end ? next_nb : nb;
       const int64_t calls = q1 - q0;
       for (int64_t q = q0; q < q1; ++q) {
+        const int rows = static_cast<int>(std::min<int64_t>(kGemmTRows, n_ - q * kGemmTRows));
         const int64_t l0 = next_lines * (q - q0) / calls, l1 = next_lines * (q - q0 + 1) / calls;
         for (int b = 0; b < blocks; ++b) {
           const float* base = next_w + b * k_ * 16;
           for (int64_t l = l0; l < l1; ++l) __builtin_prefetch(base + l * 16, 0, 2);
         }
-        kernels_->gemm_t(kl, panels + (q * k_ + k0) * kGemmTRows, w + k0 * 16, k_ * 16, nb, k0 > 0,
-                         sums[q - q0]);
+        kernels_->gemm_t(kl, panels + (q * k_ + k0) * kGemmTRows, w + k0 * 16, k_ * 16, nb, rows,
+                         k0 > 0, sums[q - q0]);
       }
     }
     for (int64_t q = q0; q < q1; ++q) {

@@ -199,6 +199,37 @@ TEST(FusedConvSimdTest, SmallPlanesTransposed) {
   }
 }
 
+// A plane's last panel of 1-3 pixels (AVX2 computes it with the channels in the lanes): 7x7
+// and 5x5 (49, 25 = 8q + 1), 2x5 (8 + 2) and 3x9 (24 + 3), a last tile of 16 channels (80, 272
+// outputs) and of 32, reductions over several weight slices (K = 576 and 1152), stride 2,
+// batch 2, residuals and activations.
+TEST(FusedConvSimdTest, SmallPlanesShortLastPanel) {
+  const char* acts[] = {"clip", "relu", "none", "silu"};
+  const std::vector<Geometry> geos = {
+      {1, 128, 7, 7, 80, 3, 1, 1, 1, 1},  // 1 pixel, K = 1152, tiles 32 + 32 + 16
+      {2, 64, 5, 5, 96, 3, 1, 1, 1, 1},   // 1 pixel, batch 2
+      {1, 561, 7, 7, 64, 1, 1, 0, 1, 1},  // 1 pixel, an odd last slice (K = 4 x 128 + 49)
+      {1, 40, 2, 5, 80, 3, 1, 1, 1, 1},   // 2 pixels
+      {1, 576, 3, 9, 96, 1, 1, 0, 1, 1},  // 3 pixels, K = 576
+      {1, 48, 6, 18, 272, 3, 2, 1, 1, 1}, // 3 x 9 through phase planes, a last tile of 16
+  };
+  for (size_t i = 0; i < geos.size(); ++i) {
+    const Geometry& g = geos[i];
+    cpu::Conv2dGeometry cg;
+    cg.batch = g.n, cg.in_c = g.c, cg.in_h = g.h, cg.in_w = g.w, cg.out_c = g.m;
+    cg.kernel_h = cg.kernel_w = g.k, cg.stride_h = cg.stride_w = g.stride;
+    cg.pad_top = cg.pad_left = cg.pad_bottom = cg.pad_right = g.pad;
+    cg.dilation_h = cg.dilation_w = g.dilation, cg.groups = g.group;
+    ASSERT_TRUE(cg.ComputeOutput());
+    ASSERT_GE(cg.out_plane() % cpu::kGemmTRows, 1);
+    ASSERT_LE(cg.out_plane() % cpu::kGemmTRows, 3);
+    if (const cpu::CpuKernels* k = cpu::GetCpuKernels(Isa::kAvx2); k && k->gemm_t) {
+      EXPECT_TRUE(cpu::ConvGemmT::Wins(cg, *k)) << Describe(g, "none", false);
+    }
+    Check(g, acts[i % 4], i % 2 == 1, static_cast<uint32_t>(400 + i));
+  }
+}
+
 // Layers with at most 4 input channels take the direct stem kernel (AVX-512; AVX2 at stride 1)
 // unless they have a residual (ConvStem::Applies): 3x3, 5x5 and 7x7 stems at stride 2 (halving
 // and not), stride 1, 1 and 4 channels, output channels ending in a partial block or an odd

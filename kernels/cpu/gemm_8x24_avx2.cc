@@ -44,12 +44,73 @@ __attribute__((always_inline)) inline void GemmTChannels(int64_t k, const float*
   for (int j = 0; j < NJ; ++j) _mm256_store_ps(t + (J0 + j) * kGemmTRows, acc[j]);
 }
 
+// A panel of R <= 3 pixels (a plane's last: 7x7's 49 = 6 x 8 + 1) the other way round, the
+// channels in the lanes: each step is NV = 2 * NB weight vectors, R broadcasts and R * NV FMAs
+// where the pixels-in-lanes tile issues its 8 * 16 * NB FMAs whatever R. One pixel alternates
+// two sets of accumulators over the steps (8 chains for the FMA latency of two pipes).
+template <int R, int NB>
+inline void GemmTNarrow(int64_t k, const float* a, const float* w, int64_t block_stride,
+                        bool accumulate, float* t) {
+  constexpr int NV = 2 * NB, S = R == 1 ? 2 : 1;
+  __m256 acc[S][R][NV];
+#pragma GCC unroll 2
+  for (int s = 0; s < S; ++s) {
+#pragma GCC unroll 3
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[s][r][v] = _mm256_setzero_ps();
+    }
+  }
+  auto step = [&](int s, int64_t p) {
+    __m256 wv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v)
+      wv[v] = _mm256_loadu_ps(w + (v / 2) * block_stride + p * 16 + (v % 2) * 8);
+#pragma GCC unroll 3
+    for (int r = 0; r < R; ++r) {
+      const __m256 av = _mm256_broadcast_ss(a + p * kGemmTRows + r);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[s][r][v] = _mm256_fmadd_ps(av, wv[v], acc[s][r][v]);
+    }
+  };
+  int64_t p = 0;
+  for (; p + S <= k; p += S) {
+#pragma GCC unroll 2
+    for (int s = 0; s < S; ++s) step(s, p + s);
+  }
+  for (; p < k; ++p) step(0, p);
+  // Back to the channel-major tile: channel j's lane r (zero past R).
+  alignas(32) float sums[R][NV * 8];
+#pragma GCC unroll 3
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      _mm256_store_ps(sums[r] + v * 8,
+                      S == 2 ? _mm256_add_ps(acc[0][r][v], acc[S - 1][r][v]) : acc[0][r][v]);
+    }
+  }
+  for (int j = 0; j < NV * 8; ++j) {
+    const float s1 = R > 1 ? sums[R > 1 ? 1 : 0][j] : 0.f;  // (indices valid for every R)
+    const float s2 = R > 2 ? sums[R > 2 ? 2 : 0][j] : 0.f;
+    __m256 v = _mm256_zextps128_ps256(_mm_setr_ps(sums[0][j], s1, s2, 0.f));
+    if (accumulate) v = _mm256_add_ps(v, _mm256_load_ps(t + j * kGemmTRows));
+    _mm256_store_ps(t + j * kGemmTRows, v);
+  }
+}
+
 }  // namespace
 
 // 32 channels as 12 + 12 + 8 (three passes over the panel slice, which stays in L1), 16 as
-// 8 + 8 (eight chains still cover the FMA latency of two pipes).
+// 8 + 8 (eight chains still cover the FMA latency of two pipes); panels of up to 3 pixels
+// with the channels in the lanes.
 void GemmTUkernelAvx2(int64_t k, const float* a, const float* w, int64_t block_stride, int nb,
-                      bool accumulate, float* t) {
+                      int rows, bool accumulate, float* t) {
+  if (rows <= 3) {
+    auto narrow = rows == 1   ? (nb == 2 ? GemmTNarrow<1, 2> : GemmTNarrow<1, 1>)
+                  : rows == 2 ? (nb == 2 ? GemmTNarrow<2, 2> : GemmTNarrow<2, 1>)
+                              : (nb == 2 ? GemmTNarrow<3, 2> : GemmTNarrow<3, 1>);
+    return narrow(k, a, w, block_stride, accumulate, t);
+  }
   if (nb == 2) {
     GemmTChannels<0, 12>(k, a, w, block_stride, accumulate, t);
     GemmTChannels<12, 12>(k, a, w, block_stride, accumulate, t);

@@ -21,7 +21,7 @@ void GemmUkernel8x48Avx512(int64_t k, const float* a, int64_t lda, const float* 
 }
 
 void GemmTUkernel8x32Avx512(int64_t k, const float* a, const float* w, int64_t block_stride, int nb,
-                            bool accumulate, float* t) {
+                            int /*rows*/, bool accumulate, float* t) {
   if (nb == 2) {
     GemmTTile<Vec512, 2>(k, a, w, block_stride, accumulate, t);
   } else {

@@ -51,8 +51,10 @@ using GemmUkernelFn = void (*)(int64_t k, const float* a, int64_t lda, const flo
 // Block16O blocks `block_stride` floats apart (k rows of 16 channels each). T is 8 x 32 floats
 // (64-byte aligned) in the layout of the table's GemmTStoreFn (AVX-512: row-major T[r][j];
 // AVX2: channel-major, T[j][r]), overwritten (accumulate = false) or added to; no epilogue.
+// `rows` (1-8): the panel's pixels (a plane's last panel may have fewer); the kernel may skip
+// the others, whose sums are then unspecified (GemmTStoreFn does not store them).
 using GemmTUkernelFn = void (*)(int64_t k, const float* a, const float* w, int64_t block_stride,
-                                int nb, bool accumulate, float* t);
+                                int nb, int rows, bool accumulate, float* t);
 inline constexpr int kGemmTRows = 8, kGemmTCols = 32;
 // Writes a GemmTUkernelFn tile T (in its layout) back to planes: y[j * ldy + r] = T[r][j] +
 // bias[j] + residual[j * ldy + r] for r < rows (<= 8) and j < cols (<= 32), bias and residual
@@ -244,7 +246,7 @@ void StemConvAvx2(const StemConvParams& p, const float* xpad, const float* w16, 
 void DwConvLanesAvx2(const DwConvParams& p, const float* x, const float* w16, const float* bias16,
                      const float* residual, float* y, int lanes, float* scratch);
 void GemmTUkernelAvx2(int64_t k, const float* a, const float* w, int64_t block_stride, int nb,
-                      bool accumulate, float* t);
+                      int rows, bool accumulate, float* t);
 bool GemmTStoreAvx2(const float* t, int rows, int cols, const float* bias, const float* residual,
                     int64_t ldy, const ActivationParams& act, float* y);
 void GemmUkernel8x24Avx2(int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
@@ -275,7 +277,7 @@ void GemmUkernel8x32Avx512(int64_t k, const float* a, int64_t lda, const float* 
 void GemmUkernel8x48Avx512(int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
                            float* c, int64_t ldc, int mr, int nr, int flags, const Epilogue& ep);
 void GemmTUkernel8x32Avx512(int64_t k, const float* a, const float* w, int64_t block_stride, int nb,
-                            bool accumulate, float* t);
+                            int rows, bool accumulate, float* t);
 bool GemmTStoreAvx512(const float* t, int rows, int cols, const float* bias, const float* residual,
                       int64_t ldy, const ActivationParams& act, float* y);
 void ActivateAvx512(const float* x, float* y, int64_t n, const ActivationParams& act);
