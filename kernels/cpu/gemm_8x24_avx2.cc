@@ -90,9 +90,9 @@ inline void GemmTNarrow(int64_t k, const float* a, const float* w, int64_t block
     }
   }
   for (int j = 0; j < NV * 8; ++j) {
-    const float s1 = R > 1 ? sums[R > 1 ? 1 : 0][j] : 0.f;  // (indices valid for every R)
-    const float s2 = R > 2 ? sums[R > 2 ? 2 : 0][j] : 0.f;
-    __m256 v = _mm256_zextps128_ps256(_mm_setr_ps(sums[0][j], s1, s2, 0.f));
+    alignas(16) float lanes[4] = {};
+    for (int r = 0; r < R; ++r) lanes[r] = sums[r][j];
+    __m256 v = _mm256_zextps128_ps256(_mm_load_ps(lanes));
     if (accumulate) v = _mm256_add_ps(v, _mm256_load_ps(t + j * kGemmTRows));
     _mm256_store_ps(t + j * kGemmTRows, v);
   }

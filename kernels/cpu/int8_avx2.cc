@@ -42,86 +42,73 @@ inline void Q8UnsignedPairs(__m256i v, __m256i& even, __m256i& odd) {
   odd = _mm256_srli_epi16(v, 8);
 }
 
-// Rows [R0, R0 + 4) over `taps` blocks of k4 groups (QGemmTapsFn; one tap at offset 0 for
-// QGemmUkernelFn), the sums in registers across the taps.
-template <int R0>
+// One quad group's four products per int32 lane, from its int16 pairs (Q8UnsignedPairs of the
+// codes, Q8SignedPairs of the weights): two vpmaddwd, exact.
+inline __m256i Q8QuadDot(__m256i b02, __m256i b13, __m256i w02, __m256i w13) {
+  return _mm256_add_epi32(_mm256_madd_epi16(b02, w02), _mm256_madd_epi16(b13, w13));
+}
+
+// Rows [R0, R0 + ROWS) over `taps` blocks of k4 groups (QGemmTapsFn; one tap at offset 0 for
+// QGemmUkernelFn), the sums in registers across the taps: 4 rows x both column vectors (WIDE),
+// or all 8 rows x the first, for a tile of at most 8 columns (a plane's last: 7x7's 49 = 3 x
+// 16 + 1), where one B vector is widened per step and the second column vector is zero (about
+// 0.6 of the instructions of two wide passes, which widen and multiply two B vectors twice).
+template <int R0, int ROWS, bool WIDE>
 __attribute__((always_inline)) inline void Q8GemmRows(int64_t k4, int64_t taps,
                                                       const int64_t* tap_off, const int8_t* a,
                                                       const uint8_t* b, int64_t b_stride,
                                                       Q8Tile* t) {
-  __m256i c0 = _mm256_setzero_si256(), c1 = c0, c2 = c0, c3 = c0, e0 = c0, e1 = c0, e2 = c0,
-          e3 = c0;
-  const int32_t* aw = reinterpret_cast<const int32_t*>(a) + R0;
-  for (int64_t tap = 0; tap < taps; ++tap) {
-    const uint8_t* bt = b + tap_off[tap];
-    for (int64_t g = 0; g < k4; ++g) {
-      const __m256i bv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bt));
-      const __m256i bw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bt + 32));
-      bt += b_stride;
-      // Per column: (b0, b2) and (b1, b3) as int16 pairs.
-      __m256i b02, b13, x02, x13;
-      Q8UnsignedPairs(bv, b02, b13);
-      Q8UnsignedPairs(bw, x02, x13);
-#define KILN_Q8_ROW(r, c, e)                                                            \
-  {                                                                                     \
-    __m256i w02, w13;                                                                   \
-    Q8SignedPairs(_mm256_set1_epi32(aw[r]), w02, w13);                                  \
-    c = _mm256_add_epi32(                                                               \
-        c, _mm256_add_epi32(_mm256_madd_epi16(b02, w02), _mm256_madd_epi16(b13, w13))); \
-    e = _mm256_add_epi32(                                                               \
-        e, _mm256_add_epi32(_mm256_madd_epi16(x02, w02), _mm256_madd_epi16(x13, w13))); \
-  }
-      KILN_Q8_ROW(0, c0, e0)
-      KILN_Q8_ROW(1, c1, e1)
-      KILN_Q8_ROW(2, c2, e2)
-      KILN_Q8_ROW(3, c3, e3)
-#undef KILN_Q8_ROW
-      aw += kQGemmMr;
-    }
-  }
-  t->c[R0][0] = c0, t->c[R0 + 1][0] = c1, t->c[R0 + 2][0] = c2, t->c[R0 + 3][0] = c3;
-  t->c[R0][1] = e0, t->c[R0 + 1][1] = e1, t->c[R0 + 2][1] = e2, t->c[R0 + 3][1] = e3;
-}
-
-// A tile of at most 8 columns (a plane's last: 7x7's 49 = 3 x 16 + 1) in one pass of all 8
-// rows over the first column vector: per step one B vector widened and 8 rows' products, where
-// the two passes of Q8GemmRows widen two B vectors twice and multiply both (about 0.6 of the
-// instructions). The second column vector is set to zero.
-__attribute__((always_inline)) inline void Q8GemmRowsNarrow(int64_t k4, int64_t taps,
-                                                            const int64_t* tap_off, const int8_t* a,
-                                                            const uint8_t* b, int64_t b_stride,
-                                                            Q8Tile* t) {
+  static_assert((WIDE && ROWS == 4) || (!WIDE && R0 == 0 && ROWS == kQGemmMr),
+                "8 accumulators: 4 rows x 2 vectors or 8 rows x 1");
   __m256i c0 = _mm256_setzero_si256(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0,
           c7 = c0;
-  const int32_t* aw = reinterpret_cast<const int32_t*>(a);  // the taps' blocks in a row
+  const int32_t* aw = reinterpret_cast<const int32_t*>(a) + R0;  // taps' blocks in a row
   for (int64_t tap = 0; tap < taps; ++tap) {
     const uint8_t* bt = b + tap_off[tap];
     for (int64_t g = 0; g < k4; ++g) {
-      __m256i b02, b13;
+      // Per column: (b0, b2) and (b1, b3) as int16 pairs.
+      __m256i b02, b13, x02, x13;
       Q8UnsignedPairs(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(bt)), b02, b13);
+      if constexpr (WIDE) {
+        Q8UnsignedPairs(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(bt + 32)), x02, x13);
+      }
       bt += b_stride;
-#define KILN_Q8_ROW(r, c)                                                               \
-  {                                                                                     \
-    __m256i w02, w13;                                                                   \
-    Q8SignedPairs(_mm256_set1_epi32(aw[r]), w02, w13);                                  \
-    c = _mm256_add_epi32(                                                               \
-        c, _mm256_add_epi32(_mm256_madd_epi16(b02, w02), _mm256_madd_epi16(b13, w13))); \
+      // Row r's sums: c (first column vector) and, WIDE, e (the second). Named locals: in an
+      // array GCC kept the accumulators in memory.
+#define KILN_Q8_ROW(r, c, e)                                                    \
+  {                                                                             \
+    __m256i w02, w13;                                                           \
+    Q8SignedPairs(_mm256_set1_epi32(aw[r]), w02, w13);                          \
+    c = _mm256_add_epi32(c, Q8QuadDot(b02, b13, w02, w13));                     \
+    if constexpr (WIDE) e = _mm256_add_epi32(e, Q8QuadDot(x02, x13, w02, w13)); \
   }
-      KILN_Q8_ROW(0, c0)
-      KILN_Q8_ROW(1, c1)
-      KILN_Q8_ROW(2, c2)
-      KILN_Q8_ROW(3, c3)
-      KILN_Q8_ROW(4, c4)
-      KILN_Q8_ROW(5, c5)
-      KILN_Q8_ROW(6, c6)
-      KILN_Q8_ROW(7, c7)
+      if constexpr (WIDE) {
+        KILN_Q8_ROW(0, c0, c4)
+        KILN_Q8_ROW(1, c1, c5)
+        KILN_Q8_ROW(2, c2, c6)
+        KILN_Q8_ROW(3, c3, c7)
+      } else {
+        KILN_Q8_ROW(0, c0, c0)
+        KILN_Q8_ROW(1, c1, c1)
+        KILN_Q8_ROW(2, c2, c2)
+        KILN_Q8_ROW(3, c3, c3)
+        KILN_Q8_ROW(4, c4, c4)
+        KILN_Q8_ROW(5, c5, c5)
+        KILN_Q8_ROW(6, c6, c6)
+        KILN_Q8_ROW(7, c7, c7)
+      }
 #undef KILN_Q8_ROW
       aw += kQGemmMr;
     }
   }
-  t->c[0][0] = c0, t->c[1][0] = c1, t->c[2][0] = c2, t->c[3][0] = c3;
-  t->c[4][0] = c4, t->c[5][0] = c5, t->c[6][0] = c6, t->c[7][0] = c7;
-  for (int r = 0; r < kQGemmMr; ++r) t->c[r][1] = _mm256_setzero_si256();
+  if constexpr (WIDE) {
+    t->c[R0][0] = c0, t->c[R0 + 1][0] = c1, t->c[R0 + 2][0] = c2, t->c[R0 + 3][0] = c3;
+    t->c[R0][1] = c4, t->c[R0 + 1][1] = c5, t->c[R0 + 2][1] = c6, t->c[R0 + 3][1] = c7;
+  } else {
+    t->c[0][0] = c0, t->c[1][0] = c1, t->c[2][0] = c2, t->c[3][0] = c3;
+    t->c[4][0] = c4, t->c[5][0] = c5, t->c[6][0] = c6, t->c[7][0] = c7;
+    for (int r = 0; r < kQGemmMr; ++r) t->c[r][1] = _mm256_setzero_si256();
+  }
 }
 
 // The whole tile; rows past mr are skipped where a pass holds none of them, and tiles of at
@@ -131,11 +118,11 @@ __attribute__((always_inline)) inline void Q8GemmTile(int64_t k4, int64_t taps,
                                                       const uint8_t* b, int64_t b_stride, int mr,
                                                       int nr, Q8Tile* t) {
   if (nr <= 8 && mr > 4) {
-    Q8GemmRowsNarrow(k4, taps, tap_off, a, b, b_stride, t);
+    Q8GemmRows<0, kQGemmMr, false>(k4, taps, tap_off, a, b, b_stride, t);
     return;
   }
-  Q8GemmRows<0>(k4, taps, tap_off, a, b, b_stride, t);
-  if (mr > 4) Q8GemmRows<4>(k4, taps, tap_off, a, b, b_stride, t);
+  Q8GemmRows<0, 4, true>(k4, taps, tap_off, a, b, b_stride, t);
+  if (mr > 4) Q8GemmRows<4, 4, true>(k4, taps, tap_off, a, b, b_stride, t);
 }
 
 // Requantize (docs/quantization.md) of 8 int32 lanes when its shift s is in [33, 63]
@@ -369,8 +356,7 @@ void QGemvAvx2(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) {
     __m256i w02, w13, x02, x13;
     Q8SignedPairs(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + g * 32)), w02, w13);
     Q8UnsignedPairs(_mm256_set1_epi32(xq[g]), x02, x13);
-    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(w02, x02));
-    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(w13, x13));
+    acc = _mm256_add_epi32(acc, Q8QuadDot(x02, x13, w02, w13));
   };
   int64_t g = 0;
   for (; g + 2 <= k4; g += 2) {

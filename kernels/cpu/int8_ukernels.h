@@ -198,10 +198,10 @@ inline QDwLanesBand QDwLanesBandOf(const QDwLanesParams& p, int64_t oy0, int64_t
 // w: the block's weights [taps][16] int32, each the centred weight code in the low 16 bits and
 // 0 in the high 16 (vpdpwssd's second product then adds 0); or, for a table with
 // dw_lanes_tap_pairs (AVX2), [(taps + 1) / 2][16]: taps 2q and 2q + 1's weights in the low and
-// high 16 bits (0 past the last tap), lanes in the order channels 0-3, 8-11, 4-7, 12-15. The call zeroes the tile rows
-// above and below the input; the caller zeroes the padding columns beside it once (they are
-// padding in every band). `otile` holds 16 bytes per output pixel of the band, rounded up to
-// 16 pixels.
+// high 16 bits (0 past the last tap), lanes in the order channels 0-3, 8-11, 4-7, 12-15. The
+// call zeroes the tile rows above and below the input; the caller zeroes the padding columns
+// beside it once (they are padding in every band). `otile` holds 16 bytes per output pixel of
+// the band, rounded up to 16 pixels.
 using QDwLanesFn = void (*)(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc,
                             const int32_t* w, const QDwLaneBlock& b, uint8_t* y, int64_t out_plane,
                             int64_t oy0, int64_t oy1, void* tile, uint8_t* otile);

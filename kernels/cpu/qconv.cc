@@ -311,8 +311,11 @@ void QConvCpu::PrepareLanes() {
       offset[lane] = real ? r.offset : 0;
       requant[lane] = r.requant;
     }
+    // Slot -> channel of the block in the pairs' order (vpackssdw's interleave of two halves).
+    static constexpr int64_t kPairSlotChannel[16] = {0, 1, 2, 3, 8,  9,  10, 11,
+                                                     4, 5, 6, 7, 12, 13, 14, 15};
     for (int64_t slot = 0; slot < 16; ++slot) {
-      const int64_t lane = pairs ? slot + (slot % 8 < 4 ? 0 : 4) - (slot < 8 ? 0 : 4) : slot;
+      const int64_t lane = pairs ? kPairSlotChannel[slot] : slot;
       const int64_t c = b * 16 + lane;
       const auto weight = [&](int64_t t) -> uint32_t {  // centred, as an int16's bits
         if (c >= g.out_c || t >= taps_) return 0;
