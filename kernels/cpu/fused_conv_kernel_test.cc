@@ -194,8 +194,8 @@ TEST(FusedConvSimdTest, SmallPlanesTransposed) {
     if (const cpu::CpuKernels* k = cpu::GetCpuKernels(Isa::kAvx512); k && k->gemm_t) {
       EXPECT_TRUE(cpu::ConvGemmT::Wins(cg, *k)) << Describe(g, "none", false);
     }
-    // AVX2 (pixels in the lanes) takes planes up to 8x8 with 64 channels or more, and the 1x1
-    // layers with 1 MiB of weights.
+    // AVX2 takes planes up to 8x8 with 64 channels or more, and the 1x1 layers with 1 MiB of
+    // weights.
     if (const cpu::CpuKernels* k = cpu::GetCpuKernels(Isa::kAvx2); k && k->gemm_t) {
       const bool want =
           (cg.out_plane() <= 64 && cg.out_c >= 64) || (g.k == 1 && g.c * g.m >= 1 << 18);
@@ -206,26 +206,29 @@ TEST(FusedConvSimdTest, SmallPlanesTransposed) {
   }
 }
 
-// A plane's last panel of 1-3 pixels (AVX2 computes it with the channels in the lanes): 7x7
-// and 5x5 (49, 25 = 8q + 1), 2x5 (8 + 2) and 3x9 (24 + 3), a last tile of 16 channels (80, 272
-// outputs) and of 32, reductions over several weight slices (K = 576 and 1152), stride 2,
-// batch 2, residuals and activations.
+// A plane's last panel of 1-7 pixels (AVX2 runs a panel in passes of 4 rows, then 1-3): 7x7
+// and 5x5 (49, 25 = 8q + 1), 2x5 (8 + 2), 3x9 (24 + 3), 1x13 (8 + 5), 6x5 (24 + 6), 3x5 (8 + 7);
+// a last tile of 16 channels (80, 272 outputs), of 32, of 8 and of 4 (72, 100: a partial
+// column block of the store's transpose); reductions over several weight slices (K = 576, 630
+// and 1152), stride 2, batch 2, residuals and activations.
 TEST(FusedConvSimdTest, SmallPlanesShortLastPanel) {
   const char* acts[] = {"clip", "relu", "none", "silu"};
   const std::vector<Geometry> geos = {
-      {1, 128, 7, 7, 80, 3, 1, 1, 1, 1},  // 1 pixel, K = 1152, tiles 32 + 32 + 16
-      {2, 64, 5, 5, 96, 3, 1, 1, 1, 1},   // 1 pixel, batch 2
-      {1, 561, 7, 7, 64, 1, 1, 0, 1, 1},  // 1 pixel, an odd last slice (K = 4 x 128 + 49)
-      {1, 40, 2, 5, 80, 3, 1, 1, 1, 1},   // 2 pixels
-      {1, 576, 3, 9, 96, 1, 1, 0, 1, 1},  // 3 pixels, K = 576
-      {1, 48, 6, 18, 272, 3, 2, 1, 1, 1}, // 3 x 9 through phase planes, a last tile of 16
+      {1, 128, 7, 7, 80, 3, 1, 1, 1, 1},   // 1 pixel, K = 1152, tiles 32 + 32 + 16
+      {2, 64, 5, 5, 96, 3, 1, 1, 1, 1},    // 1 pixel, batch 2
+      {1, 561, 7, 7, 64, 1, 1, 0, 1, 1},   // 1 pixel, an odd last slice (K = 4 x 128 + 49)
+      {1, 40, 2, 5, 80, 3, 1, 1, 1, 1},    // 2 pixels
+      {1, 576, 3, 9, 96, 1, 1, 0, 1, 1},   // 3 pixels, K = 576
+      {1, 48, 6, 18, 272, 3, 2, 1, 1, 1},  // 3 x 9 through phase planes, a last tile of 16
+      {1, 144, 1, 13, 64, 1, 1, 0, 1, 1},  // 5 pixels: a pass of 4 and one of 1
+      {1, 96, 6, 5, 72, 1, 1, 0, 1, 1},    // 6 pixels, a last tile of 8 channels
+      {2, 70, 3, 5, 100, 3, 1, 1, 1, 1},   // 7 pixels, a last tile of 4, batch 2
   };
   for (size_t i = 0; i < geos.size(); ++i) {
     const Geometry& g = geos[i];
     const cpu::Conv2dGeometry cg = ConvGeometryOf(g);
     ASSERT_TRUE(cg.out_h > 0);
     ASSERT_GE(cg.out_plane() % cpu::kGemmTRows, 1);
-    ASSERT_LE(cg.out_plane() % cpu::kGemmTRows, 3);
     if (const cpu::CpuKernels* k = cpu::GetCpuKernels(Isa::kAvx2); k && k->gemm_t) {
       EXPECT_TRUE(cpu::ConvGemmT::Wins(cg, *k)) << Describe(g, "none", false);
     }

@@ -48,15 +48,14 @@ using GemmUkernelFn = void (*)(int64_t k, const float* a, int64_t lda, const flo
 // would fill two 32-column tiles 77 %): rows are output pixels, columns output channels.
 // T[r][j] (+)= sum_p A[p][r] * W[j / 16][p][j % 16] for 8 rows r and 16 * nb columns j
 // (nb = 1 or 2): `a` is an im2col panel of 8 pixels (k groups of 8 floats), `w` the first of nb
-// Block16O blocks `block_stride` floats apart (k rows of 16 channels each). T is 8 x 32 floats
-// (64-byte aligned) in the layout of the table's GemmTStoreFn (AVX-512: row-major T[r][j];
-// AVX2: channel-major, T[j][r]), overwritten (accumulate = false) or added to; no epilogue.
+// Block16O blocks `block_stride` floats apart (k rows of 16 channels each). T is 8 x 32 floats,
+// row-major T[r][j], 64-byte aligned, overwritten (accumulate = false) or added to; no epilogue.
 // `rows` (1-8): the panel's pixels (a plane's last panel may have fewer); the kernel may skip
 // the others, whose sums are then unspecified (GemmTStoreFn does not store them).
 using GemmTUkernelFn = void (*)(int64_t k, const float* a, const float* w, int64_t block_stride,
                                 int nb, int rows, bool accumulate, float* t);
 inline constexpr int kGemmTRows = 8, kGemmTCols = 32;
-// Writes a GemmTUkernelFn tile T (in its layout) back to planes: y[j * ldy + r] = T[r][j] +
+// Writes a GemmTUkernelFn tile T back to planes: y[j * ldy + r] = T[r][j] +
 // bias[j] + residual[j * ldy + r] for r < rows (<= 8) and j < cols (<= 32), bias and residual
 // optional (each residual element is read before its y element is written: they may alias).
 // Applies the activation too when it is none, relu or clip, and returns whether it did (the
