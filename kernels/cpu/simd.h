@@ -85,6 +85,7 @@ struct VecScalar {
   static T Sub(T a, T b) { return a - b; }
   static T Mul(T a, T b) { return a * b; }
   static T Div(T a, T b) { return a / b; }
+  static T Quotient(T a, T b) { return a / b; }
   // 1 / d for finite d of magnitude in [2^-100, 2^100] (within 1 ulp in the SIMD versions,
   // an estimate and one Newton step: a fraction of a division's cost).
   static T Reciprocal(T d) { return 1.f / d; }
@@ -95,6 +96,7 @@ struct VecScalar {
   static T SelectNeg(T x, T a, T b) { return x < 0.f ? a : b; }
   // 2^n for t = n + kExpMagic (an integer n in [-126, 127] held in t's low mantissa bits).
   static T Pow2Biased(T t) { return BitsToFloat((FloatToBits(t) + 127u) << 23); }
+  static T Pow2Shift(T t) { return BitsToFloat(FloatToBits(t) << 23); }
   static float ReduceAdd(T v) { return v; }
   static float ReduceMax(T v) { return v; }
 };
@@ -195,6 +197,9 @@ struct Vec256 {
   static T Sub(T a, T b) { return _mm256_sub_ps(a, b); }
   static T Mul(T a, T b) { return _mm256_mul_ps(a, b); }
   static T Div(T a, T b) { return _mm256_div_ps(a, b); }
+  // a / b where a rounding or two is fine: the division itself (Zen 3: SiLU over 4096 floats
+  // 1.14-1.17x faster than with the reciprocal estimate and a Newton step).
+  static T Quotient(T a, T b) { return _mm256_div_ps(a, b); }
   static T Reciprocal(T d) {
     const T r = _mm256_rcp_ps(d);  // 12 bits; the Newton step r (2 - d r) doubles them
     return _mm256_mul_ps(r, _mm256_fnmadd_ps(d, r, _mm256_set1_ps(2.f)));
@@ -206,6 +211,10 @@ struct Vec256 {
   static T Pow2Biased(T t) {
     const __m256i i = _mm256_add_epi32(_mm256_castps_si256(t), _mm256_set1_epi32(127));
     return _mm256_castsi256_ps(_mm256_slli_epi32(i, 23));
+  }
+  // 2^n from t whose low mantissa bits already hold n + 127.
+  static T Pow2Shift(T t) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23));
   }
   static float ReduceAdd(T v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -290,6 +299,9 @@ struct Vec512 {
   static T Sub(T a, T b) { return _mm512_sub_ps(a, b); }
   static T Mul(T a, T b) { return _mm512_mul_ps(a, b); }
   static T Div(T a, T b) { return _mm512_div_ps(a, b); }
+  // a / b where a rounding or two is fine: the reciprocal estimate and a Newton step (a zmm
+  // division is slow on the AVX-512 parts measured before, Cascade Lake).
+  static T Quotient(T a, T b) { return _mm512_mul_ps(a, Reciprocal(b)); }
   static T Reciprocal(T d) {
     const T r = _mm512_rcp14_ps(d);  // 14 bits; one Newton step r + r (1 - d r)
     return _mm512_fmadd_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(1.f)), r);
@@ -303,6 +315,9 @@ struct Vec512 {
   static T Pow2Biased(T t) {
     const __m512i i = _mm512_add_epi32(_mm512_castps_si512(t), _mm512_set1_epi32(127));
     return _mm512_castsi512_ps(_mm512_slli_epi32(i, 23));
+  }
+  static T Pow2Shift(T t) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_castps_si512(t), 23));
   }
   static float ReduceAdd(T v) { return _mm512_reduce_add_ps(v); }
   static float ReduceMax(T v) { return _mm512_reduce_max_ps(v); }
@@ -336,15 +351,32 @@ __attribute__((always_inline)) inline typename V::T Exp(typename V::T x) {
   return V::Mul(p, V::Pow2Biased(t));
 }
 
-// 1 / (1 + exp(-x)). Exp clamps its argument, so exp(-x) stays finite (at most ~2.4e38) and
-// needs no split by sign (the scalar definition's guard against overflow); where 1 + e is that
-// large the reciprocal estimate flushes to 0, the sigmoid's value to within 1e-38. The
-// estimate with one Newton step replaces a division: a SiLU epilogue had cost as much as the
-// 1x1 convolution it ends, and the sign split a further 4 of its ~26 operations.
+// 1 / (1 + exp(-x)) as e / (1 + e) with e = exp(-|x|) in (0, 1], then 1 - that for x >= 0:
+// nothing to overflow, one reduction constant (|n| <= 126), and a polynomial one degree lower
+// than Exp's, as the sigmoid needs no more: degree 5, fitted here for the least relative error
+// of 1 + r p(r) on [-ln 2 / 2, ln 2 / 2] (9e-8). -|x| is clamped where 2^n stays normal, so
+// the ends come out as 1.2e-38 and 1. 17 operations a vector where 1 / (1 + Exp(-x)) took 22:
+// SiLU over 4096 floats 1.22x faster (Zen 3, AVX2, old and new alternating), max error against
+// double over [-100, 100] 9e-8 absolute and 3.4e-7 relative (it was 1.8e-7 and 2.3e-7).
 template <typename V>
 __attribute__((always_inline)) inline typename V::T Sigmoid(typename V::T x) {
-  const typename V::T e = Exp<V>(V::Sub(V::Zero(), x));
-  return V::Reciprocal(V::Add(V::Set1(1.f), e));
+  using T = typename V::T;
+  T z = V::Min(x, V::Sub(V::Zero(), x));  // -|x| (NaN stays NaN: Min returns x then)
+  z = V::Max(z, V::Set1(-87.3365447504019f));
+  // t's low mantissa bits are n + 127 (the magic number carries the exponent bias).
+  constexpr float kMagic = kExpMagic + 127.f;
+  const T t = V::Fma(z, V::Set1(1.44269504088896341f), V::Set1(kMagic));
+  const T n = V::Sub(t, V::Set1(kMagic));
+  const T r = V::Fma(n, V::Set1(-0.693147180559945f), z);  // one constant: |n| <= 126
+  T p = V::Set1(8.290211670100689e-3f);
+  p = V::Fma(p, r, V::Set1(4.1897717863321304e-2f));
+  p = V::Fma(p, r, V::Set1(1.666763573884964e-1f));
+  p = V::Fma(p, r, V::Set1(4.999915063381195e-1f));
+  p = V::Fma(p, r, V::Set1(9.999997019767761e-1f));
+  const T s = V::Pow2Shift(t);
+  const T e = V::Fma(V::Mul(r, s), p, s);  // 2^n (1 + r p(r))
+  const T f = V::Quotient(e, V::Add(V::Set1(1.f), e));
+  return V::SelectNeg(x, f, V::Sub(V::Set1(1.f), f));
 }
 
 }  // namespace
