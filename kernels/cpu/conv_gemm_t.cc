@@ -70,6 +70,15 @@ bool ConvGemmT::Wins(const Conv2dGeometry& g, const CpuKernels& kernels) {
   // 384 -> 64 1x1 on 14x14 0.83x), but for the weights past the L2 above (512 -> 1000 on
   // 13x13 1.11x). The table's gemm_t_max_pixels (64) says which rule a table takes.
   if (kernels.gemm_t_max_pixels > 0) {
+    // Since its tile has the channels in the lanes (stop 29), also windows read through a lane
+    // table with 160 channels or more in and out, on planes up to 16x16 (one thread / two,
+    // warm / caches flushed, alone against ConvGemm, alternating: resnet18's 256 x 14x14 3x3
+    // 1.07-1.08x / 1.03x, googlenet's 160 -> 320 1.06-1.11x / 1.07-1.12x; with fewer input
+    // channels no clear win: 144 -> 288 0.93-1.16x, 128 -> 256 0.99x, 112 -> 224 0.92-1.06x).
+    if (g.kernel_size() > 1 && g.in_c >= 160 && g.out_c >= 160 &&
+        ConvLaneTable::Applies(g, /*phases=*/true)) {
+      return true;
+    }
     constexpr int64_t kMinWeights = 4096, kMinChannels = 64;
     return g.out_plane() <= kernels.gemm_t_max_pixels && g.out_c >= kMinChannels &&
            g.gemm_k() * g.out_c >= kMinWeights;

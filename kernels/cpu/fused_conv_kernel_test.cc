@@ -186,6 +186,8 @@ TEST(FusedConvSimdTest, SmallPlanesTransposed) {
       {2, 24, 13, 13, 48, 3, 2, 1, 1, 1},
       {1, 16, 15, 15, 32, 3, 2, 0, 1, 1},
       {1, 20, 28, 28, 160, 3, 2, 1, 1, 1},
+      // 160 channels in and out on 14x14 (AVX2 too: a last panel of 4, a last tile of 16).
+      {1, 160, 14, 14, 176, 3, 1, 1, 1, 1},
   };
   int i = 0;
   for (const Geometry& g : geos) {
@@ -194,11 +196,12 @@ TEST(FusedConvSimdTest, SmallPlanesTransposed) {
     if (const cpu::CpuKernels* k = cpu::GetCpuKernels(Isa::kAvx512); k && k->gemm_t) {
       EXPECT_TRUE(cpu::ConvGemmT::Wins(cg, *k)) << Describe(g, "none", false);
     }
-    // AVX2 takes planes up to 8x8 with 64 channels or more, and the 1x1 layers with 1 MiB of
-    // weights.
+    // AVX2 takes planes up to 8x8 with 64 channels or more, the 1x1 layers with 1 MiB of
+    // weights, and 3x3 windows with 160 channels in and out.
     if (const cpu::CpuKernels* k = cpu::GetCpuKernels(Isa::kAvx2); k && k->gemm_t) {
-      const bool want =
-          (cg.out_plane() <= 64 && cg.out_c >= 64) || (g.k == 1 && g.c * g.m >= 1 << 18);
+      const bool want = (cg.out_plane() <= 64 && cg.out_c >= 64) ||
+                        (g.k == 1 && g.c * g.m >= 1 << 18) ||
+                        (g.k == 3 && g.c >= 160 && g.m >= 160);
       EXPECT_EQ(cpu::ConvGemmT::Wins(cg, *k), want) << Describe(g, "none", false);
     }
     Check(g, acts[i % 4], i % 2 == 0, static_cast<uint32_t>(300 + i));
