@@ -335,6 +335,12 @@ void ConvGemm::RunShare(int share, const float* x, const float* packed, const fl
       // and 1.21x, efficientnet_b0_rw's 0.94x and 1.08x. Where K is larger the group's B
       // leaves L1 (96 -> 24 on 56x56 0.92-0.97x cold with 4 or 16 tiles): one tile at a time.
       const int64_t group = direct_ && ocpg >= 2 * kl ? 4 : 1;
+      // The tiles of a group leave each panel row's outputs contiguous: an activation the tile
+      // store does not inline (SiLU, sigmoid, tanh: over the stored tile, 3 vectors a row on
+      // AVX2) runs once over the group's row instead (12 vectors: SiLU over 24 floats a call
+      // 1.08 ns a float, over 96 0.49, Zen 3).
+      const bool group_act = group > 1 && kb == kblocks_ - 1 && act.kind != Activation::kNone &&
+                             act.kind != Activation::kRelu && act.kind != Activation::kClip;
       for (int64_t g0 = 0; g0 < count; g0 += group * nr) {
         const int64_t g1 = std::min(count, g0 + group * nr);
         for (int64_t p = p0; p < p1; ++p) {
@@ -384,7 +390,7 @@ void ConvGemm::RunShare(int share, const float* x, const float* packed, const fl
             ep.bias = bias ? bias + grp * ocpg + oc0 : nullptr;
             ep.residual = residual ? residual + c_off : nullptr;
             ep.ldr = n_;
-            ep.act = act;
+            if (!group_act) ep.act = act;
             // The same for the rows this panel writes two tiles on: every tile writes mr rows
             // a plane apart (im2col layers too: a first layer writes 64 rows per 32 columns).
             if (kb == kblocks_ - 1 && t0 + kPrefetchTiles * nr < count) {
@@ -395,6 +401,12 @@ void ConvGemm::RunShare(int share, const float* x, const float* packed, const fl
               }
             }
             gemm(kl, a, lda, bt, ldb, y + c_off, n_, mr, tn, flags, ep);
+          }
+          if (group_act) {
+            for (int r = 0; r < mr; ++r) {
+              float* row = y + (oc_base + oc0 + r) * n_ + n0 + g0;
+              kernels_->activate(row, row, g1 - g0, act);
+            }
           }
         }
       }
