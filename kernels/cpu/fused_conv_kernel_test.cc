@@ -239,6 +239,25 @@ TEST(FusedConvSimdTest, SmallPlanesShortLastPanel) {
   }
 }
 
+// 1x1 layers with at least twice as many outputs as inputs run each panel over a group of 4
+// pixel tiles, and activations the tile store does not inline (SiLU, sigmoid, tanh, hard
+// swish) over the group's rows: planes ending in a partial group and a partial tile, 13
+// columns (rows end inside a tile), batch 2, residuals, output channels ending in a half panel.
+TEST(FusedConvSimdTest, WriteHeavyPointwiseGroups) {
+  const char* acts[] = {"silu", "sigmoid", "tanh", "hard_swish", "relu"};
+  const std::vector<Geometry> geos = {
+      {1, 16, 23, 29, 96, 1, 1, 0, 1, 1},  // 667 pixels: 6 groups, then 3 tiles and 19 columns
+      {2, 12, 17, 13, 40, 1, 1, 0, 1, 1},  // batch 2, 221 pixels, a half panel
+      {1, 24, 30, 30, 72, 1, 1, 0, 1, 1},
+      {1, 8, 11, 7, 24, 1, 1, 0, 1, 1},    // under one group
+      {1, 32, 19, 21, 64, 1, 1, 0, 1, 1},  // exactly twice the inputs
+  };
+  for (size_t i = 0; i < geos.size(); ++i) {
+    Check(geos[i], acts[i % 5], false, static_cast<uint32_t>(600 + i));
+    Check(geos[i], acts[(i + 1) % 5], true, static_cast<uint32_t>(700 + i));
+  }
+}
+
 // Layers with at most 4 input channels take the direct stem kernel (AVX-512; AVX2 at stride 1)
 // unless they have a residual (ConvStem::Applies): 3x3, 5x5 and 7x7 stems at stride 2 (halving
 // and not), stride 1, 1 and 4 channels, output channels ending in a partial block or an odd
