@@ -248,7 +248,7 @@ TEST(FusedConvSimdTest, WriteHeavyPointwiseGroups) {
   const std::vector<Geometry> geos = {
       {1, 16, 23, 29, 96, 1, 1, 0, 1, 1},  // 667 pixels: 6 groups, then 3 tiles and 19 columns
       {2, 12, 17, 13, 40, 1, 1, 0, 1, 1},  // batch 2, 221 pixels, a half panel
-      {1, 24, 30, 30, 72, 1, 1, 0, 1, 1},
+      {1, 24, 30, 30, 72, 1, 1, 0, 1, 1},  // 900 pixels: 9 groups, then 1 tile and 12 columns
       {1, 8, 11, 7, 24, 1, 1, 0, 1, 1},    // under one group
       {1, 32, 19, 21, 64, 1, 1, 0, 1, 1},  // exactly twice the inputs
   };
