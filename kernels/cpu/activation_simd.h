@@ -4,6 +4,7 @@
 
 #include "kernels/activation.h"
 #include "kernels/cpu/simd.h"
+#include "kernels/cpu/ukernels.h"
 
 namespace kiln::cpu {
 namespace {  // NOLINT(build/namespaces): internal linkage per ISA translation unit
@@ -56,11 +57,9 @@ __attribute__((noinline)) typename V::T ActivateAny(const ActivationParams& p, t
   return x;
 }
 
-// Whether Activate<V> is inline for this kind; tile epilogues apply the others over the stored
-// tile with ActivateArray (a call per vector would spill every accumulator around it).
-inline bool IsInlineActivation(Activation kind) {
-  return kind == Activation::kNone || kind == Activation::kRelu || kind == Activation::kClip;
-}
+// IsInlineActivation (ukernels.h) says which kinds Activate<V> applies inline; tile epilogues
+// apply the others over the stored tile with ActivateArray (a call per vector would spill every
+// accumulator around it).
 
 // Calls f with the inline activation p.kind as a functor on vectors (none / relu / clip) and
 // returns true; false, without calling f, for the others. The switch stays outside a

@@ -340,8 +340,7 @@ void ConvGemm::RunShare(int share, const float* x, const float* packed, const fl
       // 1.08 ns a float, over 96 0.49, Zen 3). So other layers with such an activation and a
       // short reduction group their tiles too: efficientnet's 3 -> 32 stride-2 stem with SiLU
       // (K = 27) 1.18-1.19x warm, 1.14-1.17x cold, at one and two threads.
-      const bool out_of_line_act = act.kind != Activation::kNone && act.kind != Activation::kRelu &&
-                                   act.kind != Activation::kClip;
+      const bool out_of_line_act = !IsInlineActivation(act.kind);
       const int64_t group = (direct_ && ocpg >= 2 * kl) || (out_of_line_act && kl <= 64) ? 4 : 1;
       const bool group_act = group > 1 && kb == kblocks_ - 1 && out_of_line_act;
       for (int64_t g0 = 0; g0 < count; g0 += group * nr) {

@@ -118,7 +118,7 @@ void GemmTUkernelAvx2(int64_t k, const float* a, const float* w, int64_t block_s
 bool GemmTStoreAvx2(const float* t, int rows, int cols, const float* bias, const float* residual,
                     int64_t ldy, const ActivationParams& act, float* y) {
   const bool relu = act.kind == Activation::kRelu, clip = act.kind == Activation::kClip;
-  const bool fused = relu || clip || act.kind == Activation::kNone;
+  const bool fused = IsInlineActivation(act.kind);
   const __m256 lo = _mm256_set1_ps(relu ? 0.f : act.alpha), hi = _mm256_set1_ps(act.beta);
   const bool whole = rows == kGemmTRows;
   for (int h = 0; h * 8 < cols; ++h) {

@@ -36,7 +36,7 @@ void GemmTUkernel8x32Avx512(int64_t k, const float* a, const float* w, int64_t b
 bool GemmTStoreAvx512(const float* t, int rows, int cols, const float* bias, const float* residual,
                       int64_t ldy, const ActivationParams& act, float* y) {
   const bool relu = act.kind == Activation::kRelu, clip = act.kind == Activation::kClip;
-  const bool fused = relu || clip || act.kind == Activation::kNone;
+  const bool fused = IsInlineActivation(act.kind);
   const __mmask8 m = static_cast<__mmask8>((1u << rows) - 1u);
   const __m256 lo = _mm256_set1_ps(relu ? 0.f : act.alpha), hi = _mm256_set1_ps(act.beta);
   auto put = [&](int j, __m256 v) {

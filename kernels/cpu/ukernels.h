@@ -13,6 +13,13 @@ namespace kiln::cpu {
 // layouts, not of any ISA: every micro-kernel consumes panels of this height.
 inline constexpr int kGemmMr = 8;
 
+// Whether micro-kernel epilogues apply this activation in registers (none / relu / clip); the
+// others (transcendental ones among them) are mapped over stored outputs, by the tile store
+// (GemmUkernelFn) or by its driver (GemmTStoreFn, ConvGemm's tile groups).
+inline bool IsInlineActivation(Activation kind) {
+  return kind == Activation::kNone || kind == Activation::kRelu || kind == Activation::kClip;
+}
+
 // What a GEMM tile does after the dot products: y = act(acc + bias[r] + residual[r][n]).
 struct Epilogue {
   const float* bias = nullptr;      // one per tile row (already offset to the tile), or null
@@ -55,9 +62,9 @@ using GemmUkernelFn = void (*)(int64_t k, const float* a, int64_t lda, const flo
 using GemmTUkernelFn = void (*)(int64_t k, const float* a, const float* w, int64_t block_stride,
                                 int nb, int rows, bool accumulate, float* t);
 inline constexpr int kGemmTRows = 8, kGemmTCols = 32;
-// Writes a GemmTUkernelFn tile T back to planes: y[j * ldy + r] = T[r][j] +
-// bias[j] + residual[j * ldy + r] for r < rows (<= 8) and j < cols (<= 32), bias and residual
-// optional (each residual element is read before its y element is written: they may alias).
+// Writes a GemmTUkernelFn tile T back to planes: y[j * ldy + r] = T[r][j] + bias[j] +
+// residual[j * ldy + r] for r < rows (<= 8) and j < cols (<= 32), bias and residual optional
+// (each residual element is read before its y element is written: they may alias).
 // Applies the activation too when it is none, relu or clip, and returns whether it did (the
 // caller maps the others over the planes). T is 64-byte aligned.
 using GemmTStoreFn = bool (*)(const float* t, int rows, int cols, const float* bias,
