@@ -10,10 +10,11 @@ each Kiln op, so a fused Kiln op is compared with the ORT nodes it replaced. Pri
 groups sorted by Kiln time minus ORT time, and the sums.
 
   build-peers/venv/bin/python bench/peers/op_compare.py MODEL_DIR [--threads 1] [--runs 30]
-      [--kiln build/kiln] [--top 25]
+      [--kiln build/kiln] [--top 25] [--rounds 1]
 
-Profiles of the two runtimes are taken in separate processes one after the other: on a noisy
-machine repeat it and look at the ops that stay on top, not at single numbers.
+Profiles of the two runtimes are taken in separate processes one after the other. On a noisy
+machine (one whose speed drifts between processes) give --rounds R: the two then alternate R
+times and every op keeps its lowest per-round mean, on each side.
 """
 import argparse
 import collections
@@ -82,10 +83,20 @@ def main():
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--kiln", default=os.path.join(ROOT, "build", "kiln"))
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--rounds", type=int, default=1)
     args = ap.parse_args()
 
-    ort_times, ort_types = ort_node_times(args.model_dir, args.threads, args.runs)
-    ops = kiln_ops(args.kiln, args.model_dir, args.threads, args.runs)
+    ort_times, ort_types, ops = {}, {}, None
+    for _ in range(max(1, args.rounds)):
+        times, ort_types = ort_node_times(args.model_dir, args.threads, args.runs)
+        for name, ms in times.items():
+            ort_times[name] = min(ms, ort_times.get(name, ms))
+        round_ops = kiln_ops(args.kiln, args.model_dir, args.threads, args.runs)
+        if ops is None:
+            ops = round_ops
+        else:
+            for op, again in zip(ops, round_ops):
+                op["avg_ms"] = min(op["avg_ms"], again["avg_ms"])
 
     # ONNX node -> the Kiln op (index) that ran it. Kiln names an unnamed node "<op>_<index>";
     # ORT names it after an output, so every node answers to its outputs' names too.
