@@ -254,15 +254,24 @@ struct Stride2Columns {
       : out_vectors((p.out_w + N - 1) / N),
         used_vectors((2 * (p.out_w - 1) + kw + N - 1) / N),
         whole_vectors(p.out_w / N),
-        tail_lanes(static_cast<int>(p.out_w - p.out_w / N * N)) {
+        tail_lanes(static_cast<int>(p.out_w - p.out_w / N * N)),
+        inside_lo((p.pad_left + N - 1) / N),
+        inside_hi(std::min<int64_t>(used_vectors, (p.in_w + p.pad_left) / N)) {
     for (int64_t j = 0; j < 2 * out_vectors + 1; ++j) {
       const int64_t col = j * N - p.pad_left;
       masks[j] = V::MakeRangeMask(PoolClamp(-col, 0, N), PoolClamp(p.in_w - col, 0, N));
     }
   }
+  // Whether column vector j lies inside the row (its masks all on): a plain load then. On AVX2
+  // a masked load and its blend with the fill cost more than the plain load, and much more
+  // where the input comes from beyond the L2 (a stem pool reads what its conv wrote, 3 MB):
+  // alone, 64 x 112x112 -> 56x56 1.41x warm / 1.99x cold, densenet's 2x2 average pools
+  // 1.03-1.14x / 1.99x (Zen 3).
+  bool Inside(int64_t j) const { return j >= inside_lo && j < inside_hi; }
   // Column vector j of the row whose column 0 (before the padding) is at `row`, `fill` in the
   // lanes outside it; the fill without a load past the used vectors.
   typename V::T Load(const float* row, int64_t j, typename V::T fill) const {
+    if (Inside(j)) return V::Load(row + j * N);
     return j < used_vectors ? V::LoadMaskedOr(row + j * N, masks[j], fill) : fill;
   }
   void Store(float* y_row, int64_t i, typename V::T v) const {
@@ -274,6 +283,7 @@ struct Stride2Columns {
   }
   int64_t out_vectors, used_vectors, whole_vectors;
   int tail_lanes;
+  int64_t inside_lo, inside_hi;  // the column vectors [lo, hi) lie inside the row
   // On the stack, no allocation per call: out_w <= kPoolMaxWidth (PoolStride2Fits).
   M masks[2 * ((kPoolMaxWidth + N - 1) / N) + 1];
 };
@@ -297,6 +307,7 @@ void MaxPoolStride2(const PoolParams& p, const float* x, float* y, int64_t plane
   // average kernel does) the max kernel ran 2-9 % slower.
   const typename V::MaskT* masks = cols.masks;
   const int64_t used_vectors = cols.used_vectors;
+  const int64_t inside_lo = cols.inside_lo, inside_hi = cols.inside_hi;
   constexpr int N = V::N;
   for (int64_t c = 0; c < planes; ++c) {
     const float* xc = x + c * in_plane;
@@ -308,8 +319,20 @@ void MaxPoolStride2(const PoolParams& p, const float* x, float* y, int64_t plane
       const float* r0 = xc + std::max<int64_t>(w.iy0 + w.ky0, 0) * in_w - p.pad_left;
       // Max keeps its first operand when the second is NaN: NaN taps are skipped.
       auto column_max = [&](int64_t j) {
-        if (j >= used_vectors) return fill;
         const float* at = r0 + j * N;
+        if (j >= inside_lo && j < inside_hi) {
+          // Plain loads inside the row (see Stride2Columns::Inside): in the models, the stem
+          // pools of resnet18_rw, googlenet_rw and squeezenet 1.7-2.2x, the later ones
+          // 1.3-1.8x (Zen 3).
+          if (rows == 3) {
+            const T acc = V::Max(fill, V::Load(at));
+            return V::Max(V::Max(acc, V::Load(at + in_w)), V::Load(at + 2 * in_w));
+          }
+          T acc = fill;
+          for (int r = 0; r < rows; ++r) acc = V::Max(acc, V::Load(at + r * in_w));
+          return acc;
+        }
+        if (j >= used_vectors) return fill;
         const typename V::MaskT m = masks[j];
         if (rows == 3) {
           const T acc = V::Max(fill, V::LoadMaskedOr(at, m, fill));
