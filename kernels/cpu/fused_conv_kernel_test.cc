@@ -197,11 +197,13 @@ TEST(FusedConvSimdTest, SmallPlanesTransposed) {
       EXPECT_TRUE(cpu::ConvGemmT::Wins(cg, *k)) << Describe(g, "none", false);
     }
     // AVX2 takes planes up to 8x8 with 64 channels or more, the 1x1 layers with 1 MiB of
-    // weights, and 3x3 windows with 160 channels in and out.
+    // weights, and 3x3 windows with 160 channels in and out or with 192 outputs or more and
+    // 4x as many outputs as inputs.
     if (const cpu::CpuKernels* k = cpu::GetCpuKernels(Isa::kAvx2); k && k->gemm_t) {
       const bool want = (cg.out_plane() <= 64 && cg.out_c >= 64) ||
                         (g.k == 1 && g.c * g.m >= 1 << 18) ||
-                        (g.k == 3 && g.c >= 160 && g.m >= 160);
+                        (g.k == 3 && g.c >= 160 && g.m >= 160) ||
+                        (g.k == 3 && g.m >= 192 && g.m >= 4 * g.c);
       EXPECT_EQ(cpu::ConvGemmT::Wins(cg, *k), want) << Describe(g, "none", false);
     }
     Check(g, acts[i % 4], i % 2 == 0, static_cast<uint32_t>(300 + i));
