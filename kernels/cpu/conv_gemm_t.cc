@@ -75,11 +75,15 @@ bool ConvGemmT::Wins(const Conv2dGeometry& g, const CpuKernels& kernels) {
     // warm / caches flushed, alone against ConvGemm, alternating: resnet18's 256 x 14x14 3x3
     // 1.07-1.08x / 1.03x, googlenet's 160 -> 320 1.06-1.11x / 1.07-1.12x; with fewer input
     // channels no clear win: 144 -> 288 0.93-1.16x, 128 -> 256 0.99x, 112 -> 224 0.92-1.06x).
-    // Nor windows with 192 outputs or more and at least 4x as many outputs as inputs (whose
-    // short im2col panels serve many channel tiles): squeezenet's 64 -> 256 and 48 -> 192 3x3
-    // layers on 13x13 alone 1.11x and 1.06x warm; in the model (ab_ops.py, both orders, five
-    // rounds) their groups 1.12-1.18x and 1.10-1.12x at one thread, 1.05-1.11x and 1.03x at two.
-    const bool wide = g.out_c >= 192 && g.out_c >= 4 * g.in_c;
+    // But windows with 192 outputs or more and at least twice as many outputs as inputs (whose
+    // im2col panels serve many channel tiles) win in the models, where the layer's input and
+    // weights are cold (ab_ops.py, both orders, against the median op drift): squeezenet's
+    // 64 -> 256 and 48 -> 192 on 13x13, their groups 1.12-1.18x and 1.10-1.12x at one thread
+    // (1.03-1.11x at two; alone 1.11x and 1.06x warm); googlenet_rw's 3x3 layers on 14x14,
+    // 144 -> 288 1.12-1.16x, 112 -> 224 1.15-1.17x, 96 -> 208 1.12-1.15x, 128 -> 256 (with its
+    // 1x1 twin) 1.06-1.10x at one thread, 1.02-1.16x at two; resnet18_rw's stride-2 128 -> 256
+    // to 14x14 1.07x warm / 1.10x cold alone, its group even to 1.03x in the model.
+    const bool wide = g.out_c >= 192 && g.out_c >= 2 * g.in_c;
     if (g.kernel_size() > 1 && ((g.in_c >= 160 && g.out_c >= 160) || wide) &&
         ConvLaneTable::Applies(g, /*phases=*/true)) {
       return true;

@@ -188,6 +188,10 @@ TEST(FusedConvSimdTest, SmallPlanesTransposed) {
       {1, 20, 28, 28, 160, 3, 2, 1, 1, 1},
       // 160 channels in and out on 14x14 (AVX2 too: a last panel of 4, a last tile of 16).
       {1, 160, 14, 14, 176, 3, 1, 1, 1, 1},
+      // 192 outputs or more and at least twice (here under 4x) the inputs (AVX2 too): 64 -> 208
+      // on 14x14 (a last tile of 16), and stride 2 to 14x14 as resnet18's 128 -> 256.
+      {1, 64, 14, 14, 208, 3, 1, 1, 1, 1},
+      {1, 96, 28, 28, 192, 3, 2, 1, 1, 1},
   };
   int i = 0;
   for (const Geometry& g : geos) {
@@ -198,12 +202,11 @@ TEST(FusedConvSimdTest, SmallPlanesTransposed) {
     }
     // AVX2 takes planes up to 8x8 with 64 channels or more, the 1x1 layers with 1 MiB of
     // weights, and 3x3 windows with 160 channels in and out or with 192 outputs or more and
-    // 4x as many outputs as inputs.
+    // at least twice as many outputs as inputs.
     if (const cpu::CpuKernels* k = cpu::GetCpuKernels(Isa::kAvx2); k && k->gemm_t) {
-      const bool want = (cg.out_plane() <= 64 && cg.out_c >= 64) ||
-                        (g.k == 1 && g.c * g.m >= 1 << 18) ||
-                        (g.k == 3 && g.c >= 160 && g.m >= 160) ||
-                        (g.k == 3 && g.m >= 192 && g.m >= 4 * g.c);
+      const bool want =
+          (cg.out_plane() <= 64 && cg.out_c >= 64) || (g.k == 1 && g.c * g.m >= 1 << 18) ||
+          (g.k == 3 && g.c >= 160 && g.m >= 160) || (g.k == 3 && g.m >= 192 && g.m >= 2 * g.c);
       EXPECT_EQ(cpu::ConvGemmT::Wins(cg, *k), want) << Describe(g, "none", false);
     }
     Check(g, acts[i % 4], i % 2 == 0, static_cast<uint32_t>(300 + i));
