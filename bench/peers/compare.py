@@ -7,7 +7,9 @@ count: `rounds` times, run ONNX Runtime (bench/peers/ort_time.py: intra-op N, in
 sequential, all graph optimisations, 10 warm-ups, `runs` timed runs) and then Kiln
 (`kiln bench MODEL.onnx --threads N --warmup 10 --runs R --json`: import, compile, session, the
 same warm-ups and runs), each in its own process; print the median of the per-round medians
-for both and the ratio Kiln / ORT, plus session creation and peak RSS (last round).
+for both and the ratio Kiln / ORT, plus session creation and peak RSS (last round). `paired`
+is the median over the rounds of each round's Kiln / ORT: on a machine whose speed drifts
+from process to process, the two runs of one round are the likeliest to share a mode.
 
   python3 bench/peers/compare.py [--models a,b] [--threads 1,2] [--rounds 3] [--runs 20]
       [--kiln build/kiln] [--models-dir ../shared/models] [--isa auto]
@@ -108,7 +110,7 @@ def main():
         check_model_bench(args.kiln)
     python = ensure_venv(args.venv)
     print(f"{'model':20s} {'T':>2s} {'ORT ms':>9s} {'Kiln ms':>9s} {'Kiln/ORT':>9s} "
-          f"{'ORT sess':>9s} {'Kiln sess':>9s} {'ORT RSS':>9s} {'Kiln RSS':>9s}")
+          f"{'paired':>7s} {'ORT sess':>9s} {'Kiln sess':>9s} {'ORT RSS':>9s} {'Kiln RSS':>9s}")
     for model in args.models.split(","):
         model_dir = os.path.join(args.models_dir, model)
         for threads in [int(t) for t in args.threads.split(",")]:
@@ -124,8 +126,9 @@ def main():
                 ort_ms.append(o_ms)
                 kiln_ms.append(k_ms)
             o, k = statistics.median(ort_ms), statistics.median(kiln_ms)
-            print(f"{model:20s} {threads:2d} {o:9.3f} {k:9.3f} {k / o:9.3f} {o_sess:9.1f} "
-                  f"{k_sess:9.1f} {o_rss:9d} {k_rss:9d}", flush=True)
+            paired = statistics.median(km / om for km, om in zip(kiln_ms, ort_ms))
+            print(f"{model:20s} {threads:2d} {o:9.3f} {k:9.3f} {k / o:9.3f} {paired:7.3f} "
+                  f"{o_sess:9.1f} {k_sess:9.1f} {o_rss:9d} {k_rss:9d}", flush=True)
 
 
 if __name__ == "__main__":
