@@ -339,9 +339,17 @@ void ConvGemm::RunShare(int share, const float* x, const float* packed, const fl
       // AVX2) runs once over the group's row instead (12 vectors: SiLU over 24 floats a call
       // 1.08 ns a float, over 96 0.49, Zen 3). So other layers with such an activation and a
       // short reduction group their tiles too: efficientnet's 3 -> 32 stride-2 stem with SiLU
-      // (K = 27) 1.18-1.19x warm, 1.14-1.17x cold, at one and two threads.
+      // (K = 27) 1.18-1.19x warm, 1.14-1.17x cold, at one and two threads. And packed layers
+      // with a reduction of at most 32 (the RGB stems, K = 27) whatever their activation: in
+      // the models (ab_ops.py, both orders, against the median op drift) squeezenet's 3 -> 64
+      // stem 1.10-1.17x and mobilenetv2's 3 -> 32 one 1.03-1.10x at one thread, even (0.97-1.03x)
+      // at two (alone, stop 29: 1.01-1.07x).
+      constexpr int64_t kStemReduction = 32;
       const bool out_of_line_act = !IsInlineActivation(act.kind);
-      const int64_t group = (direct_ && ocpg >= 2 * kl) || (out_of_line_act && kl <= 64) ? 4 : 1;
+      const int64_t group = (direct_ && ocpg >= 2 * kl) || (out_of_line_act && kl <= 64) ||
+                                    (!direct_ && kl <= kStemReduction)
+                                ? 4
+                                : 1;
       const bool group_act = group > 1 && kb == kblocks_ - 1 && out_of_line_act;
       for (int64_t g0 = 0; g0 < count; g0 += group * nr) {
         const int64_t g1 = std::min(count, g0 + group * nr);
