@@ -317,31 +317,28 @@ void MaxPoolStride2(const PoolParams& p, const float* x, float* y, int64_t plane
       const int rows = w.ky1 - w.ky0;
       // Input column 0 of the window's first row, where the column vectors are counted from.
       const float* r0 = xc + std::max<int64_t>(w.iy0 + w.ky0, 0) * in_w - p.pad_left;
-      // Max keeps its first operand when the second is NaN: NaN taps are skipped.
+      // The window rows' maximum at `at`, each row read by `load`. Max keeps its first operand
+      // when the second is NaN: NaN taps are skipped.
+      auto rows_max = [&](const float* at, auto load) {
+        if (rows == 3) {
+          const T acc = V::Max(fill, load(at));
+          return V::Max(V::Max(acc, load(at + in_w)), load(at + 2 * in_w));
+        }
+        T acc = fill;
+        for (int r = 0; r < rows; ++r) acc = V::Max(acc, load(at + r * in_w));
+        return acc;
+      };
       auto column_max = [&](int64_t j) {
         const float* at = r0 + j * N;
+        // Plain loads inside the row (see Stride2Columns::Inside): in the models, the stem
+        // pools of resnet18_rw, googlenet_rw and squeezenet 1.7-2.2x, the later ones 1.3-1.8x
+        // (Zen 3).
         if (j >= inside_lo && j < inside_hi) {
-          // Plain loads inside the row (see Stride2Columns::Inside): in the models, the stem
-          // pools of resnet18_rw, googlenet_rw and squeezenet 1.7-2.2x, the later ones
-          // 1.3-1.8x (Zen 3).
-          if (rows == 3) {
-            const T acc = V::Max(fill, V::Load(at));
-            return V::Max(V::Max(acc, V::Load(at + in_w)), V::Load(at + 2 * in_w));
-          }
-          T acc = fill;
-          for (int r = 0; r < rows; ++r) acc = V::Max(acc, V::Load(at + r * in_w));
-          return acc;
+          return rows_max(at, [](const float* q) { return V::Load(q); });
         }
         if (j >= used_vectors) return fill;
         const typename V::MaskT m = masks[j];
-        if (rows == 3) {
-          const T acc = V::Max(fill, V::LoadMaskedOr(at, m, fill));
-          return V::Max(V::Max(acc, V::LoadMaskedOr(at + in_w, m, fill)),
-                        V::LoadMaskedOr(at + 2 * in_w, m, fill));
-        }
-        T acc = fill;
-        for (int r = 0; r < rows; ++r) acc = V::Max(acc, V::LoadMaskedOr(at + r * in_w, m, fill));
-        return acc;
+        return rows_max(at, [&](const float* q) { return V::LoadMaskedOr(q, m, fill); });
       };
       float* yr = yc + oy * p.out_w;
       T a = column_max(0);
