@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/ukernels.h"
 
 namespace kiln::cpu {
@@ -29,6 +30,46 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 bool IsStridedPointwise(const Conv2dGeometry& g) {
   return g.kernel_h == 1 && g.kernel_w == 1 && (g.stride_h > 1 || g.stride_w > 1) &&
          g.pad_top == 0 && g.pad_left == 0 && g.pad_bottom == 0 && g.pad_right == 0;
+}
+
+// Whether `rows` rows of `row_bytes`, `stride_bytes` apart, put more lines on some L1 set than
+// it has ways: a 1x1 layer's B tile read in place (one row per input channel, a plane apart),
+// reused from L1 by every panel of weights, would then evict itself. Planes of a multiple of
+// 4 KiB (32x32, 64x64) put every row on the same few sets; 56x56 (12,544 bytes) on 32 sets,
+// 8 lines each for 128 rows.
+bool RowsOverfillL1Sets(int64_t stride_bytes, int64_t rows, int64_t row_bytes) {
+  const CacheSizes& cache = GetCacheSizes();
+  constexpr int64_t kLine = 64;
+  const int64_t sets = std::max<int64_t>(1, cache.l1d_bytes / kLine / cache.l1d_ways);
+  std::vector<int64_t> lines(static_cast<size_t>(sets), 0);
+  int64_t counted = -1;  // the last line counted (rows of small planes share lines)
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t first = std::max(counted + 1, r * stride_bytes / kLine);
+    const int64_t last = (r * stride_bytes + row_bytes - 1) / kLine;
+    for (int64_t l = first; l <= last; ++l) {
+      if (++lines[static_cast<size_t>(l % sets)] > cache.l1d_ways) return true;
+    }
+    counted = std::max(counted, last);
+  }
+  return false;
+}
+
+// Reduction blocks of a GEMM whose B micro-panel (kc x nr) is read from L1: kc <= this many.
+int64_t MicroPanelRows(int64_t nr) { return std::max<int64_t>(8, kMicroPanelBytes / (nr * 4)); }
+
+// Whether ConvGemm reads `g`'s B in place (X itself, or X subsampled) with `nr`-column tiles.
+// Stride-1 1x1 layers whose tile rows would overfill L1 sets are packed instead where at least
+// 4 panels of weights reuse each packed tile (alone, one thread, Zen 3, alternating: 256 -> 128
+// on 32x32 1.65x, on 64x64 1.95x, 32 -> 192 on 64x64 1.8x, 160 -> 128 on 56x56 1.0-1.4x,
+// 64 -> 64 on 128x128 1.2x, 128 -> 256 on 16x16 1.05-1.3x; with 3 panels, 144 -> 24 on
+// 56x56, packing lost 1.15x).
+bool ReadsInPlace(const Conv2dGeometry& g, int64_t nr) {
+  if (IsStridedPointwise(g)) return true;
+  if (!g.is_pointwise()) return false;
+  constexpr int64_t kMinPackedPanels = 4;
+  if (g.out_c_per_group() < kMinPackedPanels * kGemmMr) return true;
+  const int64_t k = g.gemm_k(), kc = CeilDiv(k, CeilDiv(k, MicroPanelRows(nr)));
+  return !RowsOverfillL1Sets(g.in_plane() * 4, kc, nr * 4);
 }
 
 // Stride-2 layers whose output rows fit the row phases (phase planes are read).
@@ -208,17 +249,15 @@ ConvGemm::ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threa
                    ConvWeights weights)
     : g_(g), kernels_(&kernels), weights_(weights) {
   subsample_ = IsStridedPointwise(g);
-  direct_ = g.is_pointwise() || subsample_;
   nr_ = TileColumns(g, kernels);
+  direct_ = ReadsInPlace(g, nr_);
   gemm_ = nr_ == kernels.gemm_nr ? kernels.gemm : kernels.gemm_wide;
   im2col_ = Im2colFor(g);
   k_ = g.gemm_k();
   n_ = g.out_plane();
   const int64_t nr = nr_;
   if (!direct_) lanes_ = ConvLaneTable::For(g, nr, /*phases=*/g.groups == 1);
-  kblocks_ = !direct_ && k_ * nr * 4 <= kOneBlockBytes
-                 ? 1
-                 : CeilDiv(k_, std::max<int64_t>(8, kMicroPanelBytes / (nr * 4)));
+  kblocks_ = !direct_ && k_ * nr * 4 <= kOneBlockBytes ? 1 : CeilDiv(k_, MicroPanelRows(nr));
   kc_ = CeilDiv(k_, kblocks_);
   nc_ = std::max<int64_t>(1, kBlockBytes / (kc_ * 4) / nr) * nr;
   nc_ = std::min(nc_, CeilDiv(n_, nr) * nr);
@@ -249,7 +288,7 @@ ConvGemm::ConvGemm(const Conv2dGeometry& g, const CpuKernels& kernels, int threa
 }
 
 int ConvGemm::TileColumns(const Conv2dGeometry& g, const CpuKernels& kernels) {
-  return (g.is_pointwise() || IsStridedPointwise(g)) && kernels.gemm_wide != nullptr
+  return kernels.gemm_wide != nullptr && ReadsInPlace(g, kernels.gemm_wide_nr)
              ? kernels.gemm_wide_nr
              : kernels.gemm_nr;
 }

@@ -92,7 +92,8 @@ class ConvGemm {
   Conv2dGeometry g_;
   const CpuKernels* kernels_ = nullptr;
   ConvWeights weights_ = ConvWeights::kPanels8;
-  bool direct_ = false;           // B = X (1x1, stride 1, no padding), or X subsampled:
+  bool direct_ = false;           // B = X (1x1, stride 1, no padding, its tile rows not
+                                  // overfilling L1 sets), or X subsampled:
   bool subsample_ = false;        // 1x1 strided, no padding: B = every stride-th pixel of X
                                   // (the scratch's first SubsampleBytes), then as direct_
   GemmUkernelFn gemm_ = nullptr;  // the micro-kernel (TileColumns wide)

@@ -246,6 +246,27 @@ TEST(CpuConvTest, DepthwisePointwise) {
   }
 }
 
+// 1x1 layers read X in place unless a tile's rows (one per input channel, a plane apart) would
+// put more lines on an L1 set than it has ways: planes of a multiple of 4 KiB (32x32, 64x64)
+// are packed like im2col panels, the shared models' 56x56 and 28x28 are not. Both paths agree
+// with the naive convolution (several k blocks, batch 2, odd channel counts).
+TEST(CpuConvTest, PointwiseOnAliasingPlanesIsPacked) {
+  std::mt19937 rng(11);
+  const ActivationParams relu{Activation::kRelu, 0.f, 0.f};
+  for (const CpuKernels* kernels : AvailableCpuKernels()) {
+    SCOPED_TRACE(static_cast<int>(kernels->isa));
+    // (The portable kernel's k blocks of 256 rows overfill 56x56's 16 sets too.)
+    if (kernels->gemm_nr >= 24) {
+      EXPECT_EQ(ConvGemm(Geo(256, 56, 56, 128, 1, 1, 0), *kernels, 1).ScratchBytes(), 0u);
+    }
+    EXPECT_EQ(ConvGemm(Geo(256, 28, 28, 128, 1, 1, 0), *kernels, 1).ScratchBytes(), 0u);
+    EXPECT_GT(ConvGemm(Geo(256, 32, 32, 128, 1, 1, 0), *kernels, 1).ScratchBytes(), 0u);
+    EXPECT_GT(ConvGemm(Geo(32, 64, 64, 192, 1, 1, 0), *kernels, 1).ScratchBytes(), 0u);
+  }
+  CheckConv(Geo(200, 32, 32, 24, 1, 1, 0), rng, relu, true, true);
+  CheckConv(Geo(13, 64, 16, 19, 1, 1, 0, 1, 1, 2), rng, relu, true, false);
+}
+
 TEST(CpuConvTest, Winograd) {
   std::mt19937 rng(7);
   const ActivationParams relu{Activation::kRelu, 0.f, 0.f};

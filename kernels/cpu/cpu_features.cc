@@ -68,6 +68,10 @@ const CacheSizes& GetCacheSizes() {
     const long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
     if (l1 >= 16 * 1024 && l1 <= 256 * 1024) c.l1d_bytes = l1;
 #endif
+#if defined(_SC_LEVEL1_DCACHE_ASSOC)
+    const long ways = sysconf(_SC_LEVEL1_DCACHE_ASSOC);
+    if (ways >= 2 && ways <= 32) c.l1d_ways = ways;
+#endif
     return c;
   }();
   return sizes;

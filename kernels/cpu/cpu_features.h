@@ -31,6 +31,7 @@ const CpuFeatures& GetCpuFeatures();
 // where it does not say, 32 KiB.
 struct CacheSizes {
   int64_t l1d_bytes = 32 * 1024;
+  int64_t l1d_ways = 8;  // associativity: l1d_bytes / 64 / l1d_ways sets of 64-byte lines
 };
 const CacheSizes& GetCacheSizes();
 
