@@ -27,8 +27,9 @@ struct CpuFeatures {
 const CpuFeatures& GetCpuFeatures();
 
 // Per-core data cache sizes, for cache blocking: 32 KiB L1d on Intel cores up to Skylake-SP
-// and Cascade Lake, 48 KiB on Ice Lake and later and on AMD Zen 5. From the OS (sysconf);
-// where it does not say, 32 KiB.
+// and Cascade Lake, 48 KiB on Ice Lake and later and on AMD Zen 5, 8-way on Zen 3 and
+// Skylake, 12-way on Ice Lake and Zen 5. From the OS (sysconf); where it does not say, 32 KiB
+// and 8 ways.
 struct CacheSizes {
   int64_t l1d_bytes = 32 * 1024;
   int64_t l1d_ways = 8;  // associativity: l1d_bytes / 64 / l1d_ways sets of 64-byte lines
