@@ -265,6 +265,14 @@ TEST(CpuConvTest, PointwiseOnAliasingPlanesIsPacked) {
   }
   CheckConv(Geo(200, 32, 32, 24, 1, 1, 0), rng, relu, true, true);
   CheckConv(Geo(13, 64, 16, 19, 1, 1, 0, 1, 1, 2), rng, relu, true, false);
+  // Random channel counts on aliasing planes (some packed, some too few panels to pack).
+  for (int trial = 0; trial < 6; ++trial) {
+    const int64_t side = int64_t{16} << (rng() % 3);  // 16, 32 or 64
+    const int64_t c = 8 + rng() % 120, m = 1 + rng() % 80, batch = 1 + rng() % 2;
+    SCOPED_TRACE(trial);
+    CheckConv(Geo(c, side, side, m, 1, 1, 0, 1, 1, batch), rng, relu, trial % 2 == 0,
+              trial % 3 == 0);
+  }
 }
 
 TEST(CpuConvTest, Winograd) {
