@@ -13,7 +13,11 @@ from process to process, the two runs of one round are the likeliest to share a 
 
   python3 bench/peers/compare.py [--models a,b] [--threads 1,2] [--rounds 3] [--runs 20]
       [--kiln build/kiln] [--models-dir ../shared/models] [--isa auto]
-      [--cpu-time] [--venv DIR]
+      [--cpu-time] [--venv DIR | --python PY]
+
+--python runs ONNX Runtime with an interpreter that already has onnxruntime, onnx and numpy
+(any versions; a machine without network access, such as the device host, docs/performance.md)
+instead of the pinned venv. The first line names the ONNX Runtime version that ran.
 """
 import argparse
 import json
@@ -41,6 +45,16 @@ def ensure_venv(venv):
         subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
                        + PINS, check=True)
     return python
+
+
+def ort_version(python):
+    """The onnxruntime version `python` imports (it must import onnx and numpy too)."""
+    probe = "import onnxruntime, onnx, numpy; print(onnxruntime.__version__)"
+    have = subprocess.run([python, "-c", probe], capture_output=True, text=True)
+    if have.returncode != 0:
+        sys.exit(f"compare.py: {python} cannot import onnxruntime, onnx and numpy:\n"
+                 + have.stderr.strip())
+    return have.stdout.strip()
 
 
 def run_ort(python, model_dir, threads, runs, cpu_time):
@@ -101,6 +115,8 @@ def main():
     ap.add_argument("--models-dir", default=os.environ.get(
         "KILN_SHARED_DIR", os.path.join(ROOT, "..", "shared")) + "/models")
     ap.add_argument("--venv", default=os.path.join(ROOT, "build-peers", "venv"))
+    ap.add_argument("--python", help="an interpreter with onnxruntime, onnx and numpy, used "
+                                     "instead of the pinned venv (nothing installed)")
     ap.add_argument("--cpu-time", action="store_true",
                     help="1-thread rows timed with each runner's thread CPU clock (a machine "
                          "shared with other work; Kiln through build/bench/kiln_model_bench, "
@@ -108,7 +124,8 @@ def main():
     args = ap.parse_args()
     if args.cpu_time:
         check_model_bench(args.kiln)
-    python = ensure_venv(args.venv)
+    python = args.python or ensure_venv(args.venv)
+    print(f"ONNX Runtime {ort_version(python)} ({python})")
     print(f"{'model':20s} {'T':>2s} {'ORT ms':>9s} {'Kiln ms':>9s} {'Kiln/ORT':>9s} "
           f"{'paired':>7s} {'ORT sess':>9s} {'Kiln sess':>9s} {'ORT RSS':>9s} {'Kiln RSS':>9s}")
     for model in args.models.split(","):
