@@ -2,9 +2,10 @@
 # Copies what compare.py needs on another x86-64 Linux machine that has no Kiln dependencies
 # installed and no network (the device host, docs/performance.md) into OUT:
 #   OUT/kiln            a wrapper running OUT/bin/kiln with OUT/lib (its shared libraries)
-#   OUT/models/NAME/    model.onnx and test_data_set_0/input_0.pb per model
+#   OUT/models/NAME/    model.onnx and test_data_set_0 (inputs, reference outputs) per model
 # Then, there: python3 bench/peers/compare.py --python python3 --kiln OUT/kiln
-#   --models-dir OUT/models --models a,b   (python3 with onnxruntime, onnx and numpy).
+#   --models-dir OUT/models --models a,b   (python3 with onnxruntime, onnx and numpy), or
+#   OUT/kiln validate OUT/models/NAME/model.onnx --test-data OUT/models/NAME/test_data_set_0.
 #   bench/peers/bundle.sh OUT [--kiln build/kiln] [--models-dir ../shared/models] MODEL...
 set -euo pipefail
 out=${1:?usage: bundle.sh OUT [--kiln BIN] [--models-dir DIR] MODEL...}
@@ -34,8 +35,9 @@ chmod +x "$out/kiln"
 for model in "$@"; do
   src="$models_dir/$model"
   dst="$out/models/$(basename "$model")"
-  mkdir -p "$dst/test_data_set_0"
+  mkdir -p "$dst"
   cp "$src/model.onnx" "$dst/"
-  cp "$src/test_data_set_0/input_0.pb" "$dst/test_data_set_0/"
+  cp -r "$src/test_data_set_0" "$dst/"
+  chmod -R u+w "$dst"  # the shared models are read-only; a later bundle replaces them
 done
 du -sh "$out"
