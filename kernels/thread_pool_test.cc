@@ -1,9 +1,10 @@
 // ThreadPool: every index covered exactly once, nested use from tasks, tasks that wait on
-// each other, and many runs without growth.
+// each other, and many runs without growth; ClaimRanges' claims and slots.
 #include "kernels/thread_pool.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -36,6 +37,65 @@ TEST(ThreadPoolTest, ParallelForCoversEveryIndexOnce) {
       }
     }
   }
+}
+
+TEST(ThreadPoolTest, ClaimRangesCoversEveryItemOnceInChunksWithExclusiveSlots) {
+  for (int threads : {1, 2, 3, 8}) {
+    ThreadPool pool(threads);
+    for (int slots : {1, 2, threads}) {
+      for (int64_t items : {0, 1, 7, 100}) {
+        for (int64_t chunk : {1, 3}) {
+          std::vector<std::atomic<int>> hits(static_cast<size_t>(items));
+          std::vector<std::atomic<int>> in_use(static_cast<size_t>(slots));
+          ClaimRanges(&pool, slots, items, chunk, [&](int slot, int64_t b, int64_t e) {
+            ASSERT_LE(0, slot);
+            ASSERT_LT(slot, slots);
+            // A slot's scratch is used by one thread at a time.
+            ASSERT_EQ(in_use[static_cast<size_t>(slot)].fetch_add(1), 0);
+            ASSERT_LT(b, e);
+            if (threads > 1 && slots > 1) {
+              ASSERT_EQ(b % chunk, 0);
+              ASSERT_LE(e, std::min(items, b + chunk));
+            } else {  // no one to share with: the whole range at once
+              ASSERT_EQ(b, 0);
+              ASSERT_EQ(e, items);
+            }
+            for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)]++;
+            in_use[static_cast<size_t>(slot)].fetch_sub(1);
+          });
+          for (int64_t i = 0; i < items; ++i) {
+            ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1)
+                << "threads " << threads << " slots " << slots << " items " << items;
+          }
+        }
+      }
+    }
+  }
+}
+
+// A share that stalls after its first item leaves the rest to the other: ClaimRanges is not a
+// static split (which would give each share half).
+TEST(ThreadPoolTest, ClaimRangesLetsTheFasterShareTakeTheRest) {
+  ThreadPool pool(2);
+  constexpr int64_t kItems = 20;
+  std::atomic<int64_t> done_by_other{0};
+  std::atomic<int64_t> done_by_slow{0};
+  ClaimRanges(&pool, 2, kItems, 1, [&](int slot, int64_t b, int64_t e) {
+    if (slot == 1) {
+      done_by_other += e - b;
+      return;
+    }
+    done_by_slow += e - b;
+    // Stall until the other share has taken every remaining item (5 s at most, should the
+    // worker never start: the test then fails rather than hangs).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (done_by_other.load() + done_by_slow.load() < kItems &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();
+    }
+  });
+  EXPECT_EQ(done_by_slow.load(), 1);
+  EXPECT_EQ(done_by_other.load(), kItems - 1);
 }
 
 TEST(ThreadPoolTest, TasksRunConcurrentlyAndMayWaitOnEachOther) {

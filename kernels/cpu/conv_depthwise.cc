@@ -71,38 +71,35 @@ void ConvDepthwise::RunLanes(const DwConvParams& p, const float* x, const float*
   const int64_t channels = g_.out_c, in_plane = g_.in_plane(), out_plane = g_.out_plane();
   const int64_t taps = g_.kernel_size(), blocks = CeilDiv(channels, 16);
   const int64_t items = g_.batch * blocks;
-  auto share = [&](int64_t s0, int64_t s1) {
+  auto blocks_fn = [&](int slot, int64_t i0, int64_t i1) {
     alignas(64) float w16[kDwLanesMaxTaps * 16];
     alignas(64) float b16[16];
-    for (int64_t s = s0; s < s1; ++s) {
-      float* tile = scratch + s * tile_floats_;
-      for (int64_t i = items * s / shares_; i < items * (s + 1) / shares_; ++i) {
-        const int64_t n = i / blocks, c0 = i % blocks * 16;
-        const int lanes = static_cast<int>(std::min<int64_t>(16, channels - c0));
-        // Block16O blocks are [tap][16] already (zero past the last channel); [c][tap]
-        // weights are gathered into one.
-        const float* w = weights + c0 * taps;
-        if (!block16o_) {
-          std::fill(w16, w16 + taps * 16, 0.f);
-          for (int l = 0; l < lanes; ++l) {
-            for (int64_t t = 0; t < taps; ++t) w16[t * 16 + l] = weights[(c0 + l) * taps + t];
-          }
-          w = w16;
+    float* tile = scratch + slot * tile_floats_;
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t n = i / blocks, c0 = i % blocks * 16;
+      const int lanes = static_cast<int>(std::min<int64_t>(16, channels - c0));
+      // Block16O blocks are [tap][16] already (zero past the last channel); [c][tap]
+      // weights are gathered into one.
+      const float* w = weights + c0 * taps;
+      if (!block16o_) {
+        std::fill(w16, w16 + taps * 16, 0.f);
+        for (int l = 0; l < lanes; ++l) {
+          for (int64_t t = 0; t < taps; ++t) w16[t * 16 + l] = weights[(c0 + l) * taps + t];
         }
-        std::fill(b16, b16 + 16, 0.f);
-        if (bias) std::copy(bias + c0, bias + c0 + lanes, b16);
-        const int64_t plane0 = n * channels + c0;
-        kernels_->dwconv_lanes(p, x + plane0 * in_plane, w, b16,
-                               residual ? residual + plane0 * out_plane : nullptr,
-                               y + plane0 * out_plane, lanes, tile);
+        w = w16;
       }
+      std::fill(b16, b16 + 16, 0.f);
+      if (bias) std::copy(bias + c0, bias + c0 + lanes, b16);
+      const int64_t plane0 = n * channels + c0;
+      kernels_->dwconv_lanes(p, x + plane0 * in_plane, w, b16,
+                             residual ? residual + plane0 * out_plane : nullptr,
+                             y + plane0 * out_plane, lanes, tile);
     }
   };
-  if (pool && shares_ > 1) {
-    pool->ParallelFor(shares_, share);
-  } else {
-    share(0, shares_);
-  }
+  // One block per claim: each share (a tile each) takes blocks until none are left, so a
+  // thread on a faster core does more of them. mobilenetv2 at two threads, the two splits
+  // alternating in one process: 1.015-1.02x; efficientnet_b0_rw 1.00-1.04x (Zen 3).
+  ClaimRanges(shares_ > 1 ? pool : nullptr, shares_, items, 1, blocks_fn);
 }
 
 void ConvDepthwise::RunPlanes(const DwConvParams& p, const float* x, const float* weights,

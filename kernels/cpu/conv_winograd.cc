@@ -2,7 +2,6 @@
 #include "kernels/cpu/conv_winograd.h"
 
 #include <algorithm>
-#include <atomic>
 
 #include "kernels/cpu/ukernels.h"
 
@@ -110,14 +109,9 @@ void ConvWinograd::Run(const float* x, const float* packed, const float* bias,
   const int64_t blocks = CeilDiv(tiles_h_, rows_per_block_);
   if (shares_ > 1 && pool && pool->num_threads() > 1) {
     // Each share claims (image, block) items until none are left, in its own V + M.
-    std::atomic<int64_t> next{0};
-    pool->ParallelFor(shares_, [&](int64_t s0, int64_t s1) {
-      for (int64_t s = s0; s < s1; ++s) {
-        float* v = static_cast<float*>(scratch) + s * per_share;
-        for (int64_t i = next++; i < g_.batch * blocks; i = next++) {
-          block(i / blocks, i % blocks * rows_per_block_, v, nullptr);
-        }
-      }
+    ClaimRanges(pool, shares_, g_.batch * blocks, 1, [&](int slot, int64_t i0, int64_t i1) {
+      float* v = static_cast<float*>(scratch) + slot * per_share;
+      for (int64_t i = i0; i < i1; ++i) block(i / blocks, i % blocks * rows_per_block_, v, nullptr);
     });
     return;
   }
