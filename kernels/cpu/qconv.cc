@@ -16,7 +16,6 @@
 #include "kernels/cpu/qconv.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -398,19 +397,12 @@ static void ForShares(ThreadPool* pool, int threads, int64_t items, const F& fn)
 }
 
 // Runs fn(slot, item) for every item in [0, items): one slot per thread taking part (scratch
-// slot `slot` stays in that thread's cache across its items), items handed out one at a time.
+// slot `slot` stays in that thread's cache across its items), items claimed one at a time.
 template <typename F>
 static void ForItemsPerThread(ThreadPool* pool, int threads, int64_t items, const F& fn) {
-  const int64_t slots = std::min<int64_t>(threads, items);
-  if (slots <= 1 || !pool) {
-    for (int64_t i = 0; i < items; ++i) fn(0, i);
-    return;
-  }
-  std::atomic<int64_t> next{0};
-  pool->ParallelFor(slots, [&](int64_t s0, int64_t s1) {
-    for (int64_t slot = s0; slot < s1; ++slot) {
-      for (int64_t i = next.fetch_add(1); i < items; i = next.fetch_add(1)) fn(slot, i);
-    }
+  const int slots = static_cast<int>(std::min<int64_t>(threads, items));
+  ClaimRanges(pool, slots, items, 1, [&](int slot, int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) fn(slot, i);
   });
 }
 
