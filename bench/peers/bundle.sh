@@ -7,11 +7,13 @@
 #   --models-dir OUT/models --models a,b   (python3 with onnxruntime, onnx and numpy), or
 #   OUT/kiln validate OUT/models/NAME/model.onnx --test-data OUT/models/NAME/test_data_set_0.
 #   bench/peers/bundle.sh OUT [--kiln build/kiln] [--models-dir ../shared/models] MODEL...
+# (defaults relative to the repository, whatever the working directory)
 set -euo pipefail
 out=${1:?usage: bundle.sh OUT [--kiln BIN] [--models-dir DIR] MODEL...}
 shift
-kiln=build/kiln
-models_dir=${KILN_SHARED_DIR:-../shared}/models
+root=$(cd "$(dirname "$0")/../.." && pwd)
+kiln=$root/build/kiln
+models_dir=${KILN_SHARED_DIR:-$root/../shared}/models
 while [[ $# -gt 0 && $1 == --* ]]; do
   case $1 in
     --kiln) kiln=$2 ;;

@@ -34,13 +34,16 @@ DEFAULT_MODELS = ("mobilenetv2,squeezenet,resnet18_rw,googlenet_rw,efficientnet_
 PINS = ["onnxruntime==1.32.0", "onnx==1.23.2", "numpy==2.4.6"]
 
 
+# What ONNX Runtime's side imports; prints the onnxruntime version.
+PROBE = "import onnxruntime, onnx, numpy; print(onnxruntime.__version__)"
+
+
 def ensure_venv(venv):
     """Returns the venv's python, creating the venv and installing PINS once."""
     python = os.path.join(venv, "bin", "python")
     if not os.path.exists(python):
         subprocess.run([sys.executable, "-m", "venv", venv], check=True)
-    probe = "import onnxruntime, onnx, numpy; print(onnxruntime.__version__)"
-    have = subprocess.run([python, "-c", probe], capture_output=True, text=True)
+    have = subprocess.run([python, "-c", PROBE], capture_output=True, text=True)
     if have.returncode != 0 or have.stdout.strip() != PINS[0].split("==")[1]:
         subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
                        + PINS, check=True)
@@ -49,8 +52,7 @@ def ensure_venv(venv):
 
 def ort_version(python):
     """The onnxruntime version `python` imports (it must import onnx and numpy too)."""
-    probe = "import onnxruntime, onnx, numpy; print(onnxruntime.__version__)"
-    have = subprocess.run([python, "-c", probe], capture_output=True, text=True)
+    have = subprocess.run([python, "-c", PROBE], capture_output=True, text=True)
     if have.returncode != 0:
         sys.exit(f"compare.py: {python} cannot import onnxruntime, onnx and numpy:\n"
                  + have.stderr.strip())

@@ -36,7 +36,7 @@ class ConvDepthwise {
   DwConvParams p_;  // the kernels' view of g_ (the activation set per run)
   bool block16o_ = false;
   bool lanes_ = false;
-  int shares_ = 1;           // lanes: static shares of the 16-channel blocks, a tile each
+  int shares_ = 1;           // lanes: shares claiming the 16-channel blocks, a tile each
   int64_t tile_floats_ = 0;  // lanes: one share's scratch, rounded to 64 bytes
 };
 
