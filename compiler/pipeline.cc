@@ -38,6 +38,7 @@ std::vector<std::unique_ptr<Pass>> DefaultPasses() {
   p.push_back(MakePackDspWeightsPass());
   p.push_back(MakePackWeightsPass());
   p.push_back(MakeWeightsF16Pass());
+  p.push_back(MakeBlockedLayoutPass());
   return p;
 }
 

@@ -45,8 +45,16 @@ enum class Layout : int32_t {
   // contiguous (a channel tile is one DMA) and one tap's 4 consecutive input channels are one
   // int32: the DSP's vpdpbusd operand (docs/dsp-target.md). Format 1.5; 16-31 are the DSP's.
   kDspK4 = 16,
+  // CPU activations with channels blocked by 8 (NCHWc, as oneDNN's nChw8c and ONNX Runtime's
+  // NCHWc transformer): a logical [N, C, H, W] tensor stored as [N][ceil(C/8)][H][W][8], C
+  // zero-padded. A pixel's 8 channels are one AVX2 vector, so a depthwise tap is one FMA and a
+  // 1x1 layer reads ceil(C/8) contiguous streams instead of C planes (docs/cpu-kernels.md).
+  // Format 1.7; 32-47 are CPU activation layouts.
+  kNCHW8c = 32,
 };
-inline constexpr Layout kLastLayout = Layout::kDspK4;
+inline constexpr Layout kLastLayout = Layout::kNCHW8c;
+// Channels per block of kNCHW8c.
+inline constexpr int64_t kNCHWcBlock = 8;
 
 std::string_view LayoutName(Layout layout);
 // Known and meaningful in a file (kPacked is not).

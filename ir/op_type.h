@@ -104,6 +104,7 @@ namespace kiln {
 #define KILN_INTERNAL_OP_LIST(X)                \
   X(FusedConv, "FusedConv", 120)                \
   X(FusedGemm, "FusedGemm", 121)              \
+  X(Reorder, "Reorder", 122)                  \
   X(QConv, "QConv", 160)                      \
   X(QGemm, "QGemm", 161)                      \
   X(QAdd, "QAdd", 162)                        \

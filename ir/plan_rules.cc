@@ -91,8 +91,13 @@ bool IsSliceableConcat(const Graph& g, const Node& node) {
   for (int64_t i = 0; i < axis; ++i) {
     if (out[static_cast<size_t>(i)] != 1) return false;
   }
+  // Inputs laid end to end make the output only for plain bytes (a blocked layout's padding
+  // would not add up to the output's size).
+  if (g.value(node.outputs[0]).layout != Layout::kPlain) return false;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
-    if (node.inputs[i] == kNoValue) return false;
+    if (node.inputs[i] == kNoValue || g.value(node.inputs[i]).layout != Layout::kPlain) {
+      return false;
+    }
     for (size_t j = 0; j < i; ++j) {
       if (node.inputs[j] == node.inputs[i]) return false;
     }

@@ -75,6 +75,10 @@ Status VerifyGraph(const Graph& g) {
                                " has a dim outside [0, 2^40]");
       }
     }
+    if (defined[i] && v.layout == Layout::kNCHW8c && v.shape.size() != 4) {
+      return InvalidArgument("value '" + v.name + "' is stored nchw8c but has shape " +
+                             ShapeToString(v.shape) + " (rank 4 needed)");
+    }
     if (defined[i] && NumElements(v.shape) > kMaxTensorBytes / 8) {
       return InvalidArgument("value '" + v.name + "' shape " + ShapeToString(v.shape) +
                              " is too large");

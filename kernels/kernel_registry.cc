@@ -54,7 +54,10 @@ bool KernelRegistry::LayoutsMatch(const KernelTraits& traits, const Graph& graph
       if (layout != traits.packing->layout) return false;
     } else if (traits.any_weight_layout && i == 1) {
       continue;
-    } else if (layout != Layout::kPlain) {
+    } else if (traits.any_data_layout) {
+      continue;
+    } else if (layout != traits.data_layout &&
+               !(layout == Layout::kPlain && graph.value(node.inputs[i]).shape.size() <= 1)) {
       return false;
     }
   }
@@ -105,6 +108,29 @@ const KernelRegistry::Entry* KernelRegistry::FindEntry(const Graph& graph, const
                                                        Isa max_isa) const {
   return Best(entries_, graph, node, executor, max_isa,
               [&](const Entry& e) { return LayoutsMatch(e.traits, graph, node); });
+}
+
+bool KernelRegistry::SupportsLayouts(const Graph& graph, const Node& node, ExecutorKind executor,
+                                     Isa min_isa, Isa max_isa, Layout out_layout,
+                                     Layout data_layout) const {
+  const DType dtype = DispatchDType(graph, node);
+  for (const auto& e : entries_) {
+    if (e.key.op != node.op || e.key.executor != executor || e.key.layout != out_layout) continue;
+    if (static_cast<int>(e.key.isa) > static_cast<int>(max_isa) ||
+        static_cast<int>(e.key.isa) < static_cast<int>(min_isa)) {
+      continue;
+    }
+    if (e.key.dtype != dtype && e.key.dtype != DType::kUndefined) continue;
+    if (!e.traits.any_data_layout && e.traits.data_layout != data_layout) continue;
+    if (e.traits.packing && node.inputs.size() > e.traits.packing->input &&
+        node.inputs[e.traits.packing->input] != kNoValue &&
+        graph.value(node.inputs[e.traits.packing->input]).layout != e.traits.packing->layout) {
+      continue;
+    }
+    if (e.traits.accepts && !e.traits.accepts(graph, node)) continue;
+    return true;
+  }
+  return false;
 }
 
 const KernelRegistry::Entry* KernelRegistry::FindPackingEntry(const Graph& graph,

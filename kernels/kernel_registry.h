@@ -63,8 +63,14 @@ struct KernelTraits {
   // one ISA runs on a CPU without it.
   std::optional<WeightPacking> packing;
   // Reads its weights (input 1) in any layout ir/layout.h can unpack (the reference kernels,
-  // which unpack once at prepare; the oracle's convenience). Every other input plain.
+  // which unpack once at prepare; the oracle's convenience).
   bool any_weight_layout = false;
+  // The layout of every other input (the data: activations, residuals, biases stay plain
+  // unless the kernel says so). The output's layout is the key's.
+  Layout data_layout = Layout::kPlain;
+  // Reads its data inputs in any layout (Reorder; the reference kernels' layout adapter),
+  // except 1-D inputs such as a bias, which are always plain.
+  bool any_data_layout = false;
 };
 
 class KernelRegistry {
@@ -88,6 +94,11 @@ class KernelRegistry {
   // and accepts the node, whatever layout its weights are in now.
   const Entry* FindPackingEntry(const Graph& graph, const Node& node, ExecutorKind executor,
                                 Isa max_isa) const;
+  // Whether a kernel of at least `min_isa` (and at most `max_isa`) would run `node` with its
+  // output in `out_layout` and its data inputs in `data_layout`, its weights as they are now:
+  // what a layout pass asks before it rewrites the values (the node's own layouts ignored).
+  bool SupportsLayouts(const Graph& graph, const Node& node, ExecutorKind executor, Isa min_isa,
+                       Isa max_isa, Layout out_layout, Layout data_layout) const;
   const KernelFactory* Find(const Graph& graph, const Node& node, ExecutorKind executor,
                             Isa max_isa) const {
     const Entry* e = FindEntry(graph, node, executor, max_isa);

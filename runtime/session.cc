@@ -511,6 +511,13 @@ Expected<HostTensor> Session::GetOutput(size_t index) const {
   const Value& v = output_info(index);
   HostTensor t(v.name, v.dtype, v.shape);
   const void* src = impl_->buffers[static_cast<size_t>(graph_->outputs()[index])].at(kHostDomain);
+  if (v.layout != Layout::kPlain) {
+    // A value stored blocked (an intermediate made an output after compiling, as calibration's
+    // observers do): the caller gets its logical, plain elements.
+    KILN_ASSIGN_OR_RETURN(t.bytes, UnpackLayout(v.layout, v.dtype, v.shape,
+                                                static_cast<const uint8_t*>(src), v.byte_size()));
+    return t;
+  }
   if (!t.bytes.empty()) std::memcpy(t.bytes.data(), src, t.bytes.size());
   return t;
 }

@@ -43,6 +43,7 @@ TEST(SchemaTest, DTypeAndLayoutMirrorIr) {
             static_cast<int32_t>(Layout::kWino43Block16O));
   EXPECT_EQ(static_cast<int32_t>(fb::Layout::NHWC), static_cast<int32_t>(Layout::kNHWC));
   EXPECT_EQ(static_cast<int32_t>(fb::Layout::NC4HW4), static_cast<int32_t>(Layout::kNC4HW4));
+  EXPECT_EQ(static_cast<int32_t>(fb::Layout::NCHW8c), static_cast<int32_t>(Layout::kNCHW8c));
 }
 
 }  // namespace

@@ -26,5 +26,6 @@ std::unique_ptr<Pass> MakePlaceDspPass();               // place-dsp (--target d
 std::unique_ptr<Pass> MakePackDspWeightsPass();         // pack-dsp-weights (--target dsp)
 std::unique_ptr<Pass> MakePackWeightsPass();            // pack-weights (opt 2, CPU targets)
 std::unique_ptr<Pass> MakeWeightsF16Pass();             // weights-f16 (--weights-f16)
+std::unique_ptr<Pass> MakeBlockedLayoutPass();          // blocked-layout (opt 2, AVX2 targets)
 
 }  // namespace kiln

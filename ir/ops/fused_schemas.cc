@@ -6,6 +6,9 @@
 // FusedGemm(A, B, C?) = act(alpha * A' * B' + beta * C): Gemm's attributes, plus
 // `a_flatten_axis`: A of any rank is read as the 2-D [prod(A[:axis]), prod(A[axis:])] (what a
 // Flatten/Reshape before the Gemm did, so that node can go).
+// Reorder(X) = X: the same logical tensor, its bytes rearranged from X's layout into the
+// output value's (the compiler's blocked-layout pass puts one where a region of NCHW8c kernels
+// meets plain ones).
 #include "ir/activation.h"
 #include "ir/ops/nn_infer.h"
 
@@ -57,11 +60,17 @@ Status FusedGemm(InferenceContext& ctx) {
   return nn_infer::GemmShape(ctx, a);
 }
 
+Status Reorder(InferenceContext& ctx) {
+  ctx.SetOutput(0, ctx.input_dtype(0), ctx.input_shape(0));
+  return Status::Ok();
+}
+
 }  // namespace
 
 void RegisterFusedSchemas(SchemaRegistry& r) {
   r.Register({OpType::kFusedConv, 2, 4, 1, 1, {}, FusedConv});
   r.Register({OpType::kFusedGemm, 2, 3, 1, 1, {}, FusedGemm});
+  r.Register({OpType::kReorder, 1, 1, 1, 1, {}, Reorder});
 }
 
 }  // namespace kiln

@@ -10,6 +10,7 @@ namespace kiln::cpu {
 void RegisterFusedConvWinograd(KernelRegistry& r);       // fused_conv_kernel.cc (every flavour)
 void RegisterFusedConvBlock16Scalar(KernelRegistry& r);  // fused_conv_block16_scalar.cc
 void RegisterFusedConvBlock16Simd(KernelRegistry& r);    // fused_conv_kernel.cc (avx2, avx512)
+void RegisterFusedConvNCHW8c(KernelRegistry& r);  // fused_conv_nchw8c_kernel.cc (scalar, avx2)
 void RegisterFusedGemmBlock16(KernelRegistry& r);        // fused_gemm_kernel.cc (every flavour)
 // Plain ONNX ops (uncompiled graphs) at every CPU flavour with fast kernels.
 void RegisterCpuConvKernels(KernelRegistry& r);     // conv_kernel.cc

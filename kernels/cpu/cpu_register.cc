@@ -7,6 +7,7 @@ void RegisterCpuKernels(KernelRegistry& r) {
   cpu::RegisterFusedConvWinograd(r);
   cpu::RegisterFusedConvBlock16Scalar(r);
   cpu::RegisterFusedConvBlock16Simd(r);
+  cpu::RegisterFusedConvNCHW8c(r);
   cpu::RegisterFusedGemmBlock16(r);
   cpu::RegisterCpuConvKernels(r);
   cpu::RegisterCpuPoolKernels(r);

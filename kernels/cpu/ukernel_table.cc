@@ -20,7 +20,10 @@ constexpr CpuKernels kScalarKernels = {.isa = Isa::kScalar,
                                        .pool = PoolScalar,
                                        .global_pool = GlobalPoolScalar,
                                        .wino_input = WinoInputScalar,
-                                       .wino_output = WinoOutputScalar};
+                                       .wino_output = WinoOutputScalar,
+                                       .nchw8c_pointwise = NCHW8cPointwiseScalar,
+                                       .nchw8c_depthwise = NCHW8cDepthwiseScalar,
+                                       .nchw8c_direct = NCHW8cDirectScalar};
 #if defined(__x86_64__) || defined(__i386__)
 constexpr CpuKernels kAvx2Kernels = {.isa = Isa::kAvx2,
                                      .gemm_nr = 24,
@@ -43,7 +46,10 @@ constexpr CpuKernels kAvx2Kernels = {.isa = Isa::kAvx2,
                                      .dwconv_lanes = DwConvLanesAvx2,
                                      .dwconv_lanes_stride2_max_w = 56,
                                      .dwconv_lanes_avoid_4k_planes = true,
-                                     .stem_conv = StemConvAvx2};
+                                     .stem_conv = StemConvAvx2,
+                                     .nchw8c_pointwise = NCHW8cPointwiseAvx2,
+                                     .nchw8c_depthwise = NCHW8cDepthwiseAvx2,
+                                     .nchw8c_direct = NCHW8cDirectAvx2};
 constexpr CpuKernels kAvx512Kernels = {.isa = Isa::kAvx512,
                                        .gemm_nr = 32,
                                        .gemm = GemmUkernel8x32Avx512,
@@ -66,7 +72,10 @@ constexpr CpuKernels kAvx512Kernels = {.isa = Isa::kAvx512,
                                        .dwconv_lanes = DwConvLanesAvx512,
                                        .dwconv_lanes_stride2_max_w = 32,
                                        .stem_conv = StemConvAvx512,
-                                       .stem_conv_stride2 = true};
+                                       .stem_conv_stride2 = true,
+                                       .nchw8c_pointwise = NCHW8cPointwiseAvx2,
+                                       .nchw8c_depthwise = NCHW8cDepthwiseAvx2,
+                                       .nchw8c_direct = NCHW8cDirectAvx2};
 #endif
 
 }  // namespace

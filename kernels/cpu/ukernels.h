@@ -135,6 +135,29 @@ struct StemConvParams {
 using StemConvFn = void (*)(const StemConvParams& p, const float* xpad, const float* w16,
                             const float* bias16, float* y, int64_t oy0, int64_t oy1);
 
+// Convolutions over NCHW8c activations (ir/layout.h: [C/8][H][W][8] per image) with
+// Block16O weights ([ceil(O/16)][C/group][kh][kw][16]): conv_nchw8c.h says which layers.
+// x, residual (or null), y: one image; bias: out_c floats or null.
+struct NCHW8cConvArgs {
+  const float* x = nullptr;
+  const float* w = nullptr;
+  const float* bias = nullptr;
+  const float* residual = nullptr;
+  float* y = nullptr;
+  int64_t in_c = 0, in_h = 0, in_w = 0, out_c = 0, out_h = 0, out_w = 0;
+  int64_t stride = 1, pad_top = 0, pad_left = 0;
+  int64_t kernel_h = 1, kernel_w = 1;
+  ActivationParams act;  // none, relu or clip
+};
+// 1x1 stride 1: output pixels [p0, p1) of every output block (in_c, out_c multiples of 8).
+using NCHW8cPointwiseFn = void (*)(const NCHW8cConvArgs& a, int64_t p0, int64_t p1);
+// Depthwise 3x3, stride 1 or 2, pads <= 1: channel blocks [b0, b1) (no residual).
+using NCHW8cDepthwiseFn = void (*)(const NCHW8cConvArgs& a, int64_t b0, int64_t b1);
+// Direct convolution of a few plain input channels into NCHW8c (the stems): x is the image
+// zero-padded (in_h, in_w include the pads; pad_top = pad_left = 0), any window, stride 1 or
+// 2, group 1; output rows [oy0, oy1) of every output block (no residual).
+using NCHW8cDirectFn = void (*)(const NCHW8cConvArgs& a, int64_t oy0, int64_t oy1);
+
 // The im2col view of one group of a 2-D convolution input (plain fields: ISA files include no
 // class with inline member functions).
 struct Im2colParams {
@@ -247,6 +270,12 @@ void Im2colPanelScalar(const Im2colParams& p, const float* xg, int64_t p0, int t
 void DwConvScalar(const DwConvParams& p, const float* x, const float* w, const float* bias,
                   const float* residual, float* y, int64_t channels);
 #if defined(__x86_64__) || defined(__i386__)
+void NCHW8cPointwiseScalar(const NCHW8cConvArgs& a, int64_t p0, int64_t p1);
+void NCHW8cDepthwiseScalar(const NCHW8cConvArgs& a, int64_t b0, int64_t b1);
+void NCHW8cDirectScalar(const NCHW8cConvArgs& a, int64_t oy0, int64_t oy1);
+void NCHW8cDirectAvx2(const NCHW8cConvArgs& a, int64_t oy0, int64_t oy1);
+void NCHW8cPointwiseAvx2(const NCHW8cConvArgs& a, int64_t p0, int64_t p1);
+void NCHW8cDepthwiseAvx2(const NCHW8cConvArgs& a, int64_t b0, int64_t b1);
 void StemConvAvx2(const StemConvParams& p, const float* xpad, const float* w16, const float* bias16,
                   float* y, int64_t oy0, int64_t oy1);
 void DwConvLanesAvx2(const DwConvParams& p, const float* x, const float* w16, const float* bias16,

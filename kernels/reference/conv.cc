@@ -4,6 +4,7 @@
 #include "ir/ops/window_geometry.h"
 #include "kernels/activation.h"
 #include "kernels/reference/cast_convert.h"
+#include "kernels/reference/layout_adapter.h"
 #include "kernels/reference/nn_kernels.h"
 #include "kernels/reference/plain_weights.h"
 
@@ -128,6 +129,11 @@ void RegisterConvKernels(KernelRegistry& r) {
                                    Isa::kReference, Layout::kPlain, AnyWeightLayoutTraits());
   RegisterKernel<ConvKernel<Float16>>(r, OpType::kFusedConv, DType::kF16, ExecutorKind::kCpu,
                                      Isa::kReference, Layout::kPlain, AnyWeightLayoutTraits());
+  // NCHW8c output (the compiler's blocked-layout pass), its data inputs blocked or plain: the
+  // same loop nest on plain copies.
+  RegisterKernel<NCHW8cAdapter<ConvKernel<float>>>(r, OpType::kFusedConv, DType::kF32,
+                                                   ExecutorKind::kCpu, Isa::kReference,
+                                                   Layout::kNCHW8c, AnyLayoutTraits());
 }
 
 }  // namespace kiln::nn_ref

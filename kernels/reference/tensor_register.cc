@@ -16,8 +16,11 @@
 
 namespace kiln {
 
+void RegisterReorderKernels(KernelRegistry& r);  // reorder.cc
+
 void RegisterReferenceTensorKernels(KernelRegistry& r) {
   constexpr DType kAny = DType::kUndefined;
+  RegisterReorderKernels(r);
   for (OpType op : {OpType::kIdentity, OpType::kReshape, OpType::kFlatten, OpType::kSqueeze,
                     OpType::kUnsqueeze}) {
     RegisterKernel<CopyKernel>(r, op, kAny);

@@ -1,0 +1,155 @@
+// The blocked-layout pass through the whole pipeline: a chain of mobilenet-like layers is
+// stored NCHW8c from the stem on with one Reorder at the graph's output, and computes what
+// the plain compile does; regions that need more Reorders than they have convolutions to pay
+// for them (a squeezenet fire module, a lone 1x1 layer) stay plain; targets below AVX2 skip
+// the pass.
+#include <gtest/gtest.h>
+
+#include "compiler/pipeline.h"
+#include "kernels/cpu/cpu_features.h"
+#include "runtime/session.h"
+#include "tests/graph_builder.h"
+
+namespace kiln {
+namespace {
+
+using testing::Attrs;
+using testing::GraphBuilder;
+
+Attributes Conv(int64_t group, int64_t stride, int64_t pad, const std::string& act) {
+  Attributes a = Attrs({{"group", group},
+                        {"strides", std::vector<int64_t>{stride, stride}},
+                        {"pads", std::vector<int64_t>{pad, pad, pad, pad}}});
+  if (act == "clip") {
+    a.Set("activation", act);
+    a.Set("activation_alpha", 0.f);
+    a.Set("activation_beta", 6.f);
+  }
+  return a;
+}
+
+// stem 3 -> 16 (stride 2), depthwise, 1x1 16 -> 8, 1x1 8 -> 48, depthwise stride 2, 1x1
+// 48 -> 8 plus a residual from a 1x1 8 -> 8 branch.
+Graph MobileChain() {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 3, 34, 34});
+  auto conv = [&](const std::string& name, ValueId in, int64_t m, int64_t k, int64_t group,
+                  int64_t stride, const std::string& act, ValueId residual = kNoValue) {
+    const int64_t c = b.graph().value(in).shape[1];
+    std::vector<ValueId> ins = {in, b.Const(name + "_w", {m, c / group, k, k}),
+                                b.Const(name + "_b", {m})};
+    if (residual != kNoValue) ins.push_back(residual);
+    return b.Op(OpType::kFusedConv, name, ins, Conv(group, stride, k / 2, act));
+  };
+  ValueId y = conv("stem", x, 16, 3, 1, 2, "clip");
+  y = conv("dw1", y, 16, 3, 16, 1, "clip");
+  y = conv("pw1", y, 8, 1, 1, 1, "none");
+  y = conv("pw2", y, 48, 1, 1, 1, "clip");
+  y = conv("dw2", y, 48, 3, 48, 2, "clip");
+  const ValueId shortcut = conv("pw3", y, 8, 1, 1, 1, "none");
+  y = conv("pw4", y, 8, 1, 1, 1, "none", shortcut);
+  b.Output(y);
+  return b.Take();
+}
+
+// A squeezenet fire module: squeeze 1x1, then a 1x1 and a 3x3 expansion concatenated.
+Graph Fire() {
+  GraphBuilder b;
+  ValueId x = b.Input("x", {1, 32, 20, 20});
+  ValueId s = b.Op(OpType::kFusedConv, "squeeze",
+                   {x, b.Const("sw", {16, 32, 1, 1}), b.Const("sb", {16})}, Conv(1, 1, 0, "none"));
+  ValueId e1 =
+      b.Op(OpType::kFusedConv, "e1", {s, b.Const("e1w", {32, 16, 1, 1}), b.Const("e1b", {32})},
+           Conv(1, 1, 0, "none"));
+  ValueId e3 =
+      b.Op(OpType::kFusedConv, "e3", {s, b.Const("e3w", {32, 16, 3, 3}), b.Const("e3b", {32})},
+           Conv(1, 1, 1, "none"));
+  b.Output(b.Op(OpType::kConcat, "y", {e1, e3}, Attrs({{"axis", int64_t{1}}})));
+  return b.Take();
+}
+
+CompiledModel Compile(const Graph& g, Isa target, bool blocked) {
+  CompileOptions options;
+  options.target_isa = target;
+  options.verify_each_pass = true;
+  if (!blocked) options.disabled_passes.insert("blocked-layout");
+  auto compiled = CompileGraph(g, options);
+  EXPECT_TRUE(compiled.ok()) << compiled.status().ToString();
+  return std::move(compiled).value();
+}
+
+std::map<std::string, int64_t> Counters(const CompiledModel& m) {
+  for (const PassReport& r : m.reports) {
+    if (r.name == "blocked-layout") return r.counters;
+  }
+  return {};
+}
+
+std::vector<HostTensor> RunCompiled(const CompiledModel& m, const std::vector<HostTensor>& inputs,
+                                    Isa isa, int threads) {
+  SessionOptions so;
+  so.cpu_max_isa = isa;
+  so.num_threads = threads;
+  auto session = Session::Create(std::make_shared<const Graph>(m.graph), so,
+                                 std::make_shared<const ExecutionPlan>(m.plan));
+  EXPECT_TRUE(session.ok()) << session.status().ToString();
+  if (!session.ok()) return {};
+  auto out = (*session)->Run(inputs);
+  EXPECT_TRUE(out.ok()) << out.status().ToString();
+  return out.ok() ? *out : std::vector<HostTensor>{};
+}
+
+TEST(BlockedLayoutPassTest, MobileChainIsBlockedFromTheStemOn) {
+  const Graph g = MobileChain();
+  const CompiledModel blocked = Compile(g, Isa::kAvx2, true);
+  const CompiledModel plain = Compile(g, Isa::kAvx2, false);
+  const auto counters = Counters(blocked);
+  EXPECT_EQ(counters.at("nchw8c convolutions"), 7);
+  EXPECT_EQ(counters.at("reorders to plain"), 1);       // the graph's output
+  EXPECT_EQ(counters.count("reorders to nchw8c"), 0u);  // the stem reads x plain
+  int reorders = 0;
+  for (const Node& n : blocked.graph.nodes()) {
+    if (n.op == OpType::kReorder) ++reorders;
+    if (n.op == OpType::kFusedConv) {
+      EXPECT_EQ(blocked.graph.value(n.outputs[0]).layout, Layout::kNCHW8c) << n.name;
+    }
+  }
+  EXPECT_EQ(reorders, 1);
+  // The graph's output keeps its name and stays plain.
+  const Value& out = blocked.graph.value(blocked.graph.outputs()[0]);
+  EXPECT_EQ(out.name, g.value(g.outputs()[0]).name);
+  EXPECT_EQ(out.layout, Layout::kPlain);
+
+  const auto inputs = testing::RandomInputs(g, 3);
+  const auto expected = testing::RunGraph(g, inputs);
+  for (Isa isa : {Isa::kReference, Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
+    if (!cpu::CpuSupports(isa)) continue;
+    for (int threads : {1, 2}) {
+      testing::ExpectClose(expected, RunCompiled(blocked, inputs, isa, threads), 1e-5f);
+      testing::ExpectClose(expected, RunCompiled(plain, inputs, isa, threads), 1e-5f);
+      if (::testing::Test::HasFailure()) FAIL() << cpu::IsaName(isa) << " threads " << threads;
+    }
+  }
+}
+
+TEST(BlockedLayoutPassTest, RegionsThatNeedMoreReordersThanTheyPayForStayPlain) {
+  const CompiledModel fire = Compile(Fire(), Isa::kAvx2, true);
+  EXPECT_TRUE(Counters(fire).empty());
+  for (const Node& n : fire.graph.nodes()) EXPECT_NE(n.op, OpType::kReorder) << n.name;
+
+  GraphBuilder b;  // one 1x1 layer alone
+  const ValueId x = b.Input("x", {1, 16, 20, 20});
+  b.Output(b.Op(OpType::kFusedConv, "y", {x, b.Const("w", {16, 16, 1, 1}), b.Const("b", {16})},
+                Conv(1, 1, 0, "none")));
+  EXPECT_TRUE(Counters(Compile(b.Take(), Isa::kAvx2, true)).empty());
+}
+
+TEST(BlockedLayoutPassTest, TargetsWithoutAvx2SkipThePass) {
+  for (Isa target : {Isa::kReference, Isa::kScalar}) {
+    const CompiledModel m = Compile(MobileChain(), target, true);
+    for (const Value& v : m.graph.values()) EXPECT_EQ(v.layout == Layout::kNCHW8c, false);
+  }
+}
+
+}  // namespace
+}  // namespace kiln

@@ -1,0 +1,209 @@
+// NCHW8c convolution driver (conv_nchw8c.h) and the portable micro-kernels.
+#include "kernels/cpu/conv_nchw8c.h"
+
+#include <algorithm>
+
+#include "ir/layout.h"
+#include "kernels/activation.h"
+
+namespace kiln::cpu {
+namespace {
+
+constexpr int64_t B = kNCHWcBlock;
+
+bool InlinedActivation(const ActivationParams& act) {
+  return act.kind == Activation::kNone || act.kind == Activation::kRelu ||
+         act.kind == Activation::kClip;
+}
+
+// Pixels per unit of work a thread takes (a multiple of the AVX2 kernel's 6-pixel tile).
+constexpr int64_t kPointwiseUnit = 48;
+
+}  // namespace
+
+NCHW8cConvKind ClassifyNCHW8cConv(const Conv2dGeometry& g, const ActivationParams& act,
+                                  bool has_residual) {
+  if (!InlinedActivation(act) || g.out_c % B != 0 || g.in_c == 0 || g.out_c == 0) {
+    return NCHW8cConvKind::kNone;
+  }
+  if (g.dilation_h != 1 || g.dilation_w != 1) return NCHW8cConvKind::kNone;
+  if (g.groups == 1 && g.in_c <= 4 && !has_residual && g.kernel_h <= 7 && g.kernel_w <= 7 &&
+      g.stride_h == g.stride_w && (g.stride_h == 1 || g.stride_h == 2)) {
+    return NCHW8cConvKind::kDirect;
+  }
+  if (g.in_c % B != 0) return NCHW8cConvKind::kNone;
+  if (g.is_pointwise() && g.groups == 1) return NCHW8cConvKind::kPointwise;
+  const bool dw3 = g.is_depthwise() && g.kernel_h == 3 && g.kernel_w == 3 &&
+                   g.stride_h == g.stride_w && (g.stride_h == 1 || g.stride_h == 2) &&
+                   g.pad_top <= 1 && g.pad_left <= 1 && g.pad_bottom <= 1 && g.pad_right <= 1;
+  if (dw3 && !has_residual) return NCHW8cConvKind::kDepthwise3x3;
+  return NCHW8cConvKind::kNone;
+}
+
+size_t NCHW8cConvScratchBytes(NCHW8cConvKind kind, const Conv2dGeometry& g) {
+  if (kind != NCHW8cConvKind::kDirect) return 0;
+  return static_cast<size_t>(g.in_c * (g.in_h + g.pad_top + g.pad_bottom) *
+                             (g.in_w + g.pad_left + g.pad_right)) *
+         sizeof(float);
+}
+
+void RunNCHW8cConv(const CpuKernels& k, NCHW8cConvKind kind, const Conv2dGeometry& g,
+                   const ActivationParams& act, const float* x, const float* w, const float* bias,
+                   const float* residual, float* y, void* scratch, ThreadPool* pool) {
+  NCHW8cConvArgs a;
+  a.w = w;
+  a.bias = bias;
+  a.in_c = g.in_c, a.in_h = g.in_h, a.in_w = g.in_w;
+  a.out_c = g.out_c, a.out_h = g.out_h, a.out_w = g.out_w;
+  a.stride = g.stride_h, a.pad_top = g.pad_top, a.pad_left = g.pad_left;
+  a.kernel_h = g.kernel_h, a.kernel_w = g.kernel_w;
+  a.act = act;
+  const int64_t ph = g.in_h + g.pad_top + g.pad_bottom, pw = g.in_w + g.pad_left + g.pad_right;
+  float* padded = static_cast<float*>(scratch);
+  const int64_t in_image = g.in_c * g.in_plane(), out_image = g.out_c * g.out_plane();
+  const int threads = pool ? pool->num_threads() : 1;
+  for (int64_t n = 0; n < g.batch; ++n) {
+    a.x = x + n * in_image;
+    a.y = y + n * out_image;
+    a.residual = residual ? residual + n * out_image : nullptr;
+    if (kind == NCHW8cConvKind::kDirect) {
+      // The image zero-padded once (a few channels), so the taps need no bounds checks.
+      std::fill(padded, padded + g.in_c * ph * pw, 0.f);
+      for (int64_t c = 0; c < g.in_c; ++c) {
+        for (int64_t r = 0; r < g.in_h; ++r) {
+          std::copy_n(a.x + (c * g.in_h + r) * g.in_w, g.in_w,
+                      padded + (c * ph + r + g.pad_top) * pw + g.pad_left);
+        }
+      }
+      NCHW8cConvArgs d = a;
+      d.x = padded, d.in_h = ph, d.in_w = pw, d.pad_top = d.pad_left = 0;
+      auto body = [&](int64_t r0, int64_t r1) { k.nchw8c_direct(d, r0, r1); };
+      if (threads > 1 && g.out_h > 1) {
+        pool->ParallelFor(g.out_h, body, 1);
+      } else {
+        body(0, g.out_h);
+      }
+    } else if (kind == NCHW8cConvKind::kPointwise) {
+      const int64_t pixels = g.out_plane();
+      const int64_t units = (pixels + kPointwiseUnit - 1) / kPointwiseUnit;
+      const int64_t pairs = (g.out_c / B + 1) / 2;
+      if (threads > 1 && units < 4 * threads && pairs >= threads) {
+        // Small planes (14x14 and less): the threads split the output channels in pairs of
+        // blocks (one Block16O block each), every thread reading the whole input.
+        auto body = [&](int64_t q0, int64_t q1) {
+          NCHW8cConvArgs part = a;
+          const int64_t ob0 = 2 * q0, ob1 = std::min(g.out_c / B, 2 * q1);
+          part.w = a.w + q0 * g.in_c * 16;
+          part.bias = a.bias ? a.bias + ob0 * B : nullptr;
+          part.y = a.y + ob0 * pixels * B;
+          part.residual = a.residual ? a.residual + ob0 * pixels * B : nullptr;
+          part.out_c = (ob1 - ob0) * B;
+          k.nchw8c_pointwise(part, 0, pixels);
+        };
+        pool->ParallelFor(pairs, body, (pairs + threads - 1) / threads);
+        continue;
+      }
+      auto body = [&](int64_t u0, int64_t u1) {
+        k.nchw8c_pointwise(a, u0 * kPointwiseUnit, std::min(pixels, u1 * kPointwiseUnit));
+      };
+      if (threads > 1 && units > 1) {
+        // One contiguous range of pixels per thread: each reads its own input rows once.
+        pool->ParallelFor(units, body, (units + threads - 1) / threads);
+      } else {
+        body(0, units);
+      }
+    } else {
+      const int64_t blocks = g.out_c / B;
+      auto body = [&](int64_t b0, int64_t b1) { k.nchw8c_depthwise(a, b0, b1); };
+      if (threads > 1 && blocks > 1) {
+        pool->ParallelFor(blocks, body, 1);
+      } else {
+        body(0, blocks);
+      }
+    }
+  }
+}
+
+// Portable micro-kernels: the same loop order as the AVX2 ones, a block's 8 lanes as a plain
+// loop the compiler may vectorise.
+void NCHW8cPointwiseScalar(const NCHW8cConvArgs& a, int64_t p0, int64_t p1) {
+  const int64_t plane = a.out_h * a.out_w, in_blocks = a.in_c / B;
+  for (int64_t ob = 0; ob < a.out_c / B; ++ob) {
+    // Block16O: output block ob is half (ob % 2) of 16-channel block ob / 2, one 16-float row
+    // per input channel.
+    const float* wb = a.w + (ob / 2) * a.in_c * 16 + (ob % 2) * B;
+    float* yb = a.y + ob * plane * B;
+    const float* rb = a.residual ? a.residual + ob * plane * B : nullptr;
+    for (int64_t p = p0; p < p1; ++p) {
+      float acc[B];
+      for (int64_t l = 0; l < B; ++l) acc[l] = a.bias ? a.bias[ob * B + l] : 0.f;
+      for (int64_t ib = 0; ib < in_blocks; ++ib) {
+        const float* xp = a.x + (ib * plane + p) * B;
+        for (int64_t j = 0; j < B; ++j) {
+          const float xv = xp[j];
+          const float* wk = wb + (ib * B + j) * 16;
+          for (int64_t l = 0; l < B; ++l) acc[l] += wk[l] * xv;
+        }
+      }
+      for (int64_t l = 0; l < B; ++l) {
+        float v = acc[l];
+        if (rb) v += rb[p * B + l];
+        yb[p * B + l] = ApplyActivation(a.act, v);
+      }
+    }
+  }
+}
+
+void NCHW8cDirectScalar(const NCHW8cConvArgs& a, int64_t oy0, int64_t oy1) {
+  const int64_t plane = a.out_h * a.out_w, taps = a.kernel_h * a.kernel_w;
+  for (int64_t ob = 0; ob < a.out_c / B; ++ob) {
+    // Block16O [O/16][C][kh][kw][16]: block ob is half (ob % 2) of 16-channel block ob / 2.
+    const float* wb = a.w + (ob / 2) * a.in_c * taps * 16 + (ob % 2) * B;
+    for (int64_t oy = oy0; oy < oy1; ++oy) {
+      for (int64_t ox = 0; ox < a.out_w; ++ox) {
+        float acc[B];
+        for (int64_t l = 0; l < B; ++l) acc[l] = a.bias ? a.bias[ob * B + l] : 0.f;
+        for (int64_t c = 0; c < a.in_c; ++c) {
+          for (int64_t ky = 0; ky < a.kernel_h; ++ky) {
+            const float* row = a.x + (c * a.in_h + oy * a.stride + ky) * a.in_w + ox * a.stride;
+            for (int64_t kx = 0; kx < a.kernel_w; ++kx) {
+              const float* wk = wb + ((c * a.kernel_h + ky) * a.kernel_w + kx) * 16;
+              for (int64_t l = 0; l < B; ++l) acc[l] += wk[l] * row[kx];
+            }
+          }
+        }
+        float* yp = a.y + (ob * plane + oy * a.out_w + ox) * B;
+        for (int64_t l = 0; l < B; ++l) yp[l] = ApplyActivation(a.act, acc[l]);
+      }
+    }
+  }
+}
+
+void NCHW8cDepthwiseScalar(const NCHW8cConvArgs& a, int64_t b0, int64_t b1) {
+  for (int64_t b = b0; b < b1; ++b) {
+    const float* xb = a.x + b * a.in_h * a.in_w * B;
+    float* yb = a.y + b * a.out_h * a.out_w * B;
+    const float* wb = a.w + (b / 2) * 9 * 16 + (b % 2) * B;  // Block16O [C/16][3][3][16]
+    for (int64_t oy = 0; oy < a.out_h; ++oy) {
+      for (int64_t ox = 0; ox < a.out_w; ++ox) {
+        float acc[B];
+        for (int64_t l = 0; l < B; ++l) acc[l] = a.bias ? a.bias[b * B + l] : 0.f;
+        for (int64_t ky = 0; ky < 3; ++ky) {
+          const int64_t iy = oy * a.stride - a.pad_top + ky;
+          if (iy < 0 || iy >= a.in_h) continue;
+          for (int64_t kx = 0; kx < 3; ++kx) {
+            const int64_t ix = ox * a.stride - a.pad_left + kx;
+            if (ix < 0 || ix >= a.in_w) continue;
+            const float* xp = xb + (iy * a.in_w + ix) * B;
+            const float* wk = wb + (ky * 3 + kx) * 16;
+            for (int64_t l = 0; l < B; ++l) acc[l] += wk[l] * xp[l];
+          }
+        }
+        float* yp = yb + (oy * a.out_w + ox) * B;
+        for (int64_t l = 0; l < B; ++l) yp[l] = ApplyActivation(a.act, acc[l]);
+      }
+    }
+  }
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,35 @@
+// Convolutions over NCHW8c activations (ir/layout.h: [N][C/8][H][W][8]) and the compiler's
+// Block16O weights: 1x1 stride-1 layers and 3x3 depthwise layers, the bulk of the
+// inverted-residual networks. A pixel's 8 channels are one AVX2 vector, so a depthwise tap is
+// one FMA without transposes, and a 1x1 layer reads C/8 contiguous streams and writes O/8
+// where the plain layout reads C planes and writes O (more streams than the hardware
+// prefetchers follow on large planes). The compiler's blocked-layout pass decides which values
+// are stored this way, with Reorder nodes where the region meets plain ops.
+#pragma once
+
+#include "kernels/cpu/conv_geometry.h"
+#include "kernels/cpu/ukernel_table.h"
+#include "kernels/thread_pool.h"
+
+namespace kiln::cpu {
+
+enum class NCHW8cConvKind { kNone, kPointwise, kDepthwise3x3, kDirect };
+
+// What the NCHW8c kernels run: 1x1 stride-1 unpadded group-1 layers, and depthwise 3x3
+// layers with stride 1 or 2 (both axes) and pads of at most 1, both reading NCHW8c; and
+// (kDirect) the stems: group-1 layers with at most 4 input channels, read plain, windows up to
+// 7x7, stride 1 or 2 (both axes). Undilated; output channels (and the blocked inputs')
+// multiples of 8; activation none, relu or clip; a residual only on 1x1 layers.
+NCHW8cConvKind ClassifyNCHW8cConv(const Conv2dGeometry& g, const ActivationParams& act,
+                                  bool has_residual);
+
+// Scratch RunNCHW8cConv needs: kDirect's zero-padded copy of one image.
+size_t NCHW8cConvScratchBytes(NCHW8cConvKind kind, const Conv2dGeometry& g);
+
+// Runs one layer, every image of the batch, over the pool (null: inline). y and residual are
+// NCHW8c, x too except for kDirect (plain); w Block16O; bias [out_c] or null.
+void RunNCHW8cConv(const CpuKernels& k, NCHW8cConvKind kind, const Conv2dGeometry& g,
+                   const ActivationParams& act, const float* x, const float* w, const float* bias,
+                   const float* residual, float* y, void* scratch, ThreadPool* pool);
+
+}  // namespace kiln::cpu

@@ -1,0 +1,225 @@
+// AVX2 + FMA micro-kernels of the NCHW8c convolutions (conv_nchw8c.h): one ymm is one pixel's
+// 8 channels of a block.
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "kernels/cpu/ukernels.h"
+
+namespace kiln::cpu {
+#if defined(__AVX2__) && defined(__FMA__)
+namespace {
+
+constexpr int64_t B = 8;
+
+// relu / clip; none leaves the value (NaN included) as it is.
+struct Clamp {
+  __m256 lo, hi;
+  bool on;
+  explicit Clamp(const ActivationParams& act) {
+    float l = -__builtin_inff(), h = __builtin_inff();
+    if (act.kind == Activation::kRelu) l = 0.f;
+    if (act.kind == Activation::kClip) l = act.alpha, h = act.beta;
+    on = act.kind != Activation::kNone;
+    lo = _mm256_set1_ps(l);
+    hi = _mm256_set1_ps(h);
+  }
+  __m256 operator()(__m256 v) const { return on ? _mm256_min_ps(hi, _mm256_max_ps(lo, v)) : v; }
+};
+
+// OBT output blocks x PT pixels: OBT * PT accumulators, per input channel OBT weight loads and
+// PT broadcasts. w: the first block's weights, one 16-float Block16O row per input channel
+// (the second block's are its other 8 floats).
+template <int OBT, int PT>
+inline void PointwiseTile(const float* x, int64_t plane, int64_t in_blocks, const float* w,
+                          const float* bias, const float* residual, float* y, const Clamp& clamp) {
+  __m256 acc[OBT][PT];
+  for (int o = 0; o < OBT; ++o) {
+    const __m256 b = bias ? _mm256_loadu_ps(bias + o * B) : _mm256_setzero_ps();
+    for (int p = 0; p < PT; ++p) acc[o][p] = b;
+  }
+  for (int64_t ib = 0; ib < in_blocks; ++ib) {
+    const float* xb = x + ib * plane * B;
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) {
+      __m256 wv[OBT];
+      for (int o = 0; o < OBT; ++o) wv[o] = _mm256_loadu_ps(w + o * B);
+      w += 16;
+      for (int p = 0; p < PT; ++p) {
+        const __m256 xv = _mm256_broadcast_ss(xb + p * B + j);
+        for (int o = 0; o < OBT; ++o) acc[o][p] = _mm256_fmadd_ps(wv[o], xv, acc[o][p]);
+      }
+    }
+  }
+  for (int o = 0; o < OBT; ++o) {
+    for (int p = 0; p < PT; ++p) {
+      __m256 v = acc[o][p];
+      if (residual) v = _mm256_add_ps(v, _mm256_loadu_ps(residual + o * plane * B + p * B));
+      _mm256_storeu_ps(y + o * plane * B + p * B, clamp(v));
+    }
+  }
+}
+
+// Output blocks [ob, ob + OBT) over pixels [p0, p1).
+template <int OBT>
+void PointwiseRange(const NCHW8cConvArgs& a, int64_t ob, int64_t p0, int64_t p1,
+                    const Clamp& clamp) {
+  const int64_t plane = a.out_h * a.out_w, in_blocks = a.in_c / B;
+  const float* w = a.w + (ob / 2) * a.in_c * 16 + (ob % 2) * B;
+  const float* bias = a.bias ? a.bias + ob * B : nullptr;
+  const size_t off = static_cast<size_t>(ob * plane * B);
+  float* y = a.y + off;
+  const float* r = a.residual ? a.residual + off : nullptr;
+  constexpr int PT = OBT == 2 ? 6 : 8;
+  int64_t p = p0;
+  for (; p + PT <= p1; p += PT) {
+    PointwiseTile<OBT, PT>(a.x + p * B, plane, in_blocks, w, bias, r ? r + p * B : nullptr,
+                           y + p * B, clamp);
+  }
+  for (; p < p1; ++p) {
+    PointwiseTile<OBT, 1>(a.x + p * B, plane, in_blocks, w, bias, r ? r + p * B : nullptr,
+                          y + p * B, clamp);
+  }
+}
+
+// Input bytes of a chunk of pixels that every output block reads before the next chunk: small
+// enough to stay in L2 while the blocks go over it, large enough that each output block writes
+// long contiguous runs.
+constexpr int64_t kChunkInputBytes = 64 * 1024;
+
+}  // namespace
+
+void NCHW8cPointwiseAvx2(const NCHW8cConvArgs& a, int64_t p0, int64_t p1) {
+  const Clamp clamp(a.act);
+  const int64_t out_blocks = a.out_c / B;
+  const int64_t chunk = std::max<int64_t>(48, kChunkInputBytes / (a.in_c * 4) / 6 * 6);
+  for (int64_t c0 = p0; c0 < p1; c0 += chunk) {
+    const int64_t c1 = std::min(p1, c0 + chunk);
+    int64_t ob = 0;
+    for (; ob + 2 <= out_blocks; ob += 2) PointwiseRange<2>(a, ob, c0, c1, clamp);
+    if (ob < out_blocks) PointwiseRange<1>(a, ob, c0, c1, clamp);
+  }
+}
+
+namespace {
+
+// OBT output blocks x PT pixels of one output row, every tap of every input channel.
+template <int OBT, int PT>
+inline void DirectTile(const NCHW8cConvArgs& a, const float* x, const float* w, const float* bias,
+                       float* y, int64_t plane, const Clamp& clamp) {
+  __m256 acc[OBT][PT];
+  for (int o = 0; o < OBT; ++o) {
+    const __m256 b = bias ? _mm256_loadu_ps(bias + o * B) : _mm256_setzero_ps();
+    for (int p = 0; p < PT; ++p) acc[o][p] = b;
+  }
+  const int64_t s = a.stride;
+  for (int64_t c = 0; c < a.in_c; ++c) {
+    for (int64_t ky = 0; ky < a.kernel_h; ++ky) {
+      const float* row = x + (c * a.in_h + ky) * a.in_w;
+      for (int64_t kx = 0; kx < a.kernel_w; ++kx) {
+        __m256 wv[OBT];
+        for (int o = 0; o < OBT; ++o) wv[o] = _mm256_loadu_ps(w + o * B);
+        w += 16;
+        for (int p = 0; p < PT; ++p) {
+          const __m256 xv = _mm256_broadcast_ss(row + p * s + kx);
+          for (int o = 0; o < OBT; ++o) acc[o][p] = _mm256_fmadd_ps(wv[o], xv, acc[o][p]);
+        }
+      }
+    }
+  }
+  for (int o = 0; o < OBT; ++o) {
+    for (int p = 0; p < PT; ++p) _mm256_storeu_ps(y + o * plane * B + p * B, clamp(acc[o][p]));
+  }
+}
+
+template <int OBT>
+void DirectRow(const NCHW8cConvArgs& a, int64_t ob, int64_t oy, const Clamp& clamp) {
+  const int64_t plane = a.out_h * a.out_w, taps = a.kernel_h * a.kernel_w;
+  const float* w = a.w + (ob / 2) * a.in_c * taps * 16 + (ob % 2) * B;
+  const float* bias = a.bias ? a.bias + ob * B : nullptr;
+  const float* x = a.x + oy * a.stride * a.in_w;
+  float* y = a.y + (ob * plane + oy * a.out_w) * B;
+  int64_t ox = 0;
+  for (; ox + 6 <= a.out_w; ox += 6) {
+    DirectTile<OBT, 6>(a, x + ox * a.stride, w, bias, y + ox * B, plane, clamp);
+  }
+  for (; ox < a.out_w; ++ox) {
+    DirectTile<OBT, 1>(a, x + ox * a.stride, w, bias, y + ox * B, plane, clamp);
+  }
+}
+
+}  // namespace
+
+void NCHW8cDirectAvx2(const NCHW8cConvArgs& a, int64_t oy0, int64_t oy1) {
+  const Clamp clamp(a.act);
+  const int64_t out_blocks = a.out_c / B;
+  for (int64_t oy = oy0; oy < oy1; ++oy) {
+    int64_t ob = 0;
+    for (; ob + 2 <= out_blocks; ob += 2) DirectRow<2>(a, ob, oy, clamp);
+    if (ob < out_blocks) DirectRow<1>(a, ob, oy, clamp);
+  }
+}
+
+void NCHW8cDepthwiseAvx2(const NCHW8cConvArgs& a, int64_t b0, int64_t b1) {
+  const Clamp clamp(a.act);
+  const int64_t H = a.in_h, W = a.in_w, OH = a.out_h, OW = a.out_w, s = a.stride;
+  const int64_t pl = a.pad_left, pt = a.pad_top;
+  // Output columns whose three taps all fall inside the row: ox * s - pl >= 0 and
+  // ox * s - pl + 2 <= W - 1.
+  const int64_t ox_lo = (pl + s - 1) / s;
+  const int64_t ox_hi = W - 3 + pl >= 0 ? (W - 3 + pl) / s : -1;  // inclusive
+  for (int64_t b = b0; b < b1; ++b) {
+    const float* x = a.x + b * H * W * B;
+    float* y = a.y + b * OH * OW * B;
+    const float* wb = a.w + (b / 2) * 9 * 16 + (b % 2) * B;
+    __m256 k[9];
+    for (int t = 0; t < 9; ++t) k[t] = _mm256_loadu_ps(wb + t * 16);
+    const __m256 bias = a.bias ? _mm256_loadu_ps(a.bias + b * B) : _mm256_setzero_ps();
+    for (int64_t oy = 0; oy < OH; ++oy) {
+      const float* rows[3];
+      bool valid[3];
+      for (int r = 0; r < 3; ++r) {
+        const int64_t iy = oy * s - pt + r;
+        valid[r] = iy >= 0 && iy < H;
+        rows[r] = x + (valid[r] ? iy : 0) * W * B;
+      }
+      float* yr = y + oy * OW * B;
+      auto edge = [&](int64_t ox) {
+        __m256 acc = bias;
+        for (int r = 0; r < 3; ++r) {
+          if (!valid[r]) continue;
+          for (int c = 0; c < 3; ++c) {
+            const int64_t ix = ox * s - pl + c;
+            if (ix < 0 || ix >= W) continue;
+            acc = _mm256_fmadd_ps(k[r * 3 + c], _mm256_loadu_ps(rows[r] + ix * B), acc);
+          }
+        }
+        _mm256_storeu_ps(yr + ox * B, clamp(acc));
+      };
+      int64_t ox = 0;
+      for (; ox < std::min(ox_lo, OW); ++ox) edge(ox);
+      if (valid[0] && valid[1] && valid[2]) {
+        for (; ox + 3 <= ox_hi && ox + 3 < OW; ox += 4) {
+          __m256 a0 = bias, a1 = bias, a2 = bias, a3 = bias;
+          for (int r = 0; r < 3; ++r) {
+            const float* q = rows[r] + (ox * s - pl) * B;
+            for (int c = 0; c < 3; ++c) {
+              const __m256 kk = k[r * 3 + c];
+              a0 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(q + c * B), a0);
+              a1 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(q + (s + c) * B), a1);
+              a2 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(q + (2 * s + c) * B), a2);
+              a3 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(q + (3 * s + c) * B), a3);
+            }
+          }
+          _mm256_storeu_ps(yr + (ox + 0) * B, clamp(a0));
+          _mm256_storeu_ps(yr + (ox + 1) * B, clamp(a1));
+          _mm256_storeu_ps(yr + (ox + 2) * B, clamp(a2));
+          _mm256_storeu_ps(yr + (ox + 3) * B, clamp(a3));
+        }
+      }
+      for (; ox < OW; ++ox) edge(ox);
+    }
+  }
+}
+#endif
+}  // namespace kiln::cpu

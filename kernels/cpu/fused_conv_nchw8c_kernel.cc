@@ -1,0 +1,110 @@
+// FusedConv over NCHW8c activations (conv_nchw8c.h) and Block16O weights, bound in place: the
+// layers the compiler's blocked-layout pass stores blocked. Portable and AVX2 flavours (the
+// AVX-512 table runs the AVX2 micro-kernels: the blocks are 8 channels on every ISA).
+#include "ir/layout.h"
+#include "kernels/cpu/conv_nchw8c.h"
+#include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/cpu_kernel_util.h"
+#include "kernels/cpu/cpu_kernels.h"
+
+namespace kiln::cpu {
+namespace {
+
+// The node's geometry and activation when the NCHW8c kernels run it.
+NCHW8cConvKind Classify(const Graph& graph, const Node& node) {
+  if (node.inputs.size() < 2 || node.inputs[0] == kNoValue || node.inputs[1] == kNoValue) {
+    return NCHW8cConvKind::kNone;
+  }
+  const Value& x = graph.value(node.inputs[0]);
+  const Value& w = graph.value(node.inputs[1]);
+  if (x.dtype != DType::kF32 || w.dtype != DType::kF32 || x.shape.size() != 4) {
+    return NCHW8cConvKind::kNone;
+  }
+  for (size_t i = 2; i < node.inputs.size(); ++i) {
+    if (node.inputs[i] != kNoValue && graph.value(node.inputs[i]).dtype != DType::kF32) {
+      return NCHW8cConvKind::kNone;
+    }
+  }
+  auto g = ResolveConv2d(node.attrs, x.shape, w.shape);
+  ActivationParams act;
+  if (!g.ok() || !ReadActivation(node.attrs, &act).ok()) return NCHW8cConvKind::kNone;
+  const bool residual = node.inputs.size() > 3 && node.inputs[3] != kNoValue;
+  return ClassifyNCHW8cConv(*g, act, residual);
+}
+
+// Blocked input: the 1x1 and depthwise layers; plain input: the stems.
+bool Accepts(const Graph& graph, const Node& node) {
+  const NCHW8cConvKind kind = Classify(graph, node);
+  return kind == NCHW8cConvKind::kPointwise || kind == NCHW8cConvKind::kDepthwise3x3;
+}
+bool AcceptsPlainInput(const Graph& graph, const Node& node) {
+  return Classify(graph, node) == NCHW8cConvKind::kDirect;
+}
+
+class FusedConvNCHW8c : public Kernel {
+ public:
+  explicit FusedConvNCHW8c(Isa isa) : isa_(isa) {}
+
+  Status Prepare(const KernelContext& ctx) override {
+    kind_ = Classify(ctx.graph(), ctx.node());
+    const Layout x_layout = kind_ == NCHW8cConvKind::kDirect ? Layout::kPlain : Layout::kNCHW8c;
+    if (ctx.input(1).layout != Layout::kBlock16O || ctx.input(0).layout != x_layout ||
+        ctx.output(0).layout != Layout::kNCHW8c) {
+      return Internal("NCHW8c FusedConv bound to X in " +
+                      std::string(LayoutName(ctx.input(0).layout)) + ", W in " +
+                      std::string(LayoutName(ctx.input(1).layout)) + ", Y in " +
+                      std::string(LayoutName(ctx.output(0).layout)));
+    }
+    if (kind_ == NCHW8cConvKind::kNone) return Internal("not an NCHW8c convolution");
+    KILN_ASSIGN_OR_RETURN(geometry_,
+                          ResolveConv2d(ctx.attrs(), ctx.input(0).shape, ctx.input(1).shape));
+    KILN_RETURN_IF_ERROR(ReadActivation(ctx.attrs(), &act_));
+    KILN_ASSIGN_OR_RETURN(kernels_, KernelsForIsa(isa_));
+    if (!kernels_->nchw8c_pointwise || !kernels_->nchw8c_depthwise || !kernels_->nchw8c_direct) {
+      return Internal("no NCHW8c micro-kernels for " + std::string(IsaName(isa_)));
+    }
+    pool_ = ctx.thread_pool();
+    return Status::Ok();
+  }
+
+  size_t ScratchBytes() const override { return NCHW8cConvScratchBytes(kind_, geometry_); }
+
+  Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
+             void* scratch) override {
+    const float* bias = inputs.size() > 2 ? inputs[2].as<const float>() : nullptr;
+    const float* residual = inputs.size() > 3 ? inputs[3].as<const float>() : nullptr;
+    RunNCHW8cConv(*kernels_, kind_, geometry_, act_, inputs[0].as<const float>(),
+                  inputs[1].as<const float>(), bias, residual, outputs[0].as<float>(), scratch,
+                  pool_);
+    return Status::Ok();
+  }
+
+ private:
+  Isa isa_;
+  NCHW8cConvKind kind_ = NCHW8cConvKind::kNone;
+  Conv2dGeometry geometry_;
+  ActivationParams act_;
+  const CpuKernels* kernels_ = nullptr;
+  ThreadPool* pool_ = nullptr;
+};
+
+}  // namespace
+
+void RegisterFusedConvNCHW8c(KernelRegistry& r) {
+  KernelTraits traits;
+  traits.accepts = Accepts;
+  traits.packing = WeightPacking{1, Layout::kBlock16O};
+  traits.data_layout = Layout::kNCHW8c;
+  KernelTraits plain_input = traits;
+  plain_input.accepts = AcceptsPlainInput;
+  plain_input.data_layout = Layout::kPlain;
+  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+    for (const KernelTraits& t : {traits, plain_input}) {
+      r.Register(
+          KernelKey{OpType::kFusedConv, ExecutorKind::kCpu, DType::kF32, Layout::kNCHW8c, isa},
+          [isa] { return std::make_unique<FusedConvNCHW8c>(isa); }, t);
+    }
+  }
+}
+
+}  // namespace kiln::cpu

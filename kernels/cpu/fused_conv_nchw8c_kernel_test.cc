@@ -1,0 +1,280 @@
+// FusedConv over NCHW8c activations (conv_nchw8c.h) against the plain reference kernel, on
+// random shapes: each layer runs between Reorder nodes (plain input -> NCHW8c -> the layer ->
+// plain output) in sessions at the portable flavour, AVX2 and AVX-512 where this CPU has them,
+// and the reference ISA (the reference kernel through its layout adapter), at one and two
+// threads. 1x1 layers (odd block counts, residuals), depthwise 3x3 (strides 1 and 2, pads 0
+// or 1 per side), and stems (plain input, 1-4 channels, windows 1x1-7x7). Also the layout's
+// pack/unpack and Reorder itself.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "ir/layout.h"
+#include "ir/verifier.h"
+#include "kernels/cpu/cpu_features.h"
+#include "runtime/session.h"
+#include "tests/graph_builder.h"
+
+namespace kiln {
+namespace {
+
+using testing::Attrs;
+using testing::GraphBuilder;
+
+struct Layer {
+  int64_t n, c, h, w, m, k, stride, group;
+  int64_t pads[4];  // top, left, bottom, right
+  std::string act;
+  bool residual;
+  bool stem;  // reads its input plain
+};
+
+std::string Describe(const Layer& l) {
+  std::string s = "n" + std::to_string(l.n) + " c" + std::to_string(l.c) + " " +
+                  std::to_string(l.h) + "x" + std::to_string(l.w) + " m" + std::to_string(l.m) +
+                  " k" + std::to_string(l.k) + " s" + std::to_string(l.stride) + " g" +
+                  std::to_string(l.group) + " pads";
+  for (int64_t p : l.pads) s += " " + std::to_string(p);
+  return s + " act " + l.act + " residual " + std::to_string(l.residual);
+}
+
+Attributes ConvAttrs(const Layer& l) {
+  Attributes attrs = Attrs({{"group", l.group},
+                            {"strides", std::vector<int64_t>{l.stride, l.stride}},
+                            {"pads", std::vector<int64_t>(l.pads, l.pads + 4)}});
+  if (l.act != "none") attrs.Set("activation", l.act);
+  if (l.act == "clip") {
+    attrs.Set("activation_alpha", -0.5f);
+    attrs.Set("activation_beta", 1.5f);
+  }
+  return attrs;
+}
+
+// The layer on plain values (what the reference runs), or between Reorders with its data
+// NCHW8c and its weights Block16O.
+Graph BuildGraph(const Layer& l, bool blocked) {
+  GraphBuilder b;
+  const ValueId x = b.Input("x", {l.n, l.c, l.h, l.w});
+  const ValueId w = b.Const("w", {l.m, l.c / l.group, l.k, l.k});
+  std::vector<ValueId> ins = {blocked && !l.stem ? b.Op(OpType::kReorder, "xb", {x}) : x, w,
+                              b.Const("b", {l.m})};
+  if (l.residual) {
+    GraphBuilder probe;
+    const ValueId py = probe.Op(
+        OpType::kFusedConv, "y",
+        {probe.Input("x", {l.n, l.c, l.h, l.w}), probe.Const("w", {l.m, l.c / l.group, l.k, l.k})},
+        ConvAttrs(l));
+    const ValueId r = b.Input("r", probe.graph().value(py).shape);
+    ins.push_back(blocked ? b.Op(OpType::kReorder, "rb", {r}) : r);
+  }
+  ValueId y = b.Op(OpType::kFusedConv, "y", ins, ConvAttrs(l));
+  if (blocked) y = b.Op(OpType::kReorder, "yp", {y});
+  b.Output(y);
+  Graph g = b.Take();
+  if (!blocked) return g;
+  for (const char* name : {"xb", "rb", "y"}) {
+    if (auto v = g.FindValue(name)) g.value(*v).layout = Layout::kNCHW8c;
+  }
+  Value& wv = g.value(*g.FindValue("w"));
+  auto packed = PackLayout(Layout::kBlock16O, DType::kF32, wv.shape, wv.constant->data(),
+                           wv.constant->size());
+  EXPECT_TRUE(packed.ok());
+  wv.constant = ConstantBytes::FromVector(std::move(packed).value());
+  wv.layout = Layout::kBlock16O;
+  return g;
+}
+
+void Check(const Layer& l, uint32_t seed, std::vector<int> thread_counts = {1, 2}) {
+  const Graph plain = BuildGraph(l, false);
+  const Graph blocked = BuildGraph(l, true);
+  ASSERT_TRUE(VerifyGraph(blocked).ok()) << Describe(l);
+  const auto inputs = testing::RandomInputs(plain, seed);
+  const auto expected = testing::RunGraph(plain, inputs);
+  const NodeId conv = blocked.value(*blocked.FindValue("y")).producer;
+  ASSERT_EQ(blocked.node(conv).op, OpType::kFusedConv);
+  for (Isa isa : {Isa::kReference, Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
+    if (!cpu::CpuSupports(isa)) continue;
+    const auto* entry =
+        KernelRegistry::Global().FindEntry(blocked, blocked.node(conv), ExecutorKind::kCpu, isa);
+    ASSERT_NE(entry, nullptr) << Describe(l);
+    // Past the portable flavour, the AVX2 micro-kernels run (AVX-512 included).
+    const Isa want = isa == Isa::kAvx512 ? Isa::kAvx2 : isa;
+    EXPECT_EQ(entry->key.isa, want) << Describe(l);
+    for (int threads : thread_counts) {
+      SessionOptions so;
+      so.cpu_max_isa = isa;
+      so.num_threads = threads;
+      auto session = Session::Create(std::make_shared<const Graph>(blocked), so);
+      ASSERT_TRUE(session.ok()) << session.status().ToString() << " " << Describe(l);
+      auto got = (*session)->Run(inputs);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      testing::ExpectClose(expected, *got, 1e-5f);
+      if (::testing::Test::HasFailure()) {
+        FAIL() << "isa " << cpu::IsaName(isa) << " threads " << threads << " " << Describe(l);
+      }
+    }
+  }
+}
+
+const char* RandomAct(std::mt19937& rng) {
+  static const char* kActs[] = {"none", "relu", "clip"};
+  return kActs[rng() % 3];
+}
+
+TEST(FusedConvNCHW8cTest, PointwiseRandomShapes) {
+  std::mt19937 rng(11);
+  for (int i = 0; i < 24; ++i) {
+    Layer l{};
+    l.n = 1 + rng() % 2;
+    l.c = 8 * (1 + rng() % 20);  // up to 160 input channels
+    l.m = 8 * (1 + rng() % 9);   // odd block counts take the single-block tiles
+    l.h = 1 + rng() % 23;
+    l.w = 1 + rng() % 23;
+    l.k = 1, l.stride = 1, l.group = 1;
+    l.act = RandomAct(rng);
+    l.residual = rng() % 2;
+    Check(l, 100 + i);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+TEST(FusedConvNCHW8cTest, PointwiseLargePlanesSplitOverChunksAndThreads) {
+  // Chunks of pixels (64 KiB of input) and one range of pixels per thread; a small plane with
+  // many output blocks, where the threads split the output blocks instead.
+  Check({1, 16, 112, 112, 96, 1, 1, 1, {0, 0, 0, 0}, "clip", false, false}, 1);
+  Check({1, 144, 56, 56, 24, 1, 1, 1, {0, 0, 0, 0}, "none", true, false}, 2);
+  Check({1, 320, 7, 7, 1280, 1, 1, 1, {0, 0, 0, 0}, "relu", false, false}, 3);
+}
+
+TEST(FusedConvNCHW8cTest, DepthwiseRandomShapes) {
+  std::mt19937 rng(12);
+  for (int i = 0; i < 24; ++i) {
+    Layer l{};
+    l.n = 1 + rng() % 2;
+    l.c = 8 * (1 + rng() % 6);
+    l.m = l.c, l.group = l.c, l.k = 3;
+    l.stride = 1 + rng() % 2;
+    l.h = 1 + rng() % 30;
+    l.w = 1 + rng() % 30;
+    for (int64_t& p : l.pads) p = rng() % 2;
+    l.act = RandomAct(rng);
+    if (l.h + l.pads[0] + l.pads[2] < 3 || l.w + l.pads[1] + l.pads[3] < 3) continue;
+    Check(l, 200 + i);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+TEST(FusedConvNCHW8cTest, DepthwiseEveryWidthStrideAndSidePad) {
+  // The 4-pixel interior loop and the border pixels meet at every column count.
+  for (int64_t w = 1; w <= 21; ++w) {
+    for (int64_t stride : {1, 2}) {
+      for (int64_t pl : {0, 1}) {
+        for (int64_t pr : {0, 1}) {
+          if (w + pl + pr < 3) continue;
+          Layer l{1, 8, 4, w, 8, 3, stride, 8, {1, pl, 1, pr}, "none", false, false};
+          Check(l, static_cast<uint32_t>(w * 8 + stride * 4 + pl * 2 + pr), {1});
+          if (::testing::Test::HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+TEST(FusedConvNCHW8cTest, StemRandomShapes) {
+  std::mt19937 rng(13);
+  for (int i = 0; i < 16; ++i) {
+    Layer l{};
+    l.n = 1 + rng() % 2;
+    l.c = 1 + rng() % 4;
+    l.m = 8 * (1 + rng() % 5);
+    l.k = 1 + 2 * (rng() % 4);  // 1, 3, 5, 7
+    l.stride = 1 + rng() % 2;
+    l.group = 1;
+    l.h = l.k + rng() % 30;
+    l.w = l.k + rng() % 30;
+    for (int64_t& p : l.pads) p = rng() % (l.k / 2 + 1);
+    l.act = RandomAct(rng);
+    l.stem = true;
+    Check(l, 300 + i);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+TEST(FusedConvNCHW8cTest, LayersTheKernelsDoNotTakeHaveNoBlockedSimdKernel) {
+  // A residual on a depthwise layer, a 5x5 depthwise window, channels not a multiple of 8,
+  // SiLU: only the reference adapter writes them NCHW8c.
+  std::vector<Layer> layers = {
+      {1, 16, 9, 9, 16, 3, 1, 16, {1, 1, 1, 1}, "none", true, false},
+      {1, 16, 9, 9, 16, 5, 1, 16, {2, 2, 2, 2}, "none", false, false},
+      {1, 12, 9, 9, 16, 1, 1, 1, {0, 0, 0, 0}, "none", false, false},
+      {1, 16, 9, 9, 16, 1, 1, 1, {0, 0, 0, 0}, "silu", false, false},
+  };
+  for (const Layer& l : layers) {
+    const Graph g = BuildGraph(l, true);
+    for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+      if (!cpu::CpuSupports(isa)) continue;
+      const NodeId conv = g.value(*g.FindValue("y")).producer;
+      const auto* entry =
+          KernelRegistry::Global().FindEntry(g, g.node(conv), ExecutorKind::kCpu, isa);
+      ASSERT_NE(entry, nullptr) << Describe(l);
+      EXPECT_EQ(entry->key.isa, Isa::kReference) << Describe(l);
+    }
+  }
+}
+
+TEST(NCHW8cLayoutTest, PackUnpackRoundTripPadsChannelsWithZeros) {
+  const Shape shape = {2, 11, 3, 5};  // 11 channels: the second block has 3 real lanes
+  std::vector<float> plain(2 * 11 * 3 * 5);
+  for (size_t i = 0; i < plain.size(); ++i) plain[i] = static_cast<float>(i) + 1.f;
+  const auto* bytes = reinterpret_cast<const uint8_t*>(plain.data());
+  EXPECT_EQ(LayoutByteSize(Layout::kNCHW8c, DType::kF32, shape), 2u * 16 * 15 * 4);
+  auto packed = PackLayout(Layout::kNCHW8c, DType::kF32, shape, bytes, plain.size() * 4);
+  ASSERT_TRUE(packed.ok());
+  ASSERT_EQ(packed->size(), 2u * 16 * 15 * 4);
+  const auto* p = reinterpret_cast<const float*>(packed->data());
+  // Element (n=1, c=9, h=2, w=4): block 1, lane 1, pixel 14.
+  EXPECT_EQ(p[((1 * 2 + 1) * 15 + 14) * 8 + 1], plain[((1 * 11 + 9) * 3 + 2) * 5 + 4]);
+  EXPECT_EQ(p[((0 * 2 + 1) * 15 + 7) * 8 + 5], 0.f);  // lane 5 of block 1 is channel 13: pad
+  auto back = UnpackLayout(Layout::kNCHW8c, DType::kF32, shape, packed->data(), packed->size());
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, std::vector<uint8_t>(bytes, bytes + plain.size() * 4));
+  EXPECT_EQ(LayoutByteSize(Layout::kNCHW8c, DType::kF32, {4, 8}), SIZE_MAX);
+  EXPECT_FALSE(PackLayout(Layout::kNCHW8c, DType::kF32, {4, 8}, bytes, 128).ok());
+  EXPECT_TRUE(IsValidLayout(static_cast<int32_t>(Layout::kNCHW8c)));
+}
+
+TEST(NCHW8cLayoutTest, ReorderRoundTripsAnyChannelCountAndDtype) {
+  for (int64_t c : {1, 8, 13, 24}) {
+    GraphBuilder b;
+    const ValueId x = b.Input("x", {2, c, 3, 4});
+    const ValueId xb = b.Op(OpType::kReorder, "xb", {x});
+    b.Output(b.Op(OpType::kReorder, "y", {xb}));
+    Graph g = b.Take();
+    g.value(xb).layout = Layout::kNCHW8c;
+    const auto inputs = testing::RandomInputs(g, 5);
+    auto session = Session::Create(std::make_shared<const Graph>(std::move(g)), SessionOptions{});
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    auto got = (*session)->Run(inputs);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ((*got)[0].bytes, inputs[0].bytes) << "channels " << c;
+  }
+}
+
+TEST(NCHW8cLayoutTest, SessionOutputsOfBlockedValuesArePlain) {
+  // What calibration's observers do: a blocked intermediate made a graph output.
+  GraphBuilder b;
+  const ValueId x = b.Input("x", {1, 13, 2, 3});
+  const ValueId xb = b.Op(OpType::kReorder, "xb", {x});
+  b.Output(xb);
+  Graph g = b.Take();
+  g.value(xb).layout = Layout::kNCHW8c;
+  const auto inputs = testing::RandomInputs(g, 6);
+  auto session = Session::Create(std::make_shared<const Graph>(std::move(g)), SessionOptions{});
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  auto got = (*session)->Run(inputs);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ((*got)[0].bytes, inputs[0].bytes);
+}
+
+}  // namespace
+}  // namespace kiln
