@@ -64,6 +64,11 @@ bool IsValidLayout(int32_t layout);
 // SIZE_MAX when the element count overflows or is unknown.
 size_t LayoutByteSize(Layout layout, DType dtype, const Shape& shape);
 
+// Whether a tensor of this logical shape has the same bytes in layouts a and b: equal layouts,
+// or plain and kNCHW8c for [N, C, 1, 1] with C a multiple of 8 (a per-channel vector such as
+// a squeeze-excite scale, which a blocked kernel may then read as it is).
+bool LayoutsShareBytes(Layout a, Layout b, const Shape& shape);
+
 // Rearranges plain row-major bytes into `layout` (zero padding) and back. Element size comes
 // from the dtype; the shape is the logical one.
 Expected<std::vector<uint8_t>> PackLayout(Layout layout, DType dtype, const Shape& shape,

@@ -56,7 +56,7 @@ bool KernelRegistry::LayoutsMatch(const KernelTraits& traits, const Graph& graph
       continue;
     } else if (traits.any_data_layout) {
       continue;
-    } else if (layout != traits.data_layout &&
+    } else if (!LayoutsShareBytes(layout, traits.data_layout, graph.value(node.inputs[i]).shape) &&
                !(layout == Layout::kPlain && graph.value(node.inputs[i]).shape.size() <= 1)) {
       return false;
     }

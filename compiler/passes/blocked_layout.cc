@@ -1,16 +1,16 @@
 // Pass blocked-layout: stores the activations between CPU convolutions that have NCHW8c
 // kernels (ir/layout.h: channels blocked by 8) in that layout, as ONNX Runtime's NCHWc
-// transformer does. A FusedConv is a candidate when the kernel registry has a SIMD kernel
-// writing it NCHW8c from NCHW8c data, or from plain data (the stems: a few input channels).
-// Where a blocked value is read by anything else, or is a graph output, a Reorder makes a
-// plain copy; where a blocked convolution reads a plain value, a Reorder makes a blocked one
-// (one per value). Candidates joined through their data form regions; a region is kept only
-// with at least kConvsPerReorder convolutions per Reorder it needs (Zen 3, the pass on and
-// off in two sessions alternating in one process: mobilenetv2, 52 convolutions and one
-// Reorder, 1.22x at one thread; squeezenet's fire modules, 2 convolutions and 3 Reorders each,
-// 0.97x; efficientnet_b0's projections between SiLU layers, 1 and 2, 0.96x). Logical shapes
-// never change, so every other pass and report reads the graph as before.
-#include <algorithm>
+// transformer does. Region members are the nodes the kernel registry has a kernel for that
+// writes NCHW8c: FusedConvs with an AVX2 kernel reading NCHW8c, or reading plain data (the
+// stems: a few input channels), and squeeze-excite Muls. Sinks read NCHW8c and write plain
+// (GlobalAveragePool). Where a member's output is read by anything else, or is a graph
+// output, a Reorder makes a plain copy; where a member reads a plain value, a Reorder makes a
+// blocked one (one per value), except for [N, C, 1, 1] vectors, whose bytes are the same in
+// both layouts. Members joined through their data form regions; a region is kept only with at
+// least kMembersPerReorder members per Reorder it needs (Zen 3, the pass on and off in two
+// sessions alternating in one process: mobilenetv2, 52 convolutions and one Reorder, 1.22x at
+// one thread; squeezenet's fire modules, 2 convolutions and 3 Reorders each, 0.97x). Logical
+// shapes never change, so every other pass and report reads the graph as before.
 #include <map>
 #include <set>
 
@@ -21,16 +21,13 @@
 namespace kiln {
 namespace {
 
-constexpr size_t kConvsPerReorder = 2;
-
-// Input slots of a FusedConv that hold activations: X and the residual.
-bool IsDataSlot(size_t slot) { return slot == 0 || slot == 3; }
+constexpr size_t kMembersPerReorder = 2;
 
 class BlockedLayoutPass : public Pass {
  public:
   std::string_view name() const override { return "blocked-layout"; }
   std::string_view summary() const override {
-    return "store activations between CPU convolutions NCHW8c where its SIMD kernels pay";
+    return "store activations between CPU convolutions NCHW8c where its kernels run them";
   }
   int min_opt_level() const override { return 2; }
   bool Enabled(const CompileOptions& options) const override {
@@ -40,96 +37,140 @@ class BlockedLayoutPass : public Pass {
   Status Run(Graph& graph, PassContext& ctx) override {
     GraphRewriter rw(graph);
     const std::vector<NodeId> order = rw.LiveNodes();
-    std::set<NodeId> region, plain_input;
+    const Isa isa = ctx.options().target_isa;
+    State st;
     for (NodeId id : order) {
-      const Isa isa = ctx.options().target_isa;
-      if (Candidate(rw, id, isa, Layout::kNCHW8c)) {
-        region.insert(id);
-      } else if (Candidate(rw, id, isa, Layout::kPlain)) {  // a stem: reads plain, writes blocked
-        region.insert(id);
-        plain_input.insert(id);
+      if (Member(rw, id, isa, Layout::kNCHW8c)) {
+        st.region.insert(id);
+      } else if (Member(rw, id, isa, Layout::kPlain)) {  // a stem: reads plain, writes blocked
+        st.region.insert(id);
+        st.plain_input.insert(id);
+      } else if (Sink(rw, id)) {
+        st.sinks.insert(id);
       }
     }
-    KeepPayingRegions(rw, region, plain_input);
-    if (region.empty()) return rw.Commit();
+    KeepPayingRegions(rw, st);
+    if (st.region.empty()) return rw.Commit();
 
-    // Outputs first: every value a region node writes becomes blocked.
+    // Outputs first: every value a member writes becomes blocked.
     for (NodeId id : order) {
-      if (!region.count(id)) continue;
+      if (!st.region.count(id)) continue;
       const ValueId v = rw.node(id).outputs[0];
       rw.value(v).layout = Layout::kNCHW8c;
-      bool plain_reader = rw.IsGraphOutput(v);
-      for (const auto& use : rw.uses(v)) {
-        if (!region.count(use.node) || !IsDataSlot(use.index)) plain_reader = true;
-      }
-      if (plain_reader) PlainCopy(rw, region, v, ctx);
+      if (NeedsPlainCopy(rw, st, st.region, v)) PlainCopy(rw, st, v, ctx);
     }
-    // Then inputs: a region node reading a plain value reads a blocked copy.
+    // Then inputs: a member reading a plain value reads a blocked copy.
     std::map<ValueId, ValueId> blocked_copy;
     for (NodeId id : order) {
-      if (!region.count(id)) continue;
-      for (size_t slot : {size_t{0}, size_t{3}}) {
-        if (slot == 0 && plain_input.count(id)) continue;
-        const Node& node = rw.node(id);
-        if (slot >= node.inputs.size() || node.inputs[slot] == kNoValue) continue;
-        const ValueId v = node.inputs[slot];
-        if (rw.value(v).layout == Layout::kNCHW8c) continue;
+      if (!st.region.count(id)) continue;
+      for (size_t slot : DataSlots(rw, st, id)) {
+        const ValueId v = rw.node(id).inputs[slot];
+        const Value& val = rw.value(v);
+        if (LayoutsShareBytes(val.layout, Layout::kNCHW8c, val.shape)) continue;
         auto it = blocked_copy.find(v);
         if (it == blocked_copy.end()) {
-          Value copy = CopyOf(rw.value(v), ".nchw8c", Layout::kNCHW8c);
-          const ValueId b = rw.AddValue(std::move(copy));
+          const ValueId b = rw.AddValue(CopyOf(val, ".nchw8c", Layout::kNCHW8c));
           AddReorder(rw, v, b, id);
           it = blocked_copy.emplace(v, b).first;
           ctx.Count("reorders to nchw8c");
         }
         rw.SetInput(id, slot, it->second);
       }
-      ctx.Count("nchw8c convolutions");
+      ctx.Count(rw.node(id).op == OpType::kFusedConv ? "nchw8c convolutions" : "nchw8c other");
     }
     return rw.Commit();
   }
 
  private:
-  // Whether `id` has a SIMD kernel writing NCHW8c from data in `data_layout`.
-  static bool Candidate(const GraphRewriter& rw, NodeId id, Isa target, Layout data_layout) {
-    const Node& node = rw.node(id);
-    if (node.op != OpType::kFusedConv || node.outputs.size() != 1) return false;
-    if (!node.placement.empty() && node.placement != kExecutorCpu) return false;
-    if (node.inputs.empty() || node.inputs[0] == kNoValue ||
-        rw.value(node.inputs[0]).is_constant()) {
-      return false;
-    }
-    const Value& y = rw.value(node.outputs[0]);
-    if (y.dtype != DType::kF32 || y.shape.size() != 4 || y.layout != Layout::kPlain) return false;
-    return KernelRegistry::Global().SupportsLayouts(
-        rw.graph(), node, ExecutorKind::kCpu, Isa::kAvx2, target, Layout::kNCHW8c, data_layout);
+  struct State {
+    std::set<NodeId> region, plain_input, sinks;
+  };
+
+  static bool OnCpu(const Node& node) {
+    return node.placement.empty() || node.placement == kExecutorCpu;
   }
 
-  // The region nodes `id` exchanges data with: the producers of its blocked inputs and the
-  // readers of its output.
-  static std::vector<NodeId> Neighbours(const GraphRewriter& rw, NodeId id,
-                                        const std::set<NodeId>& region,
-                                        const std::set<NodeId>& plain_input) {
-    std::vector<NodeId> out;
+  // Whether `id` has a kernel writing NCHW8c from data in `data_layout`: at least AVX2 for
+  // convolutions (what the layout is for), any flavour for the others.
+  static bool Member(const GraphRewriter& rw, NodeId id, Isa target, Layout data_layout) {
     const Node& node = rw.node(id);
-    for (size_t slot : {size_t{0}, size_t{3}}) {
-      if (slot >= node.inputs.size() || node.inputs[slot] == kNoValue) continue;
-      if (slot == 0 && plain_input.count(id)) continue;
-      auto producer = rw.Producer(node.inputs[slot]);
-      if (producer && region.count(*producer)) out.push_back(*producer);
+    if (node.op != OpType::kFusedConv && node.op != OpType::kMul) return false;
+    if (!OnCpu(node) || node.outputs.size() != 1 || node.inputs.empty()) return false;
+    if (node.inputs[0] == kNoValue || rw.value(node.inputs[0]).is_constant()) return false;
+    const Value& y = rw.value(node.outputs[0]);
+    if (y.dtype != DType::kF32 || y.shape.size() != 4 || y.layout != Layout::kPlain) return false;
+    const Isa min_isa = node.op == OpType::kFusedConv ? Isa::kAvx2 : Isa::kScalar;
+    return KernelRegistry::Global().SupportsLayouts(rw.graph(), node, ExecutorKind::kCpu, min_isa,
+                                                    target, Layout::kNCHW8c, data_layout);
+  }
+
+  // Whether `id` has a kernel reading NCHW8c data and writing its output as it is (plain).
+  static bool Sink(const GraphRewriter& rw, NodeId id) {
+    const Node& node = rw.node(id);
+    if (!OnCpu(node) || node.outputs.size() != 1 || node.outputs[0] == kNoValue) return false;
+    if (rw.value(node.outputs[0]).layout != Layout::kPlain) return false;
+    return KernelRegistry::Global().SupportsLayouts(rw.graph(), node, ExecutorKind::kCpu,
+                                                    Isa::kScalar, Isa::kAvx512Vnni, Layout::kPlain,
+                                                    Layout::kNCHW8c);
+  }
+
+  // The input slots of member `id` that carry activations (non-constant rank-4 values; a
+  // stem's X is read plain).
+  static std::vector<size_t> DataSlots(const GraphRewriter& rw, const State& st, NodeId id) {
+    std::vector<size_t> slots;
+    const Node& node = rw.node(id);
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (node.inputs[i] == kNoValue) continue;
+      const Value& v = rw.value(node.inputs[i]);
+      if (v.is_constant() || v.shape.size() != 4) continue;
+      if (i == 0 && st.plain_input.count(id)) continue;
+      slots.push_back(i);
     }
-    for (const auto& use : rw.uses(node.outputs[0])) {
-      if (region.count(use.node) && IsDataSlot(use.index)) out.push_back(use.node);
+    return slots;
+  }
+
+  static bool ReadsAsData(const GraphRewriter& rw, const State& st, NodeId reader, size_t slot) {
+    for (size_t s : DataSlots(rw, st, reader)) {
+      if (s == slot) return true;
+    }
+    return false;
+  }
+
+  // Whether blocked `v`, written by a member of `members`, has a reader that needs it plain:
+  // a graph output, or a node that is neither such a member reading it as data nor a sink.
+  static bool NeedsPlainCopy(const GraphRewriter& rw, const State& st,
+                             const std::set<NodeId>& members, ValueId v) {
+    if (rw.IsGraphOutput(v)) return true;
+    for (const auto& use : rw.uses(v)) {
+      const bool blocked_reader =
+          (members.count(use.node) && ReadsAsData(rw, st, use.node, use.index)) ||
+          (st.sinks.count(use.node) && use.index == 0);
+      if (!blocked_reader) return true;
+    }
+    return false;
+  }
+
+  // Members `id` exchanges data with: the producers of its data inputs and its output's
+  // readers.
+  static std::vector<NodeId> Neighbours(const GraphRewriter& rw, const State& st, NodeId id) {
+    std::vector<NodeId> out;
+    for (size_t slot : DataSlots(rw, st, id)) {
+      auto producer = rw.Producer(rw.node(id).inputs[slot]);
+      if (producer && st.region.count(*producer)) out.push_back(*producer);
+    }
+    for (const auto& use : rw.uses(rw.node(id).outputs[0])) {
+      if (st.region.count(use.node) && ReadsAsData(rw, st, use.node, use.index)) {
+        out.push_back(use.node);
+      }
     }
     return out;
   }
 
-  // Splits the candidates into connected regions and keeps those whose convolutions outnumber
-  // the Reorders they need kConvsPerReorder to one.
-  static void KeepPayingRegions(const GraphRewriter& rw, std::set<NodeId>& region,
-                                const std::set<NodeId>& plain_input) {
+  // Splits the members into connected regions and keeps those with at least
+  // kMembersPerReorder members per Reorder they need.
+  static void KeepPayingRegions(const GraphRewriter& rw, State& st) {
     std::set<NodeId> kept, seen;
-    for (NodeId start : region) {
+    for (NodeId start : st.region) {
       if (seen.count(start)) continue;
       std::vector<NodeId> members, stack = {start};
       seen.insert(start);
@@ -137,32 +178,30 @@ class BlockedLayoutPass : public Pass {
         const NodeId id = stack.back();
         stack.pop_back();
         members.push_back(id);
-        for (NodeId n : Neighbours(rw, id, region, plain_input)) {
+        for (NodeId n : Neighbours(rw, st, id)) {
           if (seen.insert(n).second) stack.push_back(n);
         }
       }
       const std::set<NodeId> component(members.begin(), members.end());
       std::set<ValueId> to_blocked, to_plain;
       for (NodeId id : members) {
-        const Node& node = rw.node(id);
-        for (size_t slot : {size_t{0}, size_t{3}}) {
-          if (slot >= node.inputs.size() || node.inputs[slot] == kNoValue) continue;
-          if (slot == 0 && plain_input.count(id)) continue;
-          auto producer = rw.Producer(node.inputs[slot]);
-          if (!producer || !component.count(*producer)) to_blocked.insert(node.inputs[slot]);
+        for (size_t slot : DataSlots(rw, st, id)) {
+          const ValueId v = rw.node(id).inputs[slot];
+          auto producer = rw.Producer(v);
+          if ((!producer || !component.count(*producer)) &&
+              !LayoutsShareBytes(rw.value(v).layout, Layout::kNCHW8c, rw.value(v).shape)) {
+            to_blocked.insert(v);
+          }
         }
-        const ValueId y = node.outputs[0];
-        bool plain_reader = rw.IsGraphOutput(y);
-        for (const auto& use : rw.uses(y)) {
-          if (!component.count(use.node) || !IsDataSlot(use.index)) plain_reader = true;
-        }
-        if (plain_reader) to_plain.insert(y);
+        const ValueId y = rw.node(id).outputs[0];
+        if (NeedsPlainCopy(rw, st, component, y)) to_plain.insert(y);
       }
       const size_t reorders = to_blocked.size() + to_plain.size();
-      if (members.size() >= kConvsPerReorder * reorders)
+      if (members.size() >= kMembersPerReorder * reorders) {
         kept.insert(members.begin(), members.end());
+      }
     }
-    region = std::move(kept);
+    st.region = std::move(kept);
   }
 
   static Value CopyOf(const Value& v, const char* suffix, Layout layout) {
@@ -186,17 +225,19 @@ class BlockedLayoutPass : public Pass {
     rw.InsertNode(std::move(r), before);
   }
 
-  // Readers of blocked `v` outside the region (and the graph's outputs) read a plain copy.
-  static void PlainCopy(GraphRewriter& rw, const std::set<NodeId>& region, ValueId v,
-                        PassContext& ctx) {
+  // Readers of blocked `v` that need it plain (and the graph's outputs) read a plain copy.
+  static void PlainCopy(GraphRewriter& rw, const State& st, ValueId v, PassContext& ctx) {
     const ValueId plain = rw.AddValue(CopyOf(rw.value(v), ".plain", Layout::kPlain));
     // Every reader and the graph output move to the copy (which takes the output's name),
-    // then the region's readers come back.
+    // then the region's blocked readers come back.
     rw.ReplaceAllUsesWith(v, plain);
     NodeId first_reader = kNoNode;
     const std::vector<GraphRewriter::Use> uses = rw.uses(plain);
     for (const auto& use : uses) {
-      if (region.count(use.node) && IsDataSlot(use.index)) {
+      const bool blocked_reader =
+          (st.region.count(use.node) && ReadsAsData(rw, st, use.node, use.index)) ||
+          (st.sinks.count(use.node) && use.index == 0);
+      if (blocked_reader) {
         rw.SetInput(use.node, use.index, v);
       } else if (first_reader == kNoNode) {
         first_reader = use.node;

@@ -132,6 +132,53 @@ TEST(BlockedLayoutPassTest, MobileChainIsBlockedFromTheStemOn) {
   }
 }
 
+// An efficientnet block: 1x1 expansion (SiLU), depthwise 5x5 (SiLU), squeeze-excite (pool, two
+// 1x1 layers on the means, Mul), 1x1 projection with the residual.
+Graph SqueezeExciteBlock() {
+  GraphBuilder b;
+  const ValueId x = b.Input("x", {1, 16, 14, 14});
+  auto conv = [&](const std::string& name, ValueId in, int64_t m, int64_t k, int64_t group,
+                  const std::string& act, ValueId residual = kNoValue) {
+    const int64_t c = b.graph().value(in).shape[1];
+    std::vector<ValueId> ins = {in, b.Const(name + "_w", {m, c / group, k, k}),
+                                b.Const(name + "_b", {m})};
+    if (residual != kNoValue) ins.push_back(residual);
+    Attributes a = Conv(group, 1, k / 2, "none");
+    if (act != "none") a.Set("activation", act);
+    return b.Op(OpType::kFusedConv, name, ins, a);
+  };
+  const ValueId e = conv("expand", x, 64, 1, 1, "silu");
+  const ValueId d = conv("dw", e, 64, 5, 64, "silu");
+  const ValueId pooled = b.Op(OpType::kGlobalAveragePool, "pool", {d});
+  const ValueId f1 = conv("fc1", pooled, 8, 1, 1, "silu");
+  const ValueId f2 = conv("fc2", f1, 64, 1, 1, "sigmoid");
+  const ValueId scaled = b.Op(OpType::kMul, "scale", {f2, d});
+  b.Output(conv("project", scaled, 16, 1, 1, "none", x));
+  return b.Take();
+}
+
+TEST(BlockedLayoutPassTest, SqueezeExciteBlockNeedsNoReorderInside) {
+  const Graph g = SqueezeExciteBlock();
+  const CompiledModel blocked = Compile(g, Isa::kAvx2, true);
+  const auto counters = Counters(blocked);
+  // expand, dw, fc1, fc2, project; the Mul; the pool reads the depthwise output as it is, and
+  // the means ([1, 64, 1, 1]) have the same bytes in both layouts. The input x (read by the
+  // expansion and as the residual) and the output need one Reorder each.
+  EXPECT_EQ(counters.at("nchw8c convolutions"), 5);
+  EXPECT_EQ(counters.at("nchw8c other"), 1);
+  EXPECT_EQ(counters.at("reorders to nchw8c"), 1);
+  EXPECT_EQ(counters.at("reorders to plain"), 1);
+  const auto inputs = testing::RandomInputs(g, 4);
+  const auto expected = testing::RunGraph(g, inputs);
+  for (Isa isa : {Isa::kReference, Isa::kScalar, Isa::kAvx2}) {
+    if (!cpu::CpuSupports(isa)) continue;
+    for (int threads : {1, 2}) {
+      testing::ExpectClose(expected, RunCompiled(blocked, inputs, isa, threads), 1e-5f);
+      if (::testing::Test::HasFailure()) FAIL() << cpu::IsaName(isa) << " threads " << threads;
+    }
+  }
+}
+
 TEST(BlockedLayoutPassTest, RegionsThatNeedMoreReordersThanTheyPayForStayPlain) {
   const CompiledModel fire = Compile(Fire(), Isa::kAvx2, true);
   EXPECT_TRUE(Counters(fire).empty());

@@ -11,11 +11,6 @@ namespace {
 
 constexpr int64_t B = kNCHWcBlock;
 
-bool InlinedActivation(const ActivationParams& act) {
-  return act.kind == Activation::kNone || act.kind == Activation::kRelu ||
-         act.kind == Activation::kClip;
-}
-
 // Pixels per unit of work a thread takes (a multiple of the AVX2 kernel's 6-pixel tile).
 constexpr int64_t kPointwiseUnit = 48;
 
@@ -23,7 +18,8 @@ constexpr int64_t kPointwiseUnit = 48;
 
 NCHW8cConvKind ClassifyNCHW8cConv(const Conv2dGeometry& g, const ActivationParams& act,
                                   bool has_residual) {
-  if (!InlinedActivation(act) || g.out_c % B != 0 || g.in_c == 0 || g.out_c == 0) {
+  (void)act;  // every activation: relu / clip on the store, the others over the output rows
+  if (g.out_c % B != 0 || g.in_c == 0 || g.out_c == 0) {
     return NCHW8cConvKind::kNone;
   }
   if (g.dilation_h != 1 || g.dilation_w != 1) return NCHW8cConvKind::kNone;
@@ -33,10 +29,12 @@ NCHW8cConvKind ClassifyNCHW8cConv(const Conv2dGeometry& g, const ActivationParam
   }
   if (g.in_c % B != 0) return NCHW8cConvKind::kNone;
   if (g.is_pointwise() && g.groups == 1) return NCHW8cConvKind::kPointwise;
-  const bool dw3 = g.is_depthwise() && g.kernel_h == 3 && g.kernel_w == 3 &&
-                   g.stride_h == g.stride_w && (g.stride_h == 1 || g.stride_h == 2) &&
-                   g.pad_top <= 1 && g.pad_left <= 1 && g.pad_bottom <= 1 && g.pad_right <= 1;
-  if (dw3 && !has_residual) return NCHW8cConvKind::kDepthwise3x3;
+  const int64_t k = g.kernel_h, half = k / 2;
+  const bool dw = g.is_depthwise() && (k == 3 || k == 5) && g.kernel_w == k &&
+                  g.stride_h == g.stride_w && (g.stride_h == 1 || g.stride_h == 2) &&
+                  g.pad_top <= half && g.pad_left <= half && g.pad_bottom <= half &&
+                  g.pad_right <= half;
+  if (dw && !has_residual) return NCHW8cConvKind::kDepthwise;
   return NCHW8cConvKind::kNone;
 }
 
@@ -183,19 +181,20 @@ void NCHW8cDepthwiseScalar(const NCHW8cConvArgs& a, int64_t b0, int64_t b1) {
   for (int64_t b = b0; b < b1; ++b) {
     const float* xb = a.x + b * a.in_h * a.in_w * B;
     float* yb = a.y + b * a.out_h * a.out_w * B;
-    const float* wb = a.w + (b / 2) * 9 * 16 + (b % 2) * B;  // Block16O [C/16][3][3][16]
+    const int64_t K = a.kernel_h;
+    const float* wb = a.w + (b / 2) * K * K * 16 + (b % 2) * B;  // Block16O [C/16][K][K][16]
     for (int64_t oy = 0; oy < a.out_h; ++oy) {
       for (int64_t ox = 0; ox < a.out_w; ++ox) {
         float acc[B];
         for (int64_t l = 0; l < B; ++l) acc[l] = a.bias ? a.bias[b * B + l] : 0.f;
-        for (int64_t ky = 0; ky < 3; ++ky) {
+        for (int64_t ky = 0; ky < K; ++ky) {
           const int64_t iy = oy * a.stride - a.pad_top + ky;
           if (iy < 0 || iy >= a.in_h) continue;
-          for (int64_t kx = 0; kx < 3; ++kx) {
+          for (int64_t kx = 0; kx < K; ++kx) {
             const int64_t ix = ox * a.stride - a.pad_left + kx;
             if (ix < 0 || ix >= a.in_w) continue;
             const float* xp = xb + (iy * a.in_w + ix) * B;
-            const float* wk = wb + (ky * 3 + kx) * 16;
+            const float* wk = wb + (ky * K + kx) * 16;
             for (int64_t l = 0; l < B; ++l) acc[l] += wk[l] * xp[l];
           }
         }

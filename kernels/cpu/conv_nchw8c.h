@@ -1,5 +1,5 @@
 // Convolutions over NCHW8c activations (ir/layout.h: [N][C/8][H][W][8]) and the compiler's
-// Block16O weights: 1x1 stride-1 layers and 3x3 depthwise layers, the bulk of the
+// Block16O weights: 1x1 stride-1 layers and 3x3 / 5x5 depthwise layers, the bulk of the
 // inverted-residual networks. A pixel's 8 channels are one AVX2 vector, so a depthwise tap is
 // one FMA without transposes, and a 1x1 layer reads C/8 contiguous streams and writes O/8
 // where the plain layout reads C planes and writes O (more streams than the hardware
@@ -13,13 +13,14 @@
 
 namespace kiln::cpu {
 
-enum class NCHW8cConvKind { kNone, kPointwise, kDepthwise3x3, kDirect };
+enum class NCHW8cConvKind { kNone, kPointwise, kDepthwise, kDirect };
 
-// What the NCHW8c kernels run: 1x1 stride-1 unpadded group-1 layers, and depthwise 3x3
-// layers with stride 1 or 2 (both axes) and pads of at most 1, both reading NCHW8c; and
-// (kDirect) the stems: group-1 layers with at most 4 input channels, read plain, windows up to
-// 7x7, stride 1 or 2 (both axes). Undilated; output channels (and the blocked inputs')
-// multiples of 8; activation none, relu or clip; a residual only on 1x1 layers.
+// What the NCHW8c kernels run: 1x1 stride-1 unpadded group-1 layers, and depthwise 3x3 and
+// 5x5 layers with stride 1 or 2 (both axes) and pads of at most half the window, both reading
+// NCHW8c; and (kDirect) the stems: group-1 layers with at most 4 input channels, read plain,
+// windows up to 7x7, stride 1 or 2 (both axes). Undilated; output channels (and the blocked
+// inputs') multiples of 8; any activation (relu / clip on the store, the others over each
+// block's output rows); a residual only on 1x1 layers.
 NCHW8cConvKind ClassifyNCHW8cConv(const Conv2dGeometry& g, const ActivationParams& act,
                                   bool has_residual);
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "kernels/cpu/activation_simd.h"
+#include "kernels/cpu/simd.h"
 #include "kernels/cpu/ukernels.h"
 
 namespace kiln::cpu {
@@ -12,19 +14,25 @@ namespace {
 
 constexpr int64_t B = 8;
 
-// relu / clip; none leaves the value (NaN included) as it is.
+// relu / clip on the store; none leaves the value (NaN included) as it is. Other activations
+// (SiLU, sigmoid, ...) run afterwards over each block's contiguous output (Finish).
 struct Clamp {
   __m256 lo, hi;
   bool on;
+  ActivationParams rest;  // kNone unless the activation is not inlined
   explicit Clamp(const ActivationParams& act) {
     float l = -__builtin_inff(), h = __builtin_inff();
     if (act.kind == Activation::kRelu) l = 0.f;
     if (act.kind == Activation::kClip) l = act.alpha, h = act.beta;
-    on = act.kind != Activation::kNone;
+    on = act.kind == Activation::kRelu || act.kind == Activation::kClip;
+    if (!on && act.kind != Activation::kNone) rest = act;
     lo = _mm256_set1_ps(l);
     hi = _mm256_set1_ps(h);
   }
   __m256 operator()(__m256 v) const { return on ? _mm256_min_ps(hi, _mm256_max_ps(lo, v)) : v; }
+  void Finish(float* y, int64_t n) const {
+    if (rest.kind != Activation::kNone) ActivateArray<Vec256>(y, y, n, rest);
+  }
 };
 
 // OBT output blocks x PT pixels: OBT * PT accumulators, per input channel OBT weight loads and
@@ -80,6 +88,7 @@ void PointwiseRange(const NCHW8cConvArgs& a, int64_t ob, int64_t p0, int64_t p1,
     PointwiseTile<OBT, 1>(a.x + p * B, plane, in_blocks, w, bias, r ? r + p * B : nullptr,
                           y + p * B, clamp);
   }
+  for (int o = 0; o < OBT; ++o) clamp.Finish(y + o * plane * B + p0 * B, (p1 - p0) * B);
 }
 
 // Input bytes of a chunk of pixels that every output block reads before the next chunk: small
@@ -146,6 +155,7 @@ void DirectRow(const NCHW8cConvArgs& a, int64_t ob, int64_t oy, const Clamp& cla
   for (; ox < a.out_w; ++ox) {
     DirectTile<OBT, 1>(a, x + ox * a.stride, w, bias, y + ox * B, plane, clamp);
   }
+  for (int o = 0; o < OBT; ++o) clamp.Finish(y + o * plane * B, a.out_w * B);
 }
 
 }  // namespace
@@ -160,51 +170,67 @@ void NCHW8cDirectAvx2(const NCHW8cConvArgs& a, int64_t oy0, int64_t oy1) {
   }
 }
 
-void NCHW8cDepthwiseAvx2(const NCHW8cConvArgs& a, int64_t b0, int64_t b1) {
+namespace {
+
+// K x K depthwise over channel blocks [b0, b1): the 3x3 taps' weights stay in registers; 5x5
+// and 7x7 ones are loaded per tap (L1).
+template <int K>
+void DepthwiseK(const NCHW8cConvArgs& a, int64_t b0, int64_t b1) {
   const Clamp clamp(a.act);
   const int64_t H = a.in_h, W = a.in_w, OH = a.out_h, OW = a.out_w, s = a.stride;
   const int64_t pl = a.pad_left, pt = a.pad_top;
-  // Output columns whose three taps all fall inside the row: ox * s - pl >= 0 and
-  // ox * s - pl + 2 <= W - 1.
+  // Output columns whose K taps all fall inside the row: ox * s - pl >= 0 and
+  // ox * s - pl + K - 1 <= W - 1.
   const int64_t ox_lo = (pl + s - 1) / s;
-  const int64_t ox_hi = W - 3 + pl >= 0 ? (W - 3 + pl) / s : -1;  // inclusive
+  const int64_t ox_hi = W - K + pl >= 0 ? (W - K + pl) / s : -1;  // inclusive
   for (int64_t b = b0; b < b1; ++b) {
     const float* x = a.x + b * H * W * B;
     float* y = a.y + b * OH * OW * B;
-    const float* wb = a.w + (b / 2) * 9 * 16 + (b % 2) * B;
-    __m256 k[9];
-    for (int t = 0; t < 9; ++t) k[t] = _mm256_loadu_ps(wb + t * 16);
+    const float* wb = a.w + (b / 2) * K * K * 16 + (b % 2) * B;  // Block16O [C/16][K][K][16]
+    __m256 k3[9];
+    if constexpr (K == 3) {
+      for (int t = 0; t < 9; ++t) k3[t] = _mm256_loadu_ps(wb + t * 16);
+    }
+    auto tap = [&](int t) {
+      if constexpr (K == 3) {
+        return k3[t];
+      } else {
+        return _mm256_loadu_ps(wb + t * 16);
+      }
+    };
     const __m256 bias = a.bias ? _mm256_loadu_ps(a.bias + b * B) : _mm256_setzero_ps();
     for (int64_t oy = 0; oy < OH; ++oy) {
-      const float* rows[3];
-      bool valid[3];
-      for (int r = 0; r < 3; ++r) {
+      const float* rows[K];
+      bool valid[K];
+      bool all_rows = true;
+      for (int r = 0; r < K; ++r) {
         const int64_t iy = oy * s - pt + r;
         valid[r] = iy >= 0 && iy < H;
+        all_rows = all_rows && valid[r];
         rows[r] = x + (valid[r] ? iy : 0) * W * B;
       }
       float* yr = y + oy * OW * B;
       auto edge = [&](int64_t ox) {
         __m256 acc = bias;
-        for (int r = 0; r < 3; ++r) {
+        for (int r = 0; r < K; ++r) {
           if (!valid[r]) continue;
-          for (int c = 0; c < 3; ++c) {
+          for (int c = 0; c < K; ++c) {
             const int64_t ix = ox * s - pl + c;
             if (ix < 0 || ix >= W) continue;
-            acc = _mm256_fmadd_ps(k[r * 3 + c], _mm256_loadu_ps(rows[r] + ix * B), acc);
+            acc = _mm256_fmadd_ps(tap(r * K + c), _mm256_loadu_ps(rows[r] + ix * B), acc);
           }
         }
         _mm256_storeu_ps(yr + ox * B, clamp(acc));
       };
       int64_t ox = 0;
       for (; ox < std::min(ox_lo, OW); ++ox) edge(ox);
-      if (valid[0] && valid[1] && valid[2]) {
+      if (all_rows) {
         for (; ox + 3 <= ox_hi && ox + 3 < OW; ox += 4) {
           __m256 a0 = bias, a1 = bias, a2 = bias, a3 = bias;
-          for (int r = 0; r < 3; ++r) {
+          for (int r = 0; r < K; ++r) {
             const float* q = rows[r] + (ox * s - pl) * B;
-            for (int c = 0; c < 3; ++c) {
-              const __m256 kk = k[r * 3 + c];
+            for (int c = 0; c < K; ++c) {
+              const __m256 kk = tap(r * K + c);
               a0 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(q + c * B), a0);
               a1 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(q + (s + c) * B), a1);
               a2 = _mm256_fmadd_ps(kk, _mm256_loadu_ps(q + (2 * s + c) * B), a2);
@@ -218,7 +244,18 @@ void NCHW8cDepthwiseAvx2(const NCHW8cConvArgs& a, int64_t b0, int64_t b1) {
         }
       }
       for (; ox < OW; ++ox) edge(ox);
+      clamp.Finish(yr, OW * B);
     }
+  }
+}
+
+}  // namespace
+
+void NCHW8cDepthwiseAvx2(const NCHW8cConvArgs& a, int64_t b0, int64_t b1) {
+  if (a.kernel_h == 5) {
+    DepthwiseK<5>(a, b0, b1);
+  } else {
+    DepthwiseK<3>(a, b0, b1);
   }
 }
 #endif

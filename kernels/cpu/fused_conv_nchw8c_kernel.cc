@@ -35,7 +35,7 @@ NCHW8cConvKind Classify(const Graph& graph, const Node& node) {
 // Blocked input: the 1x1 and depthwise layers; plain input: the stems.
 bool Accepts(const Graph& graph, const Node& node) {
   const NCHW8cConvKind kind = Classify(graph, node);
-  return kind == NCHW8cConvKind::kPointwise || kind == NCHW8cConvKind::kDepthwise3x3;
+  return kind == NCHW8cConvKind::kPointwise || kind == NCHW8cConvKind::kDepthwise;
 }
 bool AcceptsPlainInput(const Graph& graph, const Node& node) {
   return Classify(graph, node) == NCHW8cConvKind::kDirect;
@@ -48,7 +48,9 @@ class FusedConvNCHW8c : public Kernel {
   Status Prepare(const KernelContext& ctx) override {
     kind_ = Classify(ctx.graph(), ctx.node());
     const Layout x_layout = kind_ == NCHW8cConvKind::kDirect ? Layout::kPlain : Layout::kNCHW8c;
-    if (ctx.input(1).layout != Layout::kBlock16O || ctx.input(0).layout != x_layout ||
+    // ([N, C, 1, 1] inputs have the same bytes in both layouts.)
+    if (ctx.input(1).layout != Layout::kBlock16O ||
+        !LayoutsShareBytes(ctx.input(0).layout, x_layout, ctx.input(0).shape) ||
         ctx.output(0).layout != Layout::kNCHW8c) {
       return Internal("NCHW8c FusedConv bound to X in " +
                       std::string(LayoutName(ctx.input(0).layout)) + ", W in " +

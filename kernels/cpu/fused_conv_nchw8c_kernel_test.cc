@@ -117,8 +117,8 @@ void Check(const Layer& l, uint32_t seed, std::vector<int> thread_counts = {1, 2
 }
 
 const char* RandomAct(std::mt19937& rng) {
-  static const char* kActs[] = {"none", "relu", "clip"};
-  return kActs[rng() % 3];
+  static const char* kActs[] = {"none", "relu", "clip", "silu", "sigmoid"};
+  return kActs[rng() % 5];
 }
 
 TEST(FusedConvNCHW8cTest, PointwiseRandomShapes) {
@@ -152,28 +152,30 @@ TEST(FusedConvNCHW8cTest, DepthwiseRandomShapes) {
     Layer l{};
     l.n = 1 + rng() % 2;
     l.c = 8 * (1 + rng() % 6);
-    l.m = l.c, l.group = l.c, l.k = 3;
+    l.m = l.c, l.group = l.c, l.k = rng() % 2 ? 3 : 5;
     l.stride = 1 + rng() % 2;
     l.h = 1 + rng() % 30;
     l.w = 1 + rng() % 30;
-    for (int64_t& p : l.pads) p = rng() % 2;
+    for (int64_t& p : l.pads) p = rng() % (l.k / 2 + 1);
     l.act = RandomAct(rng);
-    if (l.h + l.pads[0] + l.pads[2] < 3 || l.w + l.pads[1] + l.pads[3] < 3) continue;
+    if (l.h + l.pads[0] + l.pads[2] < l.k || l.w + l.pads[1] + l.pads[3] < l.k) continue;
     Check(l, 200 + i);
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
 
 TEST(FusedConvNCHW8cTest, DepthwiseEveryWidthStrideAndSidePad) {
-  // The 4-pixel interior loop and the border pixels meet at every column count.
-  for (int64_t w = 1; w <= 21; ++w) {
-    for (int64_t stride : {1, 2}) {
-      for (int64_t pl : {0, 1}) {
-        for (int64_t pr : {0, 1}) {
-          if (w + pl + pr < 3) continue;
-          Layer l{1, 8, 4, w, 8, 3, stride, 8, {1, pl, 1, pr}, "none", false, false};
-          Check(l, static_cast<uint32_t>(w * 8 + stride * 4 + pl * 2 + pr), {1});
-          if (::testing::Test::HasFatalFailure()) return;
+  // The 4-pixel interior loop and the border pixels meet at every column count, 3x3 and 5x5.
+  for (int64_t k : {3, 5}) {
+    for (int64_t w = 1; w <= 21; ++w) {
+      for (int64_t stride : {1, 2}) {
+        for (int64_t pl = 0; pl <= k / 2; ++pl) {
+          for (int64_t pr = 0; pr <= k / 2; ++pr) {
+            if (w + pl + pr < k) continue;
+            Layer l{1, 8, k + 1, w, 8, k, stride, 8, {k / 2, pl, k / 2, pr}, "none", false, false};
+            Check(l, static_cast<uint32_t>(w * 8 + stride * 4 + pl * 2 + pr), {1});
+            if (::testing::Test::HasFatalFailure()) return;
+          }
         }
       }
     }
@@ -201,13 +203,13 @@ TEST(FusedConvNCHW8cTest, StemRandomShapes) {
 }
 
 TEST(FusedConvNCHW8cTest, LayersTheKernelsDoNotTakeHaveNoBlockedSimdKernel) {
-  // A residual on a depthwise layer, a 5x5 depthwise window, channels not a multiple of 8,
-  // SiLU: only the reference adapter writes them NCHW8c.
+  // A residual on a depthwise layer, a 7x7 depthwise window, channels not a multiple of 8, a
+  // strided 1x1 layer: only the reference adapter writes them NCHW8c.
   std::vector<Layer> layers = {
       {1, 16, 9, 9, 16, 3, 1, 16, {1, 1, 1, 1}, "none", true, false},
-      {1, 16, 9, 9, 16, 5, 1, 16, {2, 2, 2, 2}, "none", false, false},
+      {1, 16, 9, 9, 16, 7, 1, 16, {3, 3, 3, 3}, "none", false, false},
       {1, 12, 9, 9, 16, 1, 1, 1, {0, 0, 0, 0}, "none", false, false},
-      {1, 16, 9, 9, 16, 1, 1, 1, {0, 0, 0, 0}, "silu", false, false},
+      {1, 16, 9, 9, 16, 1, 2, 1, {0, 0, 0, 0}, "none", false, false},
   };
   for (const Layer& l : layers) {
     const Graph g = BuildGraph(l, true);
@@ -218,6 +220,57 @@ TEST(FusedConvNCHW8cTest, LayersTheKernelsDoNotTakeHaveNoBlockedSimdKernel) {
           KernelRegistry::Global().FindEntry(g, g.node(conv), ExecutorKind::kCpu, isa);
       ASSERT_NE(entry, nullptr) << Describe(l);
       EXPECT_EQ(entry->key.isa, Isa::kReference) << Describe(l);
+    }
+  }
+}
+
+// A squeeze-excite tail on NCHW8c: GlobalAveragePool (blocked in, plain means out) and the Mul
+// of the blocked tensor by a per-channel vector (in either order) or by a tensor of its shape.
+TEST(NCHW8cPoolMulTest, MatchTheReferenceAtEveryFlavour) {
+  for (int variant = 0; variant < 3; ++variant) {
+    for (int64_t c : {8, 24}) {
+      auto build = [&](bool blocked) {
+        GraphBuilder b;
+        const ValueId x = b.Input("x", {2, c, 5, 7});
+        const ValueId other = b.Input("s", variant == 2 ? Shape{2, c, 5, 7} : Shape{2, c, 1, 1});
+        const ValueId xb = blocked ? b.Op(OpType::kReorder, "xb", {x}) : x;
+        const ValueId ob = blocked && variant == 2 ? b.Op(OpType::kReorder, "ob", {other}) : other;
+        b.Output(b.Op(OpType::kGlobalAveragePool, "gap", {xb}));
+        const ValueId y =
+            b.Op(OpType::kMul, "y",
+                 variant == 1 ? std::vector<ValueId>{ob, xb} : std::vector<ValueId>{xb, ob});
+        b.Output(blocked ? b.Op(OpType::kReorder, "yp", {y}) : y);
+        Graph g = b.Take();
+        if (blocked) {
+          for (const char* name : {"xb", "ob", "y"}) {
+            if (auto v = g.FindValue(name)) g.value(*v).layout = Layout::kNCHW8c;
+          }
+        }
+        return g;
+      };
+      const Graph plain = build(false), blocked = build(true);
+      const auto inputs = testing::RandomInputs(plain, 40 + variant);
+      const auto expected = testing::RunGraph(plain, inputs);
+      for (Isa isa : {Isa::kReference, Isa::kScalar, Isa::kAvx2}) {
+        if (!cpu::CpuSupports(isa)) continue;
+        for (const char* op : {"gap", "y"}) {
+          const NodeId n = blocked.value(*blocked.FindValue(op)).producer;
+          const auto* entry =
+              KernelRegistry::Global().FindEntry(blocked, blocked.node(n), ExecutorKind::kCpu, isa);
+          ASSERT_NE(entry, nullptr) << op;
+          EXPECT_EQ(entry->key.isa, isa == Isa::kReference ? Isa::kReference : Isa::kScalar) << op;
+        }
+        SessionOptions so;
+        so.cpu_max_isa = isa;
+        auto session = Session::Create(std::make_shared<const Graph>(blocked), so);
+        ASSERT_TRUE(session.ok()) << session.status().ToString();
+        auto got = (*session)->Run(inputs);
+        ASSERT_TRUE(got.ok()) << got.status().ToString();
+        testing::ExpectClose(expected, *got, 1e-5f);
+        if (::testing::Test::HasFailure()) {
+          FAIL() << "variant " << variant << " c " << c << " isa " << cpu::IsaName(isa);
+        }
+      }
     }
   }
 }

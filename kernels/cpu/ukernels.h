@@ -147,11 +147,12 @@ struct NCHW8cConvArgs {
   int64_t in_c = 0, in_h = 0, in_w = 0, out_c = 0, out_h = 0, out_w = 0;
   int64_t stride = 1, pad_top = 0, pad_left = 0;
   int64_t kernel_h = 1, kernel_w = 1;
-  ActivationParams act;  // none, relu or clip
+  ActivationParams act;
 };
 // 1x1 stride 1: output pixels [p0, p1) of every output block (in_c, out_c multiples of 8).
 using NCHW8cPointwiseFn = void (*)(const NCHW8cConvArgs& a, int64_t p0, int64_t p1);
-// Depthwise 3x3, stride 1 or 2, pads <= 1: channel blocks [b0, b1) (no residual).
+// Depthwise 3x3 or 5x5 (kernel_h), stride 1 or 2, pads <= half the window: channel blocks
+// [b0, b1) (no residual).
 using NCHW8cDepthwiseFn = void (*)(const NCHW8cConvArgs& a, int64_t b0, int64_t b1);
 // Direct convolution of a few plain input channels into NCHW8c (the stems): x is the image
 // zero-padded (in_h, in_w include the pads; pad_top = pad_left = 0), any window, stride 1 or

@@ -6,6 +6,7 @@
 #include "kernels/reference/cast.h"
 #include "kernels/reference/cast_convert.h"
 #include "kernels/reference/compare.h"
+#include "kernels/reference/layout_adapter.h"
 #include "kernels/reference/logical.h"
 #include "kernels/reference/quantize.h"
 #include "kernels/reference/reduce.h"
@@ -43,6 +44,10 @@ void RegisterReferenceElementwiseKernels(KernelRegistry& r) {
   // Broadcasting binary ops.
   RegisterFor<BinaryKernel, float, Float16, int8_t, uint8_t, int32_t, int64_t>(
       r, {OpType::kAdd, OpType::kSub, OpType::kMul, OpType::kDiv, OpType::kPRelu});
+  // NCHW8c output (a blocked region's squeeze-excite scaling): the same kernel on plain copies.
+  RegisterKernel<NCHW8cAdapter<BinaryKernel<float>>>(r, OpType::kMul, DType::kF32,
+                                                     ExecutorKind::kCpu, Isa::kReference,
+                                                     Layout::kNCHW8c, AnyLayoutTraits());
   RegisterFor<PowKernel, float, Float16, int32_t, int64_t>(r, {OpType::kPow});
   RegisterFor<CompareKernel, float, Float16, int8_t, uint8_t, int32_t, int64_t>(
       r, {OpType::kEqual, OpType::kGreater, OpType::kLess});

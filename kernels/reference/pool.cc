@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "kernels/reference/cast_convert.h"
+#include "kernels/reference/layout_adapter.h"
 #include "kernels/reference/pool_window.h"
 
 namespace kiln::nn_ref {
@@ -152,6 +153,10 @@ void RegisterPoolKernels(KernelRegistry& r) {
   RegisterKernel<AveragePoolKernel<Float16>>(r, OpType::kAveragePool, DType::kF16);
   RegisterKernel<GlobalPoolKernel<float, false>>(r, OpType::kGlobalAveragePool, DType::kF32);
   RegisterKernel<GlobalPoolKernel<Float16, false>>(r, OpType::kGlobalAveragePool, DType::kF16);
+  // A blocked (NCHW8c) input, plain means out: the same loop on a plain copy.
+  RegisterKernel<NCHW8cAdapter<GlobalPoolKernel<float, false>>>(
+      r, OpType::kGlobalAveragePool, DType::kF32, ExecutorKind::kCpu, Isa::kReference,
+      Layout::kPlain, AnyLayoutTraits());
   RegisterKernel<GlobalPoolKernel<float, true>>(r, OpType::kGlobalMaxPool, DType::kF32);
   RegisterKernel<GlobalPoolKernel<Float16, true>>(r, OpType::kGlobalMaxPool, DType::kF16);
 }
