@@ -245,8 +245,7 @@ bool LayoutsShareBytes(Layout a, Layout b, const Shape& shape) {
   if (a == b) return true;
   const bool pair = (a == Layout::kPlain && b == Layout::kNCHW8c) ||
                     (a == Layout::kNCHW8c && b == Layout::kPlain);
-  return pair && shape.size() == 4 && shape[1] % kNCHWcBlock == 0 && shape[2] == 1 &&
-         shape[3] == 1;
+  return pair && shape.size() == 4 && shape[1] % kNCHWcBlock == 0 && shape[2] == 1 && shape[3] == 1;
 }
 
 size_t LayoutByteSize(Layout layout, DType dtype, const Shape& shape) {
