@@ -65,11 +65,12 @@ struct KernelTraits {
   // Reads its weights (input 1) in any layout ir/layout.h can unpack (the reference kernels,
   // which unpack once at prepare; the oracle's convenience).
   bool any_weight_layout = false;
-  // The layout of every other input (the data: activations, residuals, biases stay plain
-  // unless the kernel says so). The output's layout is the key's.
+  // The layout of every other input (activations, residuals); 1-D inputs such as a bias may
+  // always be plain, and [N, C, 1, 1] ones in any layout with the same bytes
+  // (LayoutsShareBytes). The output's layout is the key's.
   Layout data_layout = Layout::kPlain;
-  // Reads its data inputs in any layout (Reorder; the reference kernels' layout adapter),
-  // except 1-D inputs such as a bias, which are always plain.
+  // Reads its data inputs in whatever layout they are stored (Reorder; the reference kernels'
+  // layout adapter, which unpacks blocked ones).
   bool any_data_layout = false;
 };
 
