@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "ir/nchwc_convert.h"
 #include "ir/winograd_weights.h"
 
 namespace kiln {
@@ -40,14 +41,6 @@ bool BlockDims(const Shape& shape, int64_t* o, int64_t* rest) {
   return *o >= 0 && *rest >= 0 && *rest != kMaxElements;
 }
 
-// Byte offset of logical element (n, c, p) (p = h * W + w) of a kNCHW8c [N, C, H, W] tensor.
-size_t NCHW8cOffset(const Shape& s, int64_t n, int64_t c, int64_t p, size_t elem) {
-  const int64_t blocks = (s[1] + kNCHWcBlock - 1) / kNCHWcBlock, plane = s[2] * s[3];
-  return static_cast<size_t>(((n * blocks + c / kNCHWcBlock) * plane + p) * kNCHWcBlock +
-                             c % kNCHWcBlock) *
-         elem;
-}
-
 // Bytes of a kNCHW8c tensor (C padded to 8); SIZE_MAX unless rank 4 and within int64.
 size_t NCHW8cBytes(const Shape& s, size_t elem) {
   if (s.size() != 4 || NumElements(s) < 0 || NumElements(s) == kMaxElements) {
@@ -62,24 +55,11 @@ size_t NCHW8cBytes(const Shape& s, size_t elem) {
 }
 
 // Plain [N, C, H, W] <-> kNCHW8c (padding 0); `to_blocked` picks the direction.
-std::vector<uint8_t> ConvertNCHW8c(const Shape& s, const uint8_t* src, size_t elem,
-                                   bool to_blocked) {
+std::vector<uint8_t> ConvertToFromNCHW8c(const Shape& s, const uint8_t* src, size_t elem,
+                                         bool to_blocked) {
   std::vector<uint8_t> out(
       to_blocked ? NCHW8cBytes(s, elem) : static_cast<size_t>(NumElements(s)) * elem, 0);
-  const int64_t plane = s[2] * s[3];
-  for (int64_t n = 0; n < s[0]; ++n) {
-    for (int64_t c = 0; c < s[1]; ++c) {
-      for (int64_t p = 0; p < plane; ++p) {
-        const size_t plain_at = static_cast<size_t>((n * s[1] + c) * plane + p) * elem;
-        const size_t blocked_at = NCHW8cOffset(s, n, c, p, elem);
-        if (to_blocked) {
-          std::memcpy(out.data() + blocked_at, src + plain_at, elem);
-        } else {
-          std::memcpy(out.data() + plain_at, src + blocked_at, elem);
-        }
-      }
-    }
-  }
+  ConvertNCHW8c(src, out.data(), elem, s, to_blocked);
   return out;
 }
 
@@ -288,7 +268,7 @@ Expected<std::vector<uint8_t>> PackLayout(Layout layout, DType dtype, const Shap
       return InvalidArgument("pack: nchw8c needs a rank-4 [N, C, H, W] tensor, not " +
                              ShapeToString(shape));
     }
-    return ConvertNCHW8c(shape, plain, elem, true);
+    return ConvertToFromNCHW8c(shape, plain, elem, true);
   }
   if (layout == Layout::kWino43Block16O) {
     int64_t o = 0, c = 0;
@@ -338,7 +318,7 @@ Expected<std::vector<uint8_t>> UnpackLayout(Layout layout, DType dtype, const Sh
   }
   if (layout == Layout::kPlain) return std::vector<uint8_t>(packed, packed + size);
   if (layout == Layout::kWino43Block16O) return UnpackWino(shape, packed);
-  if (layout == Layout::kNCHW8c) return ConvertNCHW8c(shape, packed, elem, false);
+  if (layout == Layout::kNCHW8c) return ConvertToFromNCHW8c(shape, packed, elem, false);
   if (layout == Layout::kI8O8K4 || layout == Layout::kDspK4) {
     I8Dims d;
     GetI8Dims(dtype, shape, &d);  // LayoutByteSize above accepted the shape

@@ -9,7 +9,7 @@
 
 #include "kernels/kernel.h"
 #include "kernels/kernel_registry.h"
-#include "kernels/nchwc_convert.h"
+#include "ir/nchwc_convert.h"
 
 namespace kiln {
 

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "kernels/kernel_registry.h"
-#include "kernels/nchwc_convert.h"
+#include "ir/nchwc_convert.h"
 
 namespace kiln {
 namespace {

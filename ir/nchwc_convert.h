@@ -1,6 +1,6 @@
 // Plain [N, C, H, W] <-> NCHW8c ([N][ceil(C/8)][H][W][8], ir/layout.h) for any element type:
-// what Reorder runs and what the reference kernels' layout adapter uses to read and write
-// blocked values. Padding channels are written as zeros.
+// what PackLayout / UnpackLayout, Reorder and the reference kernels' layout adapter use.
+// Padding channels are written as zeros.
 #pragma once
 
 #include <cstdint>
