@@ -76,15 +76,13 @@ DType KernelRegistry::DispatchDType(const Graph& graph, const Node& node) {
 
 namespace {
 
-// The best entry for the node among those `usable` admits.
+// The best entry for the node whose key names `layout` (the output's), among those `usable`
+// admits.
 template <typename Usable>
 const KernelRegistry::Entry* Best(const std::vector<KernelRegistry::Entry>& entries,
                                   const Graph& graph, const Node& node, ExecutorKind executor,
-                                  Isa max_isa, Usable usable) {
+                                  Isa max_isa, Layout layout, Usable usable) {
   const DType dtype = KernelRegistry::DispatchDType(graph, node);
-  const Layout layout =
-      node.outputs.empty() || node.outputs[0] == kNoValue ? Layout::kPlain
-                                                          : graph.value(node.outputs[0]).layout;
   const KernelRegistry::Entry* best = nullptr;
   auto rank = [&](const KernelRegistry::Entry& e) {
     // exact dtype beats wildcard; then higher isa
@@ -101,43 +99,39 @@ const KernelRegistry::Entry* Best(const std::vector<KernelRegistry::Entry>& entr
   return best;
 }
 
+Layout OutputLayout(const Graph& graph, const Node& node) {
+  return node.outputs.empty() || node.outputs[0] == kNoValue ? Layout::kPlain
+                                                             : graph.value(node.outputs[0]).layout;
+}
+
 }  // namespace
 
 const KernelRegistry::Entry* KernelRegistry::FindEntry(const Graph& graph, const Node& node,
                                                        ExecutorKind executor,
                                                        Isa max_isa) const {
-  return Best(entries_, graph, node, executor, max_isa,
+  return Best(entries_, graph, node, executor, max_isa, OutputLayout(graph, node),
               [&](const Entry& e) { return LayoutsMatch(e.traits, graph, node); });
 }
 
 bool KernelRegistry::SupportsLayouts(const Graph& graph, const Node& node, ExecutorKind executor,
                                      Isa min_isa, Isa max_isa, Layout out_layout,
                                      Layout data_layout) const {
-  const DType dtype = DispatchDType(graph, node);
-  for (const auto& e : entries_) {
-    if (e.key.op != node.op || e.key.executor != executor || e.key.layout != out_layout) continue;
-    if (static_cast<int>(e.key.isa) > static_cast<int>(max_isa) ||
-        static_cast<int>(e.key.isa) < static_cast<int>(min_isa)) {
-      continue;
-    }
-    if (e.key.dtype != dtype && e.key.dtype != DType::kUndefined) continue;
-    if (!e.traits.any_data_layout && e.traits.data_layout != data_layout) continue;
-    if (e.traits.packing && node.inputs.size() > e.traits.packing->input &&
-        node.inputs[e.traits.packing->input] != kNoValue &&
-        graph.value(node.inputs[e.traits.packing->input]).layout != e.traits.packing->layout) {
-      continue;
-    }
-    if (e.traits.accepts && !e.traits.accepts(graph, node)) continue;
-    return true;
-  }
-  return false;
+  auto usable = [&](const Entry& e) {
+    if (static_cast<int>(e.key.isa) < static_cast<int>(min_isa)) return false;
+    if (!e.traits.any_data_layout && e.traits.data_layout != data_layout) return false;
+    const auto& packing = e.traits.packing;
+    return !packing || packing->input >= node.inputs.size() ||
+           node.inputs[packing->input] == kNoValue ||
+           graph.value(node.inputs[packing->input]).layout == packing->layout;
+  };
+  return Best(entries_, graph, node, executor, max_isa, out_layout, usable) != nullptr;
 }
 
 const KernelRegistry::Entry* KernelRegistry::FindPackingEntry(const Graph& graph,
                                                               const Node& node,
                                                               ExecutorKind executor,
                                                               Isa max_isa) const {
-  return Best(entries_, graph, node, executor, max_isa,
+  return Best(entries_, graph, node, executor, max_isa, OutputLayout(graph, node),
               [](const Entry& e) { return e.traits.packing.has_value(); });
 }
 

@@ -47,7 +47,7 @@ class BlockedLayoutPass : public Pass {
       } else if (Member(rw, id, isa, Layout::kPlain)) {  // a stem: reads plain, writes blocked
         st.region.insert(id);
         st.plain_input.insert(id);
-      } else if (Sink(rw, id)) {
+      } else if (Sink(rw, id, isa)) {
         st.sinks.insert(id);
       }
     }
@@ -107,7 +107,7 @@ class BlockedLayoutPass : public Pass {
   }
 
   // Whether `id` has a kernel reading NCHW8c data and writing its output as it is (plain).
-  static bool Sink(const GraphRewriter& rw, NodeId id) {
+  static bool Sink(const GraphRewriter& rw, NodeId id, Isa target) {
     const Node& node = rw.node(id);
     if (!OnCpu(node) || node.outputs.size() != 1 || node.outputs[0] == kNoValue) return false;
     if (rw.value(node.outputs[0]).layout != Layout::kPlain) return false;
@@ -138,16 +138,21 @@ class BlockedLayoutPass : public Pass {
     return false;
   }
 
-  // Whether blocked `v`, written by a member of `members`, has a reader that needs it plain:
-  // a graph output, or a node that is neither such a member reading it as data nor a sink.
+  // Whether `use` reads a blocked value as it is: a member of `members` reading it as data, or
+  // a sink.
+  static bool BlockedReader(const GraphRewriter& rw, const State& st,
+                            const std::set<NodeId>& members, const GraphRewriter::Use& use) {
+    return (members.count(use.node) && ReadsAsData(rw, st, use.node, use.index)) ||
+           (st.sinks.count(use.node) && use.index == 0);
+  }
+
+  // Whether blocked `v`, written by a member of `members`, is a graph output or has a reader
+  // that needs it plain.
   static bool NeedsPlainCopy(const GraphRewriter& rw, const State& st,
                              const std::set<NodeId>& members, ValueId v) {
     if (rw.IsGraphOutput(v)) return true;
     for (const auto& use : rw.uses(v)) {
-      const bool blocked_reader =
-          (members.count(use.node) && ReadsAsData(rw, st, use.node, use.index)) ||
-          (st.sinks.count(use.node) && use.index == 0);
-      if (!blocked_reader) return true;
+      if (!BlockedReader(rw, st, members, use)) return true;
     }
     return false;
   }
@@ -236,10 +241,7 @@ class BlockedLayoutPass : public Pass {
     NodeId first_reader = kNoNode;
     const std::vector<GraphRewriter::Use> uses = rw.uses(plain);
     for (const auto& use : uses) {
-      const bool blocked_reader =
-          (st.region.count(use.node) && ReadsAsData(rw, st, use.node, use.index)) ||
-          (st.sinks.count(use.node) && use.index == 0);
-      if (blocked_reader) {
+      if (BlockedReader(rw, st, st.region, use)) {
         rw.SetInput(use.node, use.index, v);
       } else if (first_reader == kNoNode) {
         first_reader = use.node;

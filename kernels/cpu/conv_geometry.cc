@@ -68,4 +68,21 @@ Expected<Conv2dGeometry> ResolveConv2d(const Attributes& attrs, const Shape& x, 
   return g;
 }
 
+Expected<Conv2dGeometry> F32ConvGeometry(const Graph& graph, const Node& node) {
+  if (node.inputs.size() < 2 || node.inputs[0] == kNoValue || node.inputs[1] == kNoValue) {
+    return Unsupported("FusedConv without X or W");
+  }
+  const Value& x = graph.value(node.inputs[0]);
+  const Value& w = graph.value(node.inputs[1]);
+  if (x.dtype != DType::kF32 || w.dtype != DType::kF32 || x.shape.size() != 4) {
+    return Unsupported("not an f32 2-D convolution");
+  }
+  for (size_t i = 2; i < node.inputs.size(); ++i) {
+    if (node.inputs[i] != kNoValue && graph.value(node.inputs[i]).dtype != DType::kF32) {
+      return Unsupported("not an f32 bias/residual");
+    }
+  }
+  return ResolveConv2d(node.attrs, x.shape, w.shape);
+}
+
 }  // namespace kiln::cpu

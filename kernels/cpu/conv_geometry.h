@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ir/attribute.h"
+#include "ir/graph.h"
 #include "ir/shape.h"
 #include "ir/status.h"
 
@@ -47,5 +48,9 @@ struct Conv2dGeometry {
 // From X [N, C, (H,) W] and W [M, C/group, (kH,) kW] and the Conv attributes (auto_pad, pads,
 // strides, dilations, group). 3-D convolutions are Unsupported (the caller falls back).
 Expected<Conv2dGeometry> ResolveConv2d(const Attributes& attrs, const Shape& x, const Shape& w);
+
+// A FusedConv node's geometry when X (rank 4), W and the bias / residual are all f32 (the
+// fp32 CPU kernels' nodes); Unsupported otherwise.
+Expected<Conv2dGeometry> F32ConvGeometry(const Graph& graph, const Node& node);
 
 }  // namespace kiln::cpu

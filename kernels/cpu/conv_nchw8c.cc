@@ -5,6 +5,7 @@
 
 #include "ir/layout.h"
 #include "kernels/activation.h"
+#include "kernels/cpu/conv_stem.h"
 
 namespace kiln::cpu {
 namespace {
@@ -14,11 +15,20 @@ constexpr int64_t B = kNCHWcBlock;
 // Pixels per unit of work a thread takes (a multiple of the AVX2 kernel's 6-pixel tile).
 constexpr int64_t kPointwiseUnit = 48;
 
+// body(begin, end) over [0, n): over the pool in ranges of at least `grain` when it has
+// several threads and n > 1, else inline.
+template <typename F>
+void Over(ThreadPool* pool, int64_t n, int64_t grain, const F& body) {
+  if (pool && pool->num_threads() > 1 && n > 1) {
+    pool->ParallelFor(n, body, grain);
+  } else if (n > 0) {
+    body(0, n);
+  }
+}
+
 }  // namespace
 
-NCHW8cConvKind ClassifyNCHW8cConv(const Conv2dGeometry& g, const ActivationParams& act,
-                                  bool has_residual) {
-  (void)act;  // every activation: relu / clip on the store, the others over the output rows
+NCHW8cConvKind ClassifyNCHW8cConv(const Conv2dGeometry& g, bool has_residual) {
   if (g.out_c % B != 0 || g.in_c == 0 || g.out_c == 0) {
     return NCHW8cConvKind::kNone;
   }
@@ -66,21 +76,10 @@ void RunNCHW8cConv(const CpuKernels& k, NCHW8cConvKind kind, const Conv2dGeometr
     a.residual = residual ? residual + n * out_image : nullptr;
     if (kind == NCHW8cConvKind::kDirect) {
       // The image zero-padded once (a few channels), so the taps need no bounds checks.
-      std::fill(padded, padded + g.in_c * ph * pw, 0.f);
-      for (int64_t c = 0; c < g.in_c; ++c) {
-        for (int64_t r = 0; r < g.in_h; ++r) {
-          std::copy_n(a.x + (c * g.in_h + r) * g.in_w, g.in_w,
-                      padded + (c * ph + r + g.pad_top) * pw + g.pad_left);
-        }
-      }
+      CopyZeroPadded(a.x, g.in_c, g.in_h, g.in_w, g.pad_top, g.pad_left, ph, pw, padded, pool);
       NCHW8cConvArgs d = a;
       d.x = padded, d.in_h = ph, d.in_w = pw, d.pad_top = d.pad_left = 0;
-      auto body = [&](int64_t r0, int64_t r1) { k.nchw8c_direct(d, r0, r1); };
-      if (threads > 1 && g.out_h > 1) {
-        pool->ParallelFor(g.out_h, body, 1);
-      } else {
-        body(0, g.out_h);
-      }
+      Over(pool, g.out_h, 1, [&](int64_t r0, int64_t r1) { k.nchw8c_direct(d, r0, r1); });
     } else if (kind == NCHW8cConvKind::kPointwise) {
       const int64_t pixels = g.out_plane();
       const int64_t units = (pixels + kPointwiseUnit - 1) / kPointwiseUnit;
@@ -98,26 +97,15 @@ void RunNCHW8cConv(const CpuKernels& k, NCHW8cConvKind kind, const Conv2dGeometr
           part.out_c = (ob1 - ob0) * B;
           k.nchw8c_pointwise(part, 0, pixels);
         };
-        pool->ParallelFor(pairs, body, (pairs + threads - 1) / threads);
+        Over(pool, pairs, (pairs + threads - 1) / threads, body);
         continue;
       }
-      auto body = [&](int64_t u0, int64_t u1) {
+      // One contiguous range of pixels per thread: each reads its own input rows once.
+      Over(pool, units, (units + threads - 1) / threads, [&](int64_t u0, int64_t u1) {
         k.nchw8c_pointwise(a, u0 * kPointwiseUnit, std::min(pixels, u1 * kPointwiseUnit));
-      };
-      if (threads > 1 && units > 1) {
-        // One contiguous range of pixels per thread: each reads its own input rows once.
-        pool->ParallelFor(units, body, (units + threads - 1) / threads);
-      } else {
-        body(0, units);
-      }
+      });
     } else {
-      const int64_t blocks = g.out_c / B;
-      auto body = [&](int64_t b0, int64_t b1) { k.nchw8c_depthwise(a, b0, b1); };
-      if (threads > 1 && blocks > 1) {
-        pool->ParallelFor(blocks, body, 1);
-      } else {
-        body(0, blocks);
-      }
+      Over(pool, g.out_c / B, 1, [&](int64_t b0, int64_t b1) { k.nchw8c_depthwise(a, b0, b1); });
     }
   }
 }

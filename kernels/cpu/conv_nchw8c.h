@@ -21,8 +21,7 @@ enum class NCHW8cConvKind { kNone, kPointwise, kDepthwise, kDirect };
 // windows up to 7x7, stride 1 or 2 (both axes). Undilated; output channels (and the blocked
 // inputs') multiples of 8; any activation (relu / clip on the store, the others over each
 // block's output rows); a residual only on 1x1 layers.
-NCHW8cConvKind ClassifyNCHW8cConv(const Conv2dGeometry& g, const ActivationParams& act,
-                                  bool has_residual);
+NCHW8cConvKind ClassifyNCHW8cConv(const Conv2dGeometry& g, bool has_residual);
 
 // Scratch RunNCHW8cConv needs: kDirect's zero-padded copy of one image.
 size_t NCHW8cConvScratchBytes(NCHW8cConvKind kind, const Conv2dGeometry& g);

@@ -11,6 +11,33 @@ int64_t RoundUp(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
 
 }  // namespace
 
+void CopyZeroPadded(const float* x, int64_t channels, int64_t in_h, int64_t in_w, int64_t pad_top,
+                    int64_t pad_left, int64_t pad_h, int64_t pad_w, float* xpad, ThreadPool* pool) {
+  // The input rows at (pad_top, pad_left); only the padding around them is cleared.
+  const int64_t right = pad_w - pad_left - in_w;
+  // Row r of channel c (r = c * pad_h + padded row), over the pool: one thread's copy of a
+  // 224 x 224 image was a third of mobilenetv2's stem at two threads.
+  auto copy_rows = [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t c = r / pad_h, iy = r % pad_h - pad_top;
+      float* row = xpad + r * pad_w;
+      if (iy < 0 || iy >= in_h) {
+        std::fill(row, row + pad_w, 0.f);
+        continue;
+      }
+      std::fill(row, row + pad_left, 0.f);
+      std::memcpy(row + pad_left, x + (c * in_h + iy) * in_w,
+                  static_cast<size_t>(in_w) * sizeof(float));
+      std::fill(row + pad_left + in_w, row + pad_left + in_w + right, 0.f);
+    }
+  };
+  if (pool && pool->num_threads() > 1) {
+    pool->ParallelFor(channels * pad_h, copy_rows, 16);
+  } else {
+    copy_rows(0, channels * pad_h);
+  }
+}
+
 bool ConvStem::Applies(const Conv2dGeometry& g, const CpuKernels& kernels) {
   // Measured against ConvGemm over im2col panels (kiln bench --profile, per-op minimum over 3-6
   // alternating rounds, one thread): 7x7 stems to 64 channels 1.21-1.25x (resnet18_rw,
@@ -56,29 +83,8 @@ void ConvStem::Run(const float* x, const float* w16, const float* bias, const Ac
   for (int64_t n = 0; n < g_.batch; ++n) {
     const float* xn = x + n * g_.in_c * g_.in_plane();
     float* yn = y + n * g_.out_c * g_.out_plane();
-    // The input rows at (pad_top, pad_left); only the padding around them is cleared.
-    const int64_t right = p.pad_w - g_.pad_left - g_.in_w;
-    // Row r of channel c (r = c * pad_h + padded row), over the pool: one thread's copy of a
-    // 224 x 224 image was a third of mobilenetv2's stem at two threads.
-    auto copy_rows = [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        const int64_t c = r / p.pad_h, iy = r % p.pad_h - g_.pad_top;
-        float* row = xpad + r * p.pad_w;
-        if (iy < 0 || iy >= g_.in_h) {
-          std::fill(row, row + p.pad_w, 0.f);
-          continue;
-        }
-        std::fill(row, row + g_.pad_left, 0.f);
-        std::memcpy(row + g_.pad_left, xn + (c * g_.in_h + iy) * g_.in_w,
-                    static_cast<size_t>(g_.in_w) * sizeof(float));
-        std::fill(row + g_.pad_left + g_.in_w, row + g_.pad_left + g_.in_w + right, 0.f);
-      }
-    };
-    if (pool && pool->num_threads() > 1) {
-      pool->ParallelFor(g_.in_c * p.pad_h, copy_rows, 16);
-    } else {
-      copy_rows(0, g_.in_c * p.pad_h);
-    }
+    CopyZeroPadded(xn, g_.in_c, g_.in_h, g_.in_w, g_.pad_top, g_.pad_left, p.pad_h, p.pad_w, xpad,
+                   pool);
     auto rows = [&](int64_t oy0, int64_t oy1) {
       kernels_->stem_conv(p, xpad, w16, bias16, yn, oy0, oy1);
       if (!inline_act) {

@@ -13,6 +13,12 @@
 
 namespace kiln::cpu {
 
+// Copies `channels` planes of in_h x in_w into xpad's pad_h x pad_w planes at (pad_top,
+// pad_left), zeroing the rest (pad_h >= pad_top + in_h, pad_w >= pad_left + in_w); rows over
+// the pool. The stems' input (ConvStem, the NCHW8c stems).
+void CopyZeroPadded(const float* x, int64_t channels, int64_t in_h, int64_t in_w, int64_t pad_top,
+                    int64_t pad_left, int64_t pad_h, int64_t pad_w, float* xpad, ThreadPool* pool);
+
 class ConvStem {
  public:
   ConvStem() = default;

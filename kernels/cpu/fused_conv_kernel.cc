@@ -24,26 +24,8 @@ Expected<ConvAlgo> Block16Algo(const Conv2dGeometry& g) {
   return ConvAlgo::kGemm;
 }
 
-// The node's f32 conv geometry, or an error when it is not an f32 2-D FusedConv.
-Expected<Conv2dGeometry> F32Geometry(const Graph& graph, const Node& node) {
-  if (node.inputs.size() < 2 || node.inputs[0] == kNoValue || node.inputs[1] == kNoValue) {
-    return Unsupported("FusedConv without X or W");
-  }
-  const Value& x = graph.value(node.inputs[0]);
-  const Value& w = graph.value(node.inputs[1]);
-  if (x.dtype != DType::kF32 || w.dtype != DType::kF32 || x.shape.size() != 4) {
-    return Unsupported("not an f32 2-D convolution");
-  }
-  for (size_t i = 2; i < node.inputs.size(); ++i) {
-    if (node.inputs[i] != kNoValue && graph.value(node.inputs[i]).dtype != DType::kF32) {
-      return Unsupported("not an f32 bias/residual");
-    }
-  }
-  return ResolveConv2d(node.attrs, x.shape, w.shape);
-}
-
 bool AcceptsBlock16(const Graph& graph, const Node& node) {
-  auto g = F32Geometry(graph, node);
+  auto g = F32ConvGeometry(graph, node);
   return g.ok() && Block16Algo(*g).ok();
 }
 
@@ -51,7 +33,7 @@ bool AcceptsBlock16(const Graph& graph, const Node& node) {
 // stride-1 group-1 layers where it was measured to win. Weights already in Wino43Block16O (a
 // file): wherever Winograd applies, so a file packed under other thresholds still runs fast.
 bool AcceptsWinograd(const Graph& graph, const Node& node) {
-  auto g = F32Geometry(graph, node);
+  auto g = F32ConvGeometry(graph, node);
   if (!g.ok()) return false;
   if (graph.value(node.inputs[1]).layout == Layout::kWino43Block16O) return WinogradApplies(*g);
   return ChooseConvAlgo(*g) == ConvAlgo::kWinograd;

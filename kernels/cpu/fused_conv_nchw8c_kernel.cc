@@ -10,26 +10,14 @@
 namespace kiln::cpu {
 namespace {
 
-// The node's geometry and activation when the NCHW8c kernels run it.
-NCHW8cConvKind Classify(const Graph& graph, const Node& node) {
-  if (node.inputs.size() < 2 || node.inputs[0] == kNoValue || node.inputs[1] == kNoValue) {
-    return NCHW8cConvKind::kNone;
-  }
-  const Value& x = graph.value(node.inputs[0]);
-  const Value& w = graph.value(node.inputs[1]);
-  if (x.dtype != DType::kF32 || w.dtype != DType::kF32 || x.shape.size() != 4) {
-    return NCHW8cConvKind::kNone;
-  }
-  for (size_t i = 2; i < node.inputs.size(); ++i) {
-    if (node.inputs[i] != kNoValue && graph.value(node.inputs[i]).dtype != DType::kF32) {
-      return NCHW8cConvKind::kNone;
-    }
-  }
-  auto g = ResolveConv2d(node.attrs, x.shape, w.shape);
-  ActivationParams act;
+// How the NCHW8c kernels run the node (kNone: they do not), and its geometry.
+NCHW8cConvKind Classify(const Graph& graph, const Node& node, Conv2dGeometry* geometry = nullptr) {
+  auto g = F32ConvGeometry(graph, node);
+  ActivationParams act;  // only checked: the kernels take every activation
   if (!g.ok() || !ReadActivation(node.attrs, &act).ok()) return NCHW8cConvKind::kNone;
+  if (geometry) *geometry = *g;
   const bool residual = node.inputs.size() > 3 && node.inputs[3] != kNoValue;
-  return ClassifyNCHW8cConv(*g, act, residual);
+  return ClassifyNCHW8cConv(*g, residual);
 }
 
 // Blocked input: the 1x1 and depthwise layers; plain input: the stems.
@@ -46,7 +34,7 @@ class FusedConvNCHW8c : public Kernel {
   explicit FusedConvNCHW8c(Isa isa) : isa_(isa) {}
 
   Status Prepare(const KernelContext& ctx) override {
-    kind_ = Classify(ctx.graph(), ctx.node());
+    kind_ = Classify(ctx.graph(), ctx.node(), &geometry_);
     const Layout x_layout = kind_ == NCHW8cConvKind::kDirect ? Layout::kPlain : Layout::kNCHW8c;
     // ([N, C, 1, 1] inputs have the same bytes in both layouts.)
     if (ctx.input(1).layout != Layout::kBlock16O ||
@@ -58,8 +46,6 @@ class FusedConvNCHW8c : public Kernel {
                       std::string(LayoutName(ctx.output(0).layout)));
     }
     if (kind_ == NCHW8cConvKind::kNone) return Internal("not an NCHW8c convolution");
-    KILN_ASSIGN_OR_RETURN(geometry_,
-                          ResolveConv2d(ctx.attrs(), ctx.input(0).shape, ctx.input(1).shape));
     KILN_RETURN_IF_ERROR(ReadActivation(ctx.attrs(), &act_));
     KILN_ASSIGN_OR_RETURN(kernels_, KernelsForIsa(isa_));
     if (!kernels_->nchw8c_pointwise || !kernels_->nchw8c_depthwise || !kernels_->nchw8c_direct) {
