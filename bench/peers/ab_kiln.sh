@@ -3,6 +3,8 @@
 # the same window): median of each binary's per-round `kiln bench` medians, and their ratio.
 #
 #   bench/peers/ab_kiln.sh OLD_KILN NEW_KILN MODEL [THREADS] [ROUNDS] [extra kiln bench flags...]
+# OLD_FLAGS, if set, go to the OLD side only: one binary with and without a compiler pass,
+#   OLD_FLAGS="--disable-pass blocked-layout" bench/peers/ab_kiln.sh build/kiln build/kiln M
 set -euo pipefail
 old=$1 new=$2 model=$3 threads=${4:-1} rounds=${5:-5}
 shift $(( $# < 5 ? $# : 5 ))
@@ -15,7 +17,8 @@ run() {
 }
 a=() b=()
 for ((i = 0; i < rounds; ++i)); do
-  a+=("$(run "$old" "$@")")
+  # shellcheck disable=SC2086  # OLD_FLAGS is a list of flags
+  a+=("$(run "$old" "$@" ${OLD_FLAGS:-})")
   b+=("$(run "$new" "$@")")
 done
 ma=$(printf '%s\n' "${a[@]}" | median)
