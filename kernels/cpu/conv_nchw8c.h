@@ -1,9 +1,9 @@
 // Convolutions over NCHW8c activations (ir/layout.h: [N][C/8][H][W][8]) and the compiler's
 // Block16O weights: 1x1 stride-1 layers and 3x3 / 5x5 depthwise layers, the bulk of the
-// inverted-residual networks. A pixel's 8 channels are one AVX2 vector, so a depthwise tap is
-// one FMA without transposes, and a 1x1 layer reads C/8 contiguous streams and writes O/8
-// where the plain layout reads C planes and writes O (more streams than the hardware
-// prefetchers follow on large planes). The compiler's blocked-layout pass decides which values
+// inverted-residual networks. A pixel's 8 channels are one AVX2 vector (half an AVX-512 one),
+// so a depthwise tap is one FMA without transposes, and a 1x1 layer reads C/8 contiguous
+// streams and writes O/8 where the plain layout reads C planes and writes O (more streams than
+// the hardware prefetchers follow on large planes). The compiler's blocked-layout pass decides which values
 // are stored this way, with Reorder nodes where the region meets plain ops.
 #pragma once
 

@@ -1,6 +1,6 @@
 // FusedConv over NCHW8c activations (conv_nchw8c.h) and Block16O weights, bound in place: the
-// layers the compiler's blocked-layout pass stores blocked. Portable and AVX2 flavours (the
-// AVX-512 table runs the AVX2 micro-kernels: the blocks are 8 channels on every ISA).
+// layers the compiler's blocked-layout pass stores blocked. Portable, AVX2 and AVX-512 flavours
+// (the blocks are 8 channels on every ISA; an AVX-512 vector holds two).
 #include "ir/layout.h"
 #include "kernels/cpu/conv_nchw8c.h"
 #include "kernels/cpu/cpu_features.h"
@@ -86,7 +86,7 @@ void RegisterFusedConvNCHW8c(KernelRegistry& r) {
   KernelTraits plain_input = traits;
   plain_input.accepts = AcceptsPlainInput;
   plain_input.data_layout = Layout::kPlain;
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+  for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
     for (const KernelTraits& t : {traits, plain_input}) {
       r.Register(
           KernelKey{OpType::kFusedConv, ExecutorKind::kCpu, DType::kF32, Layout::kNCHW8c, isa},

@@ -97,9 +97,7 @@ void Check(const Layer& l, uint32_t seed, std::vector<int> thread_counts = {1, 2
     const auto* entry =
         KernelRegistry::Global().FindEntry(blocked, blocked.node(conv), ExecutorKind::kCpu, isa);
     ASSERT_NE(entry, nullptr) << Describe(l);
-    // Past the portable flavour, the AVX2 micro-kernels run (AVX-512 included).
-    const Isa want = isa == Isa::kAvx512 ? Isa::kAvx2 : isa;
-    EXPECT_EQ(entry->key.isa, want) << Describe(l);
+    EXPECT_EQ(entry->key.isa, isa) << Describe(l);
     for (int threads : thread_counts) {
       SessionOptions so;
       so.cpu_max_isa = isa;

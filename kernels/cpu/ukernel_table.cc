@@ -73,9 +73,9 @@ constexpr CpuKernels kAvx512Kernels = {.isa = Isa::kAvx512,
                                        .dwconv_lanes_stride2_max_w = 32,
                                        .stem_conv = StemConvAvx512,
                                        .stem_conv_stride2 = true,
-                                       .nchw8c_pointwise = NCHW8cPointwiseAvx2,
-                                       .nchw8c_depthwise = NCHW8cDepthwiseAvx2,
-                                       .nchw8c_direct = NCHW8cDirectAvx2};
+                                       .nchw8c_pointwise = NCHW8cPointwiseAvx512,
+                                       .nchw8c_depthwise = NCHW8cDepthwiseAvx512,
+                                       .nchw8c_direct = NCHW8cDirectAvx512};
 #endif
 
 }  // namespace

@@ -51,8 +51,8 @@ struct CpuKernels {
   // stride-2 stems too where stem_conv_stride2.
   StemConvFn stem_conv = nullptr;
   bool stem_conv_stride2 = false;
-  // NCHW8c layers (conv_nchw8c.h): one 8-channel block per AVX2 vector; the AVX-512 table uses
-  // the AVX2 kernels (the blocks are 8 wide whatever the ISA, so a file runs on either).
+  // NCHW8c layers (conv_nchw8c.h): one 8-channel block per AVX2 vector, two per AVX-512 one
+  // (the blocks are 8 wide whatever the ISA, so a file runs on either).
   NCHW8cPointwiseFn nchw8c_pointwise = nullptr;
   NCHW8cDepthwiseFn nchw8c_depthwise = nullptr;
   NCHW8cDirectFn nchw8c_direct = nullptr;

@@ -277,6 +277,11 @@ void NCHW8cDirectScalar(const NCHW8cConvArgs& a, int64_t oy0, int64_t oy1);
 void NCHW8cDirectAvx2(const NCHW8cConvArgs& a, int64_t oy0, int64_t oy1);
 void NCHW8cPointwiseAvx2(const NCHW8cConvArgs& a, int64_t p0, int64_t p1);
 void NCHW8cDepthwiseAvx2(const NCHW8cConvArgs& a, int64_t b0, int64_t b1);
+// AVX-512 over the same NCHW8c layout: a zmm holds two 8-channel groups (two blocks of one
+// pixel for 1x1 and stems, two pixels of one block for depthwise).
+void NCHW8cDirectAvx512(const NCHW8cConvArgs& a, int64_t oy0, int64_t oy1);
+void NCHW8cPointwiseAvx512(const NCHW8cConvArgs& a, int64_t p0, int64_t p1);
+void NCHW8cDepthwiseAvx512(const NCHW8cConvArgs& a, int64_t b0, int64_t b1);
 void StemConvAvx2(const StemConvParams& p, const float* xpad, const float* w16, const float* bias16,
                   float* y, int64_t oy0, int64_t oy1);
 void DwConvLanesAvx2(const DwConvParams& p, const float* x, const float* w16, const float* bias16,
