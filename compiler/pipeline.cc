@@ -36,9 +36,11 @@ std::vector<std::unique_ptr<Pass>> DefaultPasses() {
   p.push_back(MakePlaceNodesPass());
   p.push_back(MakePlaceDspPass());
   p.push_back(MakePackDspWeightsPass());
+  // Before the weights are packed: a convolution stored blocked packs its weights for the
+  // NCHW8c kernels (Block16O) instead of Winograd's layout.
+  p.push_back(MakeBlockedLayoutPass());
   p.push_back(MakePackWeightsPass());
   p.push_back(MakeWeightsF16Pass());
-  p.push_back(MakeBlockedLayoutPass());
   return p;
 }
 

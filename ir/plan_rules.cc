@@ -6,6 +6,8 @@
 #include <numeric>
 #include <string>
 
+#include "ir/layout.h"
+
 namespace kiln {
 namespace {
 
@@ -91,13 +93,17 @@ bool IsSliceableConcat(const Graph& g, const Node& node) {
   for (int64_t i = 0; i < axis; ++i) {
     if (out[static_cast<size_t>(i)] != 1) return false;
   }
-  // Inputs laid end to end make the output only for plain bytes (a blocked layout's padding
-  // would not add up to the output's size).
-  if (g.value(node.outputs[0]).layout != Layout::kPlain) return false;
+  // Inputs laid end to end make the output for plain bytes, and for NCHW8c ones along the
+  // channels when every input's channel count is a multiple of 8 (no padding lanes: each
+  // input's blocks are whole, and the output's blocks are theirs in order). Other blocked
+  // cases' padding would not add up to the output's size.
+  const Layout layout = g.value(node.outputs[0]).layout;
+  const bool blocked = layout == Layout::kNCHW8c;
+  if (layout != Layout::kPlain && !(blocked && axis == 1 && out.size() == 4)) return false;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
-    if (node.inputs[i] == kNoValue || g.value(node.inputs[i]).layout != Layout::kPlain) {
-      return false;
-    }
+    if (node.inputs[i] == kNoValue || g.value(node.inputs[i]).layout != layout) return false;
+    const Shape& in = g.value(node.inputs[i]).shape;
+    if (blocked && (in.size() != 4 || in[1] % kNCHWcBlock != 0)) return false;
     for (size_t j = 0; j < i; ++j) {
       if (node.inputs[j] == node.inputs[i]) return false;
     }

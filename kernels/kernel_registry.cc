@@ -10,9 +10,12 @@ namespace kiln {
 
 const char* ExecutorKindName(ExecutorKind kind) {
   switch (kind) {
-    case ExecutorKind::kCpu: return "cpu";
-    case ExecutorKind::kOpenCL: return "opencl";
-    case ExecutorKind::kDsp: return "dsp";
+    case ExecutorKind::kCpu:
+      return "cpu";
+    case ExecutorKind::kOpenCL:
+      return "opencl";
+    case ExecutorKind::kDsp:
+      return "dsp";
   }
   return "unknown";
 }
@@ -107,8 +110,7 @@ Layout OutputLayout(const Graph& graph, const Node& node) {
 }  // namespace
 
 const KernelRegistry::Entry* KernelRegistry::FindEntry(const Graph& graph, const Node& node,
-                                                       ExecutorKind executor,
-                                                       Isa max_isa) const {
+                                                       ExecutorKind executor, Isa max_isa) const {
   return Best(entries_, graph, node, executor, max_isa, OutputLayout(graph, node),
               [&](const Entry& e) { return LayoutsMatch(e.traits, graph, node); });
 }
@@ -120,15 +122,17 @@ bool KernelRegistry::SupportsLayouts(const Graph& graph, const Node& node, Execu
     if (static_cast<int>(e.key.isa) < static_cast<int>(min_isa)) return false;
     if (!e.traits.any_data_layout && e.traits.data_layout != data_layout) return false;
     const auto& packing = e.traits.packing;
-    return !packing || packing->input >= node.inputs.size() ||
-           node.inputs[packing->input] == kNoValue ||
-           graph.value(node.inputs[packing->input]).layout == packing->layout;
+    if (!packing || packing->input >= node.inputs.size() ||
+        node.inputs[packing->input] == kNoValue) {
+      return true;
+    }
+    const Layout w = graph.value(node.inputs[packing->input]).layout;
+    return w == packing->layout || w == Layout::kPlain;
   };
   return Best(entries_, graph, node, executor, max_isa, out_layout, usable) != nullptr;
 }
 
-const KernelRegistry::Entry* KernelRegistry::FindPackingEntry(const Graph& graph,
-                                                              const Node& node,
+const KernelRegistry::Entry* KernelRegistry::FindPackingEntry(const Graph& graph, const Node& node,
                                                               ExecutorKind executor,
                                                               Isa max_isa) const {
   return Best(entries_, graph, node, executor, max_isa, OutputLayout(graph, node),

@@ -96,8 +96,9 @@ class KernelRegistry {
   const Entry* FindPackingEntry(const Graph& graph, const Node& node, ExecutorKind executor,
                                 Isa max_isa) const;
   // Whether a kernel of at least `min_isa` (and at most `max_isa`) would run `node` with its
-  // output in `out_layout` and its data inputs in `data_layout`, its weights as they are now:
-  // what a layout pass asks before it rewrites the values (the node's own layouts ignored).
+  // output in `out_layout` and its data inputs in `data_layout`, its weights as they are now
+  // or, still plain, once packed into the kernel's layout: what a layout pass asks before it
+  // rewrites the values and the weights are packed (the node's own layouts ignored).
   bool SupportsLayouts(const Graph& graph, const Node& node, ExecutorKind executor, Isa min_isa,
                        Isa max_isa, Layout out_layout, Layout data_layout) const;
   const KernelFactory* Find(const Graph& graph, const Node& node, ExecutorKind executor,

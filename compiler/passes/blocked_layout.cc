@@ -2,15 +2,18 @@
 // convolutions that have NCHW8c kernels (ir/layout.h: channels blocked by 8) in that layout, as
 // ONNX Runtime's NCHWc transformer does. Region members are the nodes the kernel registry has
 // a kernel for that writes NCHW8c: FusedConvs with a SIMD kernel reading NCHW8c, or reading
-// plain data (the stems: a few input channels), and squeeze-excite Muls. Sinks read NCHW8c
-// and write plain (GlobalAveragePool). Where a member's output is read by anything else, or is
-// a graph output, a Reorder makes a plain copy; where a member reads a plain value, a Reorder
-// makes a blocked one (one per value), except for [N, C, 1, 1] vectors, whose bytes are the same in
-// both layouts. Members joined through their data form regions; a region is kept only with at
-// least kMembersPerReorder members per Reorder it needs (Zen 3, the pass on and off in two
-// sessions alternating in one process: mobilenetv2, 52 convolutions and one Reorder, 1.22x at
-// one thread; squeezenet's fire modules, 2 convolutions and 3 Reorders each, 0.97x). Logical
-// shapes never change, so every other pass and report reads the graph as before.
+// plain data (the stems: a few input channels), squeeze-excite Muls, MaxPool / AveragePool
+// and channel Concats (of multiples of 8 channels: usually elided, their inputs written in
+// place). Sinks read NCHW8c and write plain (GlobalAveragePool). Where a member's output is
+// read by anything else, or is a graph output, a Reorder makes a plain copy; where a member
+// reads a plain value, a Reorder makes a blocked one (one per value), except for
+// [N, C, 1, 1] vectors, whose bytes are the same in both layouts. Members joined through their
+// data form regions; a region is kept only with at least kMembersPerReorder members per
+// Reorder it needs (Zen 3, the pass on and off in two sessions alternating in one process:
+// mobilenetv2, 52 convolutions and one Reorder, 1.22x at one thread; squeezenet's fire
+// modules, before Concat and the 3x3 layers had NCHW8c kernels, 2 convolutions and 3 Reorders
+// each, 0.97x). Logical shapes never change, so every other pass and report reads the graph
+// as before.
 #include <map>
 #include <set>
 
@@ -45,9 +48,10 @@ class BlockedLayoutPass : public Pass {
     const Isa isa = ctx.options().target_isa;
     State st;
     for (NodeId id : order) {
-      if (Member(rw, id, isa, Layout::kNCHW8c)) {
+      if (Member(rw, id, ctx.options(), Layout::kNCHW8c)) {
         st.region.insert(id);
-      } else if (Member(rw, id, isa, Layout::kPlain)) {  // a stem: reads plain, writes blocked
+      } else if (Member(rw, id, ctx.options(),
+                        Layout::kPlain)) {  // a stem: reads plain, writes blocked
         st.region.insert(id);
         st.plain_input.insert(id);
       } else if (Sink(rw, id, isa)) {
@@ -96,17 +100,29 @@ class BlockedLayoutPass : public Pass {
   }
 
   // Whether `id` has a kernel writing NCHW8c from data in `data_layout`: at least AVX2 for
-  // convolutions (what the layout is for), any flavour for the others.
-  static bool Member(const GraphRewriter& rw, NodeId id, Isa target, Layout data_layout) {
+  // convolutions (what the layout is for), any flavour for the others. The pass runs before
+  // the weights are packed: a convolution's must be constant f32 (packed then into Block16O),
+  // and stay f32 (--weights-f16 keeps every convolution plain: the NCHW8c kernels read f32).
+  static bool Member(const GraphRewriter& rw, NodeId id, const CompileOptions& options,
+                     Layout data_layout) {
     const Node& node = rw.node(id);
-    if (node.op != OpType::kFusedConv && node.op != OpType::kMul) return false;
+    if (node.op != OpType::kFusedConv && node.op != OpType::kMul && node.op != OpType::kMaxPool &&
+        node.op != OpType::kAveragePool && node.op != OpType::kConcat) {
+      return false;
+    }
     if (!OnCpu(node) || node.outputs.size() != 1 || node.inputs.empty()) return false;
     if (node.inputs[0] == kNoValue || rw.value(node.inputs[0]).is_constant()) return false;
     const Value& y = rw.value(node.outputs[0]);
     if (y.dtype != DType::kF32 || y.shape.size() != 4 || y.layout != Layout::kPlain) return false;
-    const Isa min_isa = node.op == OpType::kFusedConv ? Isa::kAvx2 : Isa::kScalar;
-    return KernelRegistry::Global().SupportsLayouts(rw.graph(), node, ExecutorKind::kCpu, min_isa,
-                                                    target, Layout::kNCHW8c, data_layout);
+    const bool conv = node.op == OpType::kFusedConv;
+    if (conv) {
+      if (options.weights_f16 || node.inputs.size() < 2 || node.inputs[1] == kNoValue) return false;
+      const Value& w = rw.value(node.inputs[1]);
+      if (!w.is_constant() || w.dtype != DType::kF32) return false;
+    }
+    return KernelRegistry::Global().SupportsLayouts(
+        rw.graph(), node, ExecutorKind::kCpu, conv ? Isa::kAvx2 : Isa::kScalar, options.target_isa,
+        Layout::kNCHW8c, data_layout);
   }
 
   // Whether `id` has a kernel reading NCHW8c data and writing its output as it is (plain).

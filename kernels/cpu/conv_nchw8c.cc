@@ -26,6 +26,19 @@ void Over(ThreadPool* pool, int64_t n, int64_t grain, const F& body) {
   }
 }
 
+// The part of a layer's arguments that computes Block16O pairs [q0, q1) of output blocks
+// (weights, bias, output and residual offset to them).
+NCHW8cConvArgs PairsOf(const NCHW8cConvArgs& a, const Conv2dGeometry& g, int64_t q0, int64_t q1) {
+  NCHW8cConvArgs part = a;
+  const int64_t ob0 = 2 * q0, ob1 = std::min(g.out_c / B, 2 * q1), pixels = g.out_plane();
+  part.w = a.w + q0 * g.in_c / g.groups * g.kernel_h * g.kernel_w * 16;
+  part.bias = a.bias ? a.bias + ob0 * B : nullptr;
+  part.y = a.y + ob0 * pixels * B;
+  part.residual = a.residual ? a.residual + ob0 * pixels * B : nullptr;
+  part.out_c = (ob1 - ob0) * B;
+  return part;
+}
+
 }  // namespace
 
 NCHW8cConvKind ClassifyNCHW8cConv(const Conv2dGeometry& g, bool has_residual) {
@@ -39,8 +52,12 @@ NCHW8cConvKind ClassifyNCHW8cConv(const Conv2dGeometry& g, bool has_residual) {
   }
   if (g.in_c % B != 0) return NCHW8cConvKind::kNone;
   if (g.is_pointwise() && g.groups == 1) return NCHW8cConvKind::kPointwise;
+  if (g.groups == 1 && g.kernel_h <= 7 && g.kernel_w <= 7 && g.stride_h == g.stride_w &&
+      (g.stride_h == 1 || g.stride_h == 2)) {
+    return NCHW8cConvKind::kDense;
+  }
   const int64_t k = g.kernel_h, half = k / 2;
-  const bool dw = g.is_depthwise() && (k == 3 || k == 5) && g.kernel_w == k &&
+  const bool dw = g.is_depthwise() && (k == 1 || k == 3 || k == 5) && g.kernel_w == k &&
                   g.stride_h == g.stride_w && (g.stride_h == 1 || g.stride_h == 2) &&
                   g.pad_top <= half && g.pad_left <= half && g.pad_bottom <= half &&
                   g.pad_right <= half;
@@ -49,7 +66,7 @@ NCHW8cConvKind ClassifyNCHW8cConv(const Conv2dGeometry& g, bool has_residual) {
 }
 
 size_t NCHW8cConvScratchBytes(NCHW8cConvKind kind, const Conv2dGeometry& g) {
-  if (kind != NCHW8cConvKind::kDirect) return 0;
+  if (kind != NCHW8cConvKind::kDirect && kind != NCHW8cConvKind::kDense) return 0;
   return static_cast<size_t>(g.in_c * (g.in_h + g.pad_top + g.pad_bottom) *
                              (g.in_w + g.pad_left + g.pad_right)) *
          sizeof(float);
@@ -74,12 +91,25 @@ void RunNCHW8cConv(const CpuKernels& k, NCHW8cConvKind kind, const Conv2dGeometr
     a.x = x + n * in_image;
     a.y = y + n * out_image;
     a.residual = residual ? residual + n * out_image : nullptr;
-    if (kind == NCHW8cConvKind::kDirect) {
-      // The image zero-padded once (a few channels), so the taps need no bounds checks.
-      CopyZeroPadded(a.x, g.in_c, g.in_h, g.in_w, g.pad_top, g.pad_left, ph, pw, padded, pool);
+    if (kind == NCHW8cConvKind::kDirect || kind == NCHW8cConvKind::kDense) {
+      // The image zero-padded once, so the taps need no bounds checks: a few plain channels
+      // (stems), or NCHW8c, whose block rows are rows of in_w * 8 floats.
+      const bool blocked = kind == NCHW8cConvKind::kDense;
+      const int64_t cs = blocked ? B : 1;
+      CopyZeroPadded(a.x, blocked ? g.in_c / B : g.in_c, g.in_h, g.in_w * cs, g.pad_top,
+                     g.pad_left * cs, ph, pw * cs, padded, pool);
       NCHW8cConvArgs d = a;
       d.x = padded, d.in_h = ph, d.in_w = pw, d.pad_top = d.pad_left = 0;
-      Over(pool, g.out_h, 1, [&](int64_t r0, int64_t r1) { k.nchw8c_direct(d, r0, r1); });
+      d.x_blocked = blocked;
+      const int64_t pairs = (g.out_c / B + 1) / 2;
+      if (threads > 1 && pairs % threads == 0 && g.out_h < 8 * threads) {
+        // Small planes (13x13 and less): whole rows would split unevenly; the threads take
+        // equal numbers of Block16O pairs of output blocks instead.
+        Over(pool, pairs, pairs / threads,
+             [&](int64_t q0, int64_t q1) { k.nchw8c_direct(PairsOf(d, g, q0, q1), 0, g.out_h); });
+      } else {
+        Over(pool, g.out_h, 1, [&](int64_t r0, int64_t r1) { k.nchw8c_direct(d, r0, r1); });
+      }
     } else if (kind == NCHW8cConvKind::kPointwise) {
       const int64_t pixels = g.out_plane();
       const int64_t units = (pixels + kPointwiseUnit - 1) / kPointwiseUnit;
@@ -87,17 +117,8 @@ void RunNCHW8cConv(const CpuKernels& k, NCHW8cConvKind kind, const Conv2dGeometr
       if (threads > 1 && units < 4 * threads && pairs >= threads) {
         // Small planes (14x14 and less): the threads split the output channels in pairs of
         // blocks (one Block16O block each), every thread reading the whole input.
-        auto body = [&](int64_t q0, int64_t q1) {
-          NCHW8cConvArgs part = a;
-          const int64_t ob0 = 2 * q0, ob1 = std::min(g.out_c / B, 2 * q1);
-          part.w = a.w + q0 * g.in_c * 16;
-          part.bias = a.bias ? a.bias + ob0 * B : nullptr;
-          part.y = a.y + ob0 * pixels * B;
-          part.residual = a.residual ? a.residual + ob0 * pixels * B : nullptr;
-          part.out_c = (ob1 - ob0) * B;
-          k.nchw8c_pointwise(part, 0, pixels);
-        };
-        Over(pool, pairs, (pairs + threads - 1) / threads, body);
+        Over(pool, pairs, (pairs + threads - 1) / threads,
+             [&](int64_t q0, int64_t q1) { k.nchw8c_pointwise(PairsOf(a, g, q0, q1), 0, pixels); });
         continue;
       }
       // One contiguous range of pixels per thread: each reads its own input rows once.
@@ -142,6 +163,11 @@ void NCHW8cPointwiseScalar(const NCHW8cConvArgs& a, int64_t p0, int64_t p1) {
 
 void NCHW8cDirectScalar(const NCHW8cConvArgs& a, int64_t oy0, int64_t oy1) {
   const int64_t plane = a.out_h * a.out_w, taps = a.kernel_h * a.kernel_w;
+  // Channel c's value at padded row iy, column ix: plain planes, or lane c % 8 of block c / 8.
+  auto at = [&](int64_t c, int64_t iy, int64_t ix) {
+    return a.x_blocked ? a.x[(((c / B) * a.in_h + iy) * a.in_w + ix) * B + c % B]
+                       : a.x[(c * a.in_h + iy) * a.in_w + ix];
+  };
   for (int64_t ob = 0; ob < a.out_c / B; ++ob) {
     // Block16O [O/16][C][kh][kw][16]: block ob is half (ob % 2) of 16-channel block ob / 2.
     const float* wb = a.w + (ob / 2) * a.in_c * taps * 16 + (ob % 2) * B;
@@ -151,15 +177,18 @@ void NCHW8cDirectScalar(const NCHW8cConvArgs& a, int64_t oy0, int64_t oy1) {
         for (int64_t l = 0; l < B; ++l) acc[l] = a.bias ? a.bias[ob * B + l] : 0.f;
         for (int64_t c = 0; c < a.in_c; ++c) {
           for (int64_t ky = 0; ky < a.kernel_h; ++ky) {
-            const float* row = a.x + (c * a.in_h + oy * a.stride + ky) * a.in_w + ox * a.stride;
             for (int64_t kx = 0; kx < a.kernel_w; ++kx) {
+              const float xv = at(c, oy * a.stride + ky, ox * a.stride + kx);
               const float* wk = wb + ((c * a.kernel_h + ky) * a.kernel_w + kx) * 16;
-              for (int64_t l = 0; l < B; ++l) acc[l] += wk[l] * row[kx];
+              for (int64_t l = 0; l < B; ++l) acc[l] += wk[l] * xv;
             }
           }
         }
-        float* yp = a.y + (ob * plane + oy * a.out_w + ox) * B;
-        for (int64_t l = 0; l < B; ++l) yp[l] = ApplyActivation(a.act, acc[l]);
+        const int64_t at_y = (ob * plane + oy * a.out_w + ox) * B;
+        for (int64_t l = 0; l < B; ++l) {
+          const float v = acc[l] + (a.residual ? a.residual[at_y + l] : 0.f);
+          a.y[at_y + l] = ApplyActivation(a.act, v);
+        }
       }
     }
   }

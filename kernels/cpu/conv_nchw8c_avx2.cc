@@ -115,61 +115,137 @@ void NCHW8cPointwiseAvx2(const NCHW8cConvArgs& a, int64_t p0, int64_t p1) {
 
 namespace {
 
-// OBT output blocks x PT pixels of one output row, every tap of every input channel.
-template <int OBT, int PT>
-inline void DirectTile(const NCHW8cConvArgs& a, const float* x, const float* w, const float* bias,
-                       float* y, int64_t plane, const Clamp& clamp) {
+// Input channels [c0, c1) of a direct layer: the first range starts from the bias and the
+// residual (read before its own pixels are written: the residual may share y's buffer), the
+// others from the partial sums stored before; the last applies the activation.
+struct ChannelRange {
+  int64_t c0, c1;
+  bool first, last;
+};
+
+// OBT output blocks x PT pixels of one output row over input channels r.c0..r.c1. x: the
+// zero-padded image at the tile's first window, plain (kBlocked false) or NCHW8c (channel c
+// is lane c % 8 of block c / 8, columns 8 floats apart); w: channel r.c0's Block16O weights.
+template <bool kBlocked, int OBT, int PT>
+inline void DirectTile(const NCHW8cConvArgs& a, const ChannelRange& r, const float* x,
+                       const float* w, const float* bias, const float* residual, float* y,
+                       int64_t plane, const Clamp& clamp) {
   __m256 acc[OBT][PT];
   for (int o = 0; o < OBT; ++o) {
     const __m256 b = bias ? _mm256_loadu_ps(bias + o * B) : _mm256_setzero_ps();
-    for (int p = 0; p < PT; ++p) acc[o][p] = b;
+    for (int p = 0; p < PT; ++p) {
+      const int64_t off = o * plane * B + p * B;
+      if (!r.first) {
+        acc[o][p] = _mm256_loadu_ps(y + off);
+      } else {
+        acc[o][p] = residual ? _mm256_add_ps(b, _mm256_loadu_ps(residual + off)) : b;
+      }
+    }
   }
-  const int64_t s = a.stride;
-  for (int64_t c = 0; c < a.in_c; ++c) {
+  constexpr int64_t cs = kBlocked ? B : 1;  // floats between two columns
+  const int64_t step = a.stride * cs, row_floats = a.in_w * cs;
+  for (int64_t c = r.c0; c < r.c1; ++c) {
+    const float* xc =
+        kBlocked ? x + (c / B) * a.in_h * row_floats + c % B : x + c * a.in_h * a.in_w;
     for (int64_t ky = 0; ky < a.kernel_h; ++ky) {
-      const float* row = x + (c * a.in_h + ky) * a.in_w;
+      const float* row = xc + ky * row_floats;
       for (int64_t kx = 0; kx < a.kernel_w; ++kx) {
         __m256 wv[OBT];
         for (int o = 0; o < OBT; ++o) wv[o] = _mm256_loadu_ps(w + o * B);
         w += 16;
+        const float* col = row + kx * cs;
         for (int p = 0; p < PT; ++p) {
-          const __m256 xv = _mm256_broadcast_ss(row + p * s + kx);
+          const __m256 xv = _mm256_broadcast_ss(col + p * step);
           for (int o = 0; o < OBT; ++o) acc[o][p] = _mm256_fmadd_ps(wv[o], xv, acc[o][p]);
         }
       }
     }
   }
   for (int o = 0; o < OBT; ++o) {
-    for (int p = 0; p < PT; ++p) _mm256_storeu_ps(y + o * plane * B + p * B, clamp(acc[o][p]));
+    for (int p = 0; p < PT; ++p) {
+      _mm256_storeu_ps(y + o * plane * B + p * B, r.last ? clamp(acc[o][p]) : acc[o][p]);
+    }
   }
 }
 
-template <int OBT>
-void DirectRow(const NCHW8cConvArgs& a, int64_t ob, int64_t oy, const Clamp& clamp) {
+// Output row oy of blocks [ob, ob + OBT) over channels r: tiles of 6 pixels, the last up to
+// 6 pixels of a row in one tile.
+template <bool kBlocked, int OBT>
+void DirectRow(const NCHW8cConvArgs& a, const ChannelRange& r, int64_t ob, int64_t oy,
+               const Clamp& clamp) {
   const int64_t plane = a.out_h * a.out_w, taps = a.kernel_h * a.kernel_w;
-  const float* w = a.w + (ob / 2) * a.in_c * taps * 16 + (ob % 2) * B;
+  const float* w = a.w + ((ob / 2) * a.in_c + r.c0) * taps * 16 + (ob % 2) * B;
   const float* bias = a.bias ? a.bias + ob * B : nullptr;
-  const float* x = a.x + oy * a.stride * a.in_w;
-  float* y = a.y + (ob * plane + oy * a.out_w) * B;
-  int64_t ox = 0;
-  for (; ox + 6 <= a.out_w; ox += 6) {
-    DirectTile<OBT, 6>(a, x + ox * a.stride, w, bias, y + ox * B, plane, clamp);
+  constexpr int64_t cs = kBlocked ? B : 1;
+  const float* x = a.x + oy * a.stride * a.in_w * cs;
+  const int64_t off = (ob * plane + oy * a.out_w) * B, step = a.stride * cs;
+  float* y = a.y + off;
+  const float* res = a.residual ? a.residual + off : nullptr;
+  for (int64_t ox = 0; ox < a.out_w;) {
+    const int64_t pt = std::min<int64_t>(6, a.out_w - ox);
+    const float* xt = x + ox * step;
+    const float* rt = res ? res + ox * B : nullptr;
+    float* yt = y + ox * B;
+    switch (pt) {
+      case 1:
+        DirectTile<kBlocked, OBT, 1>(a, r, xt, w, bias, rt, yt, plane, clamp);
+        break;
+      case 2:
+        DirectTile<kBlocked, OBT, 2>(a, r, xt, w, bias, rt, yt, plane, clamp);
+        break;
+      case 3:
+        DirectTile<kBlocked, OBT, 3>(a, r, xt, w, bias, rt, yt, plane, clamp);
+        break;
+      case 4:
+        DirectTile<kBlocked, OBT, 4>(a, r, xt, w, bias, rt, yt, plane, clamp);
+        break;
+      case 5:
+        DirectTile<kBlocked, OBT, 5>(a, r, xt, w, bias, rt, yt, plane, clamp);
+        break;
+      default:
+        DirectTile<kBlocked, OBT, 6>(a, r, xt, w, bias, rt, yt, plane, clamp);
+        break;
+    }
+    ox += pt;
   }
-  for (; ox < a.out_w; ++ox) {
-    DirectTile<OBT, 1>(a, x + ox * a.stride, w, bias, y + ox * B, plane, clamp);
+  if (r.last) {
+    for (int o = 0; o < OBT; ++o) clamp.Finish(y + o * plane * B, a.out_w * B);
   }
-  for (int o = 0; o < OBT; ++o) clamp.Finish(y + o * plane * B, a.out_w * B);
+}
+
+// Weight bytes of a channel range that the rows of a block pair reuse from L1.
+constexpr int64_t kRangeWeightBytes = 32 * 1024;
+
+// Block pairs outermost; within one, the input channels in ranges whose weights stay in L1
+// while every row of [oy0, oy1) runs them (the partial sums go through y).
+template <bool kBlocked, int OBT>
+void DirectBlocks(const NCHW8cConvArgs& a, int64_t ob, int64_t oy0, int64_t oy1,
+                  const Clamp& clamp) {
+  const int64_t taps = a.kernel_h * a.kernel_w;
+  const int64_t per = std::max<int64_t>(8, kRangeWeightBytes / (taps * 16 * 4) / 8 * 8);
+  for (int64_t c0 = 0; c0 < a.in_c; c0 += per) {
+    const int64_t c1 = std::min(a.in_c, c0 + per);
+    const ChannelRange r{c0, c1, c0 == 0, c1 == a.in_c};
+    for (int64_t oy = oy0; oy < oy1; ++oy) DirectRow<kBlocked, OBT>(a, r, ob, oy, clamp);
+  }
+}
+
+template <bool kBlocked>
+void DirectRows(const NCHW8cConvArgs& a, int64_t oy0, int64_t oy1) {
+  const Clamp clamp(a.act);
+  const int64_t out_blocks = a.out_c / B;
+  int64_t ob = 0;
+  for (; ob + 2 <= out_blocks; ob += 2) DirectBlocks<kBlocked, 2>(a, ob, oy0, oy1, clamp);
+  if (ob < out_blocks) DirectBlocks<kBlocked, 1>(a, ob, oy0, oy1, clamp);
 }
 
 }  // namespace
 
 void NCHW8cDirectAvx2(const NCHW8cConvArgs& a, int64_t oy0, int64_t oy1) {
-  const Clamp clamp(a.act);
-  const int64_t out_blocks = a.out_c / B;
-  for (int64_t oy = oy0; oy < oy1; ++oy) {
-    int64_t ob = 0;
-    for (; ob + 2 <= out_blocks; ob += 2) DirectRow<2>(a, ob, oy, clamp);
-    if (ob < out_blocks) DirectRow<1>(a, ob, oy, clamp);
+  if (a.x_blocked) {
+    DirectRows<true>(a, oy0, oy1);
+  } else {
+    DirectRows<false>(a, oy0, oy1);
   }
 }
 
@@ -257,6 +333,8 @@ void DepthwiseK(const NCHW8cConvArgs& a, int64_t b0, int64_t b1) {
 void NCHW8cDepthwiseAvx2(const NCHW8cConvArgs& a, int64_t b0, int64_t b1) {
   if (a.kernel_h == 5) {
     DepthwiseK<5>(a, b0, b1);
+  } else if (a.kernel_h == 1) {  // a per-channel scale and shift (densenet's pre-activation)
+    DepthwiseK<1>(a, b0, b1);
   } else {
     DepthwiseK<3>(a, b0, b1);
   }

@@ -145,72 +145,171 @@ void NCHW8cPointwiseAvx512(const NCHW8cConvArgs& a, int64_t p0, int64_t p1) {
 
 namespace {
 
-// QT pairs of output blocks x PT pixels of one output row, every tap of every input channel
-// (x: the zero-padded plain image).
-template <int QT, int PT>
-inline void DirectTile(const NCHW8cConvArgs& a, const float* x, const float* w, const float* bias,
+// Input channels [c0, c1) of a direct layer: the first range starts from the bias and the
+// residual (read before its own pixels are written: the residual may share y's buffer), the
+// others from the partial sums stored before; the last applies the activation.
+struct ChannelRange {
+  int64_t c0, c1;
+  bool first, last;
+};
+
+// QT pairs of output blocks x PT pixels of one output row over input channels r.c0..r.c1. x:
+// the zero-padded image at the tile's first window, plain (kBlocked false: channel c's plane,
+// columns 1 float apart) or NCHW8c (channel c is lane c % 8 of block c / 8, columns 8 floats
+// apart). w: the Block16O weights of channel r.c0, in the loop's order (channel, row, column,
+// 16 floats each).
+template <bool kBlocked, int QT, int PT>
+inline void DirectTile(const NCHW8cConvArgs& a, const ChannelRange& r, const int64_t* tap_offset,
+                       const float* x, const float* w, const float* bias, const float* residual,
                        float* y, int64_t plane, int full_pairs, const Clamp512& clamp) {
+  const int64_t bs = plane * B;
   __m512 acc[QT][PT];
   for (int q = 0; q < QT; ++q) {
     const __m512 b = PairBias(bias ? bias + q * 16 : nullptr, q < full_pairs);
-    for (int p = 0; p < PT; ++p) acc[q][p] = b;
-  }
-  const int64_t s = a.stride, taps = a.kernel_h * a.kernel_w, wq = a.in_c * taps * 16;
-  for (int64_t c = 0; c < a.in_c; ++c) {
-    for (int64_t ky = 0; ky < a.kernel_h; ++ky) {
-      const float* row = x + (c * a.in_h + ky) * a.in_w;
-      for (int64_t kx = 0; kx < a.kernel_w; ++kx) {
-        __m512 wv[QT];
-        for (int q = 0; q < QT; ++q) wv[q] = _mm512_loadu_ps(w + q * wq);
-        w += 16;
-        for (int p = 0; p < PT; ++p) {
-          const __m512 xv = _mm512_set1_ps(row[p * s + kx]);
-          for (int q = 0; q < QT; ++q) acc[q][p] = _mm512_fmadd_ps(wv[q], xv, acc[q][p]);
-        }
+    for (int p = 0; p < PT; ++p) {
+      const int64_t off = 2 * q * bs + p * B;
+      if (!r.first) {
+        acc[q][p] = LoadPair(y + off, bs, q < full_pairs);
+      } else {
+        acc[q][p] = residual ? _mm512_add_ps(b, LoadPair(residual + off, bs, q < full_pairs)) : b;
       }
     }
   }
-  const int64_t bs = plane * B;
+  constexpr int64_t cs = kBlocked ? B : 1;  // floats between two columns
+  const int64_t step = a.stride * cs, taps = a.kernel_h * a.kernel_w, wq = a.in_c * taps * 16;
+  const int64_t row_floats = a.in_w * cs;
+  for (int64_t c = r.c0; c < r.c1; ++c) {
+    const float* xc =
+        kBlocked ? x + (c / B) * a.in_h * row_floats + c % B : x + c * a.in_h * a.in_w;
+    // One flat loop over the window's taps (offsets made once per call), as the plain stems'.
+    for (int64_t t = 0; t < taps; ++t) {
+      __m512 wv[QT];
+      for (int q = 0; q < QT; ++q) wv[q] = _mm512_loadu_ps(w + q * wq);
+      w += 16;
+      const float* col = xc + tap_offset[t];
+      for (int p = 0; p < PT; ++p) {
+        const __m512 xv = _mm512_set1_ps(col[p * step]);
+        for (int q = 0; q < QT; ++q) acc[q][p] = _mm512_fmadd_ps(wv[q], xv, acc[q][p]);
+      }
+    }
+  }
   for (int q = 0; q < QT; ++q) {
+    const bool two = q < full_pairs;
     for (int p = 0; p < PT; ++p) {
-      StorePair(y + 2 * q * bs + p * B, bs, q < full_pairs, clamp(acc[q][p]));
+      StorePair(y + 2 * q * bs + p * B, bs, two, r.last ? clamp(acc[q][p]) : acc[q][p]);
     }
   }
 }
 
-template <int QT>
-void DirectRow(const NCHW8cConvArgs& a, int64_t q0, int64_t oy, const Clamp512& clamp) {
+// The tile for the pt pixels left in a row (up to 14 with blocked input: rows of small planes,
+// 7, 13, 14, take one tile, where a 1-pixel tile would load two weight rows per two FMAs).
+template <bool kBlocked, int QT>
+inline void DirectTileOf(int64_t pt, const NCHW8cConvArgs& a, const ChannelRange& r,
+                         const int64_t* toff, const float* x, const float* w, const float* bias,
+                         const float* res, float* y, int64_t plane, int full,
+                         const Clamp512& clamp) {
+#define KILN_TILE(n) \
+  case n:            \
+    return DirectTile<kBlocked, QT, n>(a, r, toff, x, w, bias, res, y, plane, full, clamp)
+  if constexpr (kBlocked) {
+    switch (pt) {
+      KILN_TILE(1);
+      KILN_TILE(2);
+      KILN_TILE(3);
+      KILN_TILE(4);
+      KILN_TILE(5);
+      KILN_TILE(6);
+      KILN_TILE(7);
+      KILN_TILE(8);
+      KILN_TILE(9);
+      KILN_TILE(10);
+      KILN_TILE(11);
+      KILN_TILE(13);
+      KILN_TILE(14);
+      default:
+        break;
+    }
+  } else {
+    switch (pt) {
+      KILN_TILE(1);
+      KILN_TILE(4);
+      default:
+        break;
+    }
+  }
+#undef KILN_TILE
+  DirectTile<kBlocked, QT, 12>(a, r, toff, x, w, bias, res, y, plane, full, clamp);
+}
+
+// Output row oy of pairs [q0, q0 + QT) over channels r.
+template <bool kBlocked, int QT>
+void DirectRow(const NCHW8cConvArgs& a, const ChannelRange& r, const int64_t* toff, int64_t q0,
+               int64_t oy, const Clamp512& clamp) {
   const int64_t plane = a.out_h * a.out_w, taps = a.kernel_h * a.kernel_w;
   const int64_t out_blocks = a.out_c / B;
-  const float* w = a.w + q0 * a.in_c * taps * 16;
+  const float* w = a.w + (q0 * a.in_c + r.c0) * taps * 16;
   const float* bias = a.bias ? a.bias + q0 * 16 : nullptr;
-  const float* x = a.x + oy * a.stride * a.in_w;
-  float* y = a.y + (2 * q0 * plane + oy * a.out_w) * B;
+  constexpr int64_t cs = kBlocked ? B : 1;
+  const float* x = a.x + oy * a.stride * a.in_w * cs;
+  const int64_t off = (2 * q0 * plane + oy * a.out_w) * B;
+  float* y = a.y + off;
+  const float* res = a.residual ? a.residual + off : nullptr;
   const int full = static_cast<int>(std::min<int64_t>(QT, out_blocks / 2 - q0));
-  const int64_t s = a.stride;
-  int64_t ox = 0;
-  for (; ox + 12 <= a.out_w; ox += 12) {
-    DirectTile<QT, 12>(a, x + ox * s, w, bias, y + ox * B, plane, full, clamp);
+  const int64_t step = a.stride * cs;
+  for (int64_t ox = 0; ox < a.out_w;) {
+    const int64_t left = a.out_w - ox;
+    const int64_t pt = kBlocked ? (left <= 14 ? left : 12) : (left >= 12 ? 12 : left >= 4 ? 4 : 1);
+    DirectTileOf<kBlocked, QT>(pt, a, r, toff, x + ox * step, w, bias, res ? res + ox * B : nullptr,
+                               y + ox * B, plane, full, clamp);
+    ox += pt;
   }
-  for (; ox + 4 <= a.out_w; ox += 4) {
-    DirectTile<QT, 4>(a, x + ox * s, w, bias, y + ox * B, plane, full, clamp);
+  if (r.last) {
+    const int64_t blocks = std::min<int64_t>(2 * QT, out_blocks - 2 * q0);
+    for (int64_t o = 0; o < blocks; ++o) clamp.Finish(y + o * plane * B, a.out_w * B);
   }
-  for (; ox < a.out_w; ++ox) {
-    DirectTile<QT, 1>(a, x + ox * s, w, bias, y + ox * B, plane, full, clamp);
+}
+
+// Windows up to 7x7 (ClassifyNCHW8cConv).
+constexpr int64_t kMaxTaps = 49;
+
+// Weight bytes of a channel range that the rows of a pair group reuse from L1.
+constexpr int64_t kRangeWeightBytes = 32 * 1024;
+
+// Pair groups outermost; within one, the input channels in ranges whose weights stay in L1
+// while every row of [oy0, oy1) runs them (the partial sums go through y). One range per
+// group for the stems; 3x3 layers take 24-32 channels per range.
+template <bool kBlocked, int QT>
+void DirectGroup(const NCHW8cConvArgs& a, int64_t q, int64_t oy0, int64_t oy1,
+                 const Clamp512& clamp) {
+  const int64_t taps = a.kernel_h * a.kernel_w;
+  const int64_t per = std::max<int64_t>(8, kRangeWeightBytes / (taps * 16 * 4 * QT) / 8 * 8);
+  // Tap (ky, kx) from a window's first input: ky rows and kx columns on.
+  constexpr int64_t cs = kBlocked ? B : 1;
+  int64_t toff[kMaxTaps];
+  for (int64_t t = 0; t < taps; ++t) toff[t] = (t / a.kernel_w * a.in_w + t % a.kernel_w) * cs;
+  for (int64_t c0 = 0; c0 < a.in_c; c0 += per) {
+    const int64_t c1 = std::min(a.in_c, c0 + per);
+    const ChannelRange r{c0, c1, c0 == 0, c1 == a.in_c};
+    for (int64_t oy = oy0; oy < oy1; ++oy) DirectRow<kBlocked, QT>(a, r, toff, q, oy, clamp);
   }
-  const int64_t blocks = std::min<int64_t>(2 * QT, out_blocks - 2 * q0);
-  for (int64_t o = 0; o < blocks; ++o) clamp.Finish(y + o * plane * B, a.out_w * B);
+}
+
+template <bool kBlocked>
+void DirectRows(const NCHW8cConvArgs& a, int64_t oy0, int64_t oy1) {
+  const Clamp512 clamp(a.act);
+  const int64_t pairs = (a.out_c / B + 1) / 2;
+  int64_t q = 0;
+  for (; q + 2 <= pairs; q += 2) DirectGroup<kBlocked, 2>(a, q, oy0, oy1, clamp);
+  if (q < pairs) DirectGroup<kBlocked, 1>(a, q, oy0, oy1, clamp);
 }
 
 }  // namespace
 
 void NCHW8cDirectAvx512(const NCHW8cConvArgs& a, int64_t oy0, int64_t oy1) {
-  const Clamp512 clamp(a.act);
-  const int64_t pairs = (a.out_c / B + 1) / 2;
-  for (int64_t oy = oy0; oy < oy1; ++oy) {
-    int64_t q = 0;
-    for (; q + 2 <= pairs; q += 2) DirectRow<2>(a, q, oy, clamp);
-    if (q < pairs) DirectRow<1>(a, q, oy, clamp);
+  if (a.x_blocked) {
+    DirectRows<true>(a, oy0, oy1);
+  } else {
+    DirectRows<false>(a, oy0, oy1);
   }
 }
 
@@ -322,6 +421,8 @@ void NCHW8cDepthwiseAvx512(const NCHW8cConvArgs& a, int64_t b0, int64_t b1) {
   const bool s2 = a.stride == 2;
   if (a.kernel_h == 5) {
     s2 ? DepthwiseKS<5, 2>(a, b0, b1) : DepthwiseKS<5, 1>(a, b0, b1);
+  } else if (a.kernel_h == 1) {  // a per-channel scale and shift (densenet's pre-activation)
+    s2 ? DepthwiseKS<1, 2>(a, b0, b1) : DepthwiseKS<1, 1>(a, b0, b1);
   } else {
     s2 ? DepthwiseKS<3, 2>(a, b0, b1) : DepthwiseKS<3, 1>(a, b0, b1);
   }

@@ -28,12 +28,16 @@ Expected<std::unique_ptr<Kernel>> PrepareReferenceKernel(const KernelContext& ct
 }
 
 Expected<std::optional<PoolWindow2d>> ResolvePoolWindow2d(const KernelContext& ctx) {
-  const Shape& x = ctx.input(0).shape;
-  if ((x.size() != 3 && x.size() != 4) || ctx.num_outputs() > 1) return std::optional<PoolWindow2d>();
-  KILN_ASSIGN_OR_RETURN(auto kernel, PoolKernelShape(ctx.attrs(), x.size() - 2));
-  const bool ceil_mode = ctx.attrs().GetInt("ceil_mode", 0) != 0;
+  return ResolvePoolWindow2d(ctx.attrs(), ctx.input(0).shape, ctx.num_outputs());
+}
+
+Expected<std::optional<PoolWindow2d>> ResolvePoolWindow2d(const Attributes& attrs, const Shape& x,
+                                                          size_t num_outputs) {
+  if ((x.size() != 3 && x.size() != 4) || num_outputs > 1) return std::optional<PoolWindow2d>();
+  KILN_ASSIGN_OR_RETURN(auto kernel, PoolKernelShape(attrs, x.size() - 2));
+  const bool ceil_mode = attrs.GetInt("ceil_mode", 0) != 0;
   KILN_ASSIGN_OR_RETURN(WindowGeometry g,
-                        ResolveWindow(ctx.attrs(), {x.begin() + 2, x.end()}, kernel, ceil_mode));
+                        ResolveWindow(attrs, {x.begin() + 2, x.end()}, kernel, ceil_mode));
   for (int64_t d : g.dilations) {
     if (d != 1) return std::optional<PoolWindow2d>();
   }

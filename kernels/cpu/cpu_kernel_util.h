@@ -24,6 +24,9 @@ Expected<std::unique_ptr<Kernel>> PrepareReferenceKernel(const KernelContext& ct
 // reference: inputs that are not [N, C, W] or [N, C, H, W], several outputs, dilations other
 // than 1.
 Expected<std::optional<PoolWindow2d>> ResolvePoolWindow2d(const KernelContext& ctx);
+// The same from a node's attributes, input shape and output count (a kernel's `accepts`).
+Expected<std::optional<PoolWindow2d>> ResolvePoolWindow2d(const Attributes& attrs, const Shape& x,
+                                                          size_t num_outputs);
 
 // Base for adapters that may hand a node to the reference kernel: Prepare() either fills the
 // fast path or sets `fallback_`, and Run()/ScratchBytes() forward to it.

@@ -10,9 +10,9 @@ namespace kiln::cpu {
 void RegisterFusedConvWinograd(KernelRegistry& r);       // fused_conv_kernel.cc (every flavour)
 void RegisterFusedConvBlock16Scalar(KernelRegistry& r);  // fused_conv_block16_scalar.cc
 void RegisterFusedConvBlock16Simd(KernelRegistry& r);    // fused_conv_kernel.cc (avx2, avx512)
-void RegisterFusedConvNCHW8c(KernelRegistry& r);  // fused_conv_nchw8c_kernel.cc (scalar, avx2)
-void RegisterNCHW8cPoolMul(KernelRegistry& r);    // nchw8c_pool_mul_kernel.cc (scalar)
-void RegisterFusedGemmBlock16(KernelRegistry& r);        // fused_gemm_kernel.cc (every flavour)
+void RegisterFusedConvNCHW8c(KernelRegistry& r);   // fused_conv_nchw8c_kernel.cc (every flavour)
+void RegisterNCHW8cRegionOps(KernelRegistry& r);   // nchw8c_region_ops_kernel.cc
+void RegisterFusedGemmBlock16(KernelRegistry& r);  // fused_gemm_kernel.cc (every flavour)
 // Plain ONNX ops (uncompiled graphs) at every CPU flavour with fast kernels.
 void RegisterCpuConvKernels(KernelRegistry& r);     // conv_kernel.cc
 void RegisterCpuPoolKernels(KernelRegistry& r);     // pool_kernel.cc

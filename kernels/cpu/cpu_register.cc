@@ -8,7 +8,7 @@ void RegisterCpuKernels(KernelRegistry& r) {
   cpu::RegisterFusedConvBlock16Scalar(r);
   cpu::RegisterFusedConvBlock16Simd(r);
   cpu::RegisterFusedConvNCHW8c(r);
-  cpu::RegisterNCHW8cPoolMul(r);
+  cpu::RegisterNCHW8cRegionOps(r);
   cpu::RegisterFusedGemmBlock16(r);
   cpu::RegisterCpuConvKernels(r);
   cpu::RegisterCpuPoolKernels(r);

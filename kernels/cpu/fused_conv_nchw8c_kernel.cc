@@ -2,6 +2,7 @@
 // layers the compiler's blocked-layout pass stores blocked. Portable, AVX2 and AVX-512 flavours
 // (the blocks are 8 channels on every ISA; an AVX-512 vector holds two).
 #include "ir/layout.h"
+#include "kernels/cpu/conv.h"
 #include "kernels/cpu/conv_nchw8c.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/cpu_kernel_util.h"
@@ -20,9 +21,24 @@ NCHW8cConvKind Classify(const Graph& graph, const Node& node, Conv2dGeometry* ge
   return ClassifyNCHW8cConv(*g, residual);
 }
 
-// Blocked input: the 1x1 and depthwise layers; plain input: the stems.
+// Winograd's gain over a direct convolution grows with the channels: its transforms cost in
+// proportion to in + out per tile, its products to in x out / 2.25. Where the plain layout
+// runs a layer through Winograd and in x out / (in + out) reaches this, the layer stays
+// plain (resnet18_rw's 64- and 128-channel 56x56 / 28x28 layers, googlenet_rw's 96 -> 128);
+// below it the direct NCHW8c kernel costs 1.1-1.15x Winograd's time (squeezenet's 16 -> 64
+// and 32 -> 128 expansions, Zen 5) and saves the two Reorders around the layer.
+constexpr int64_t kWinogradKeepsChannels = 30;
+
+bool WinogradKeeps(const Conv2dGeometry& g) {
+  return ChooseConvAlgo(g) == ConvAlgo::kWinograd &&
+         g.in_c * g.out_c >= kWinogradKeepsChannels * (g.in_c + g.out_c);
+}
+
+// Blocked input: the 1x1, depthwise and dense layers; plain input: the stems.
 bool Accepts(const Graph& graph, const Node& node) {
-  const NCHW8cConvKind kind = Classify(graph, node);
+  Conv2dGeometry g;
+  const NCHW8cConvKind kind = Classify(graph, node, &g);
+  if (kind == NCHW8cConvKind::kDense) return !WinogradKeeps(g);
   return kind == NCHW8cConvKind::kPointwise || kind == NCHW8cConvKind::kDepthwise;
 }
 bool AcceptsPlainInput(const Graph& graph, const Node& node) {

@@ -3,8 +3,8 @@
 // plain output) in sessions at the portable flavour, AVX2 and AVX-512 where this CPU has them,
 // and the reference ISA (the reference kernel through its layout adapter), at one and two
 // threads. 1x1 layers (odd block counts, residuals), depthwise 3x3 (strides 1 and 2, pads 0
-// or 1 per side), and stems (plain input, 1-4 channels, windows 1x1-7x7). Also the layout's
-// pack/unpack and Reorder itself.
+// or 1 per side), dense layers (3x3-7x7, 1x1 stride 2, residuals) and stems (plain input, 1-4
+// channels, windows 1x1-7x7). Also the layout's pack/unpack and Reorder itself.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -84,7 +84,8 @@ Graph BuildGraph(const Layer& l, bool blocked) {
   return g;
 }
 
-void Check(const Layer& l, uint32_t seed, std::vector<int> thread_counts = {1, 2}) {
+void Check(const Layer& l, uint32_t seed, std::vector<int> thread_counts = {1, 2},
+           float tol = 1e-5f) {
   const Graph plain = BuildGraph(l, false);
   const Graph blocked = BuildGraph(l, true);
   ASSERT_TRUE(VerifyGraph(blocked).ok()) << Describe(l);
@@ -106,7 +107,7 @@ void Check(const Layer& l, uint32_t seed, std::vector<int> thread_counts = {1, 2
       ASSERT_TRUE(session.ok()) << session.status().ToString() << " " << Describe(l);
       auto got = (*session)->Run(inputs);
       ASSERT_TRUE(got.ok()) << got.status().ToString();
-      testing::ExpectClose(expected, *got, 1e-5f);
+      testing::ExpectClose(expected, *got, tol);
       if (::testing::Test::HasFailure()) {
         FAIL() << "isa " << cpu::IsaName(isa) << " threads " << threads << " " << Describe(l);
       }
@@ -150,7 +151,7 @@ TEST(FusedConvNCHW8cTest, DepthwiseRandomShapes) {
     Layer l{};
     l.n = 1 + rng() % 2;
     l.c = 8 * (1 + rng() % 6);
-    l.m = l.c, l.group = l.c, l.k = rng() % 2 ? 3 : 5;
+    l.m = l.c, l.group = l.c, l.k = 1 + 2 * static_cast<int64_t>(rng() % 3);  // 1, 3, 5
     l.stride = 1 + rng() % 2;
     l.h = 1 + rng() % 30;
     l.w = 1 + rng() % 30;
@@ -163,8 +164,9 @@ TEST(FusedConvNCHW8cTest, DepthwiseRandomShapes) {
 }
 
 TEST(FusedConvNCHW8cTest, DepthwiseEveryWidthStrideAndSidePad) {
-  // The 4-pixel interior loop and the border pixels meet at every column count, 3x3 and 5x5.
-  for (int64_t k : {3, 5}) {
+  // The interior loops (4 pixels, 8 with AVX-512) and the border pixels meet at every column
+  // count, 1x1, 3x3 and 5x5.
+  for (int64_t k : {1, 3, 5}) {
     for (int64_t w = 1; w <= 21; ++w) {
       for (int64_t stride : {1, 2}) {
         for (int64_t pl = 0; pl <= k / 2; ++pl) {
@@ -200,14 +202,45 @@ TEST(FusedConvNCHW8cTest, StemRandomShapes) {
   }
 }
 
+TEST(FusedConvNCHW8cTest, DenseRandomShapes) {
+  // Group-1 layers reading NCHW8c other than 1x1 stride 1: 3x3, 5x5, 7x7 and 1x1 stride 2,
+  // any pads, residuals; small planes with an even number of Block16O pairs split those over
+  // the threads, the others split rows.
+  std::mt19937 rng(14);
+  for (int i = 0; i < 28; ++i) {
+    Layer l{};
+    l.n = 1 + rng() % 2;
+    // At most 96 -> 32 channels: below where the kernel leaves a 3x3 layer to Winograd.
+    l.c = 8 * (1 + rng() % 12);
+    l.m = 8 * (1 + rng() % 4);
+    l.k = 1 + 2 * (rng() % 4);  // 1, 3, 5, 7
+    l.stride = l.k == 1 ? 2 : 1 + rng() % 2;
+    l.group = 1;
+    l.h = l.k + rng() % 20;
+    l.w = l.k + rng() % 30;
+    for (int64_t& p : l.pads) p = rng() % (l.k / 2 + 2);
+    l.act = RandomAct(rng);
+    l.residual = rng() % 2;
+    // Sums of up to 96 x 49 products, in another order than the reference's.
+    Check(l, 400 + i, {1, 2}, 1e-4f);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  // Rows of a large plane over the threads, and the pairs of a 13x13 one (squeezenet's).
+  Check({1, 16, 55, 55, 64, 3, 1, 1, {1, 1, 1, 1}, "relu", false, false}, 450);
+  Check({1, 64, 13, 13, 256, 3, 1, 1, {1, 1, 1, 1}, "relu", false, false}, 451);
+  Check({1, 64, 13, 13, 24, 3, 1, 1, {1, 1, 1, 1}, "none", true, false}, 452);
+}
+
 TEST(FusedConvNCHW8cTest, LayersTheKernelsDoNotTakeHaveNoBlockedSimdKernel) {
   // A residual on a depthwise layer, a 7x7 depthwise window, channels not a multiple of 8, a
-  // strided 1x1 layer: only the reference adapter writes them NCHW8c.
+  // 9x9 window, a 3x3 layer Winograd runs faster (64 -> 64 on 28x28): only the reference
+  // adapter writes them NCHW8c.
   std::vector<Layer> layers = {
       {1, 16, 9, 9, 16, 3, 1, 16, {1, 1, 1, 1}, "none", true, false},
       {1, 16, 9, 9, 16, 7, 1, 16, {3, 3, 3, 3}, "none", false, false},
       {1, 12, 9, 9, 16, 1, 1, 1, {0, 0, 0, 0}, "none", false, false},
-      {1, 16, 9, 9, 16, 1, 2, 1, {0, 0, 0, 0}, "none", false, false},
+      {1, 16, 11, 11, 16, 9, 1, 1, {0, 0, 0, 0}, "none", false, false},
+      {1, 64, 28, 28, 64, 3, 1, 1, {1, 1, 1, 1}, "none", false, false},
   };
   for (const Layer& l : layers) {
     const Graph g = BuildGraph(l, true);
@@ -224,7 +257,7 @@ TEST(FusedConvNCHW8cTest, LayersTheKernelsDoNotTakeHaveNoBlockedSimdKernel) {
 
 // A squeeze-excite tail on NCHW8c: GlobalAveragePool (blocked in, plain means out) and the Mul
 // of the blocked tensor by a per-channel vector (in either order) or by a tensor of its shape.
-TEST(NCHW8cPoolMulTest, MatchTheReferenceAtEveryFlavour) {
+TEST(NCHW8cRegionOpsTest, MatchTheReferenceAtEveryFlavour) {
   for (int variant = 0; variant < 3; ++variant) {
     for (int64_t c : {8, 24}) {
       auto build = [&](bool blocked) {
@@ -271,6 +304,108 @@ TEST(NCHW8cPoolMulTest, MatchTheReferenceAtEveryFlavour) {
       }
     }
   }
+}
+
+// Runs `plain` (a graph of plain values) and its blocked twin (`blocked`: the same ops between
+// Reorders, the names in `blocked_names` stored NCHW8c) at every flavour, one and two threads,
+// and expects the same outputs; `op` names a node whose kernel must be `want` past the
+// reference (the portable or AVX2 flavour: the pools and Concat are memory-bound).
+void CheckBlockedOps(const Graph& plain, Graph blocked, const std::vector<std::string>& names,
+                     const std::string& op, uint32_t seed, const std::string& what) {
+  for (const std::string& name : names) {
+    if (auto v = blocked.FindValue(name)) blocked.value(*v).layout = Layout::kNCHW8c;
+  }
+  ASSERT_TRUE(VerifyGraph(blocked).ok()) << what;
+  const auto inputs = testing::RandomInputs(plain, seed);
+  const auto expected = testing::RunGraph(plain, inputs);
+  const NodeId n = blocked.value(*blocked.FindValue(op)).producer;
+  for (Isa isa : {Isa::kReference, Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
+    if (!cpu::CpuSupports(isa)) continue;
+    const auto* entry =
+        KernelRegistry::Global().FindEntry(blocked, blocked.node(n), ExecutorKind::kCpu, isa);
+    ASSERT_NE(entry, nullptr) << what;
+    EXPECT_NE(entry->key.isa == Isa::kReference, isa != Isa::kReference) << what;
+    for (int threads : {1, 2}) {
+      SessionOptions so;
+      so.cpu_max_isa = isa;
+      so.num_threads = threads;
+      auto session = Session::Create(std::make_shared<const Graph>(blocked), so);
+      ASSERT_TRUE(session.ok()) << session.status().ToString() << " " << what;
+      auto got = (*session)->Run(inputs);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      testing::ExpectClose(expected, *got, 1e-5f);
+      if (::testing::Test::HasFailure()) {
+        FAIL() << what << " isa " << cpu::IsaName(isa) << " threads " << threads;
+      }
+    }
+  }
+}
+
+// Max and average pools over NCHW8c: random windows 1x1-5x5 (and the unrolled 2x2 and 3x3),
+// strides 1-3, pads per side, ceil_mode, count_include_pad, planes from 1x1.
+TEST(NCHW8cRegionOpsTest, PoolsMatchTheReferenceOnRandomWindows) {
+  std::mt19937 rng(15);
+  for (int i = 0; i < 40; ++i) {
+    const bool is_max = i % 2 == 0;
+    const int64_t kh = 1 + rng() % 5, kw = i % 4 < 2 ? kh : 1 + rng() % 5;
+    const int64_t sh = 1 + rng() % 3, sw = 1 + rng() % 3;
+    std::vector<int64_t> pads(4);
+    for (size_t k = 0; k < 4; ++k) pads[k] = rng() % ((k % 2 == 0 ? kh : kw) / 2 + 1);
+    const int64_t c = 8 * (1 + rng() % 3), h = kh + rng() % 12, w = kw + rng() % 12;
+    Attributes attrs = Attrs({{"kernel_shape", std::vector<int64_t>{kh, kw}},
+                              {"strides", std::vector<int64_t>{sh, sw}},
+                              {"pads", pads},
+                              {"ceil_mode", static_cast<int64_t>(rng() % 2)}});
+    if (!is_max) attrs.Set("count_include_pad", static_cast<int64_t>(rng() % 2));
+    const OpType op = is_max ? OpType::kMaxPool : OpType::kAveragePool;
+    auto build = [&](bool blocked) {
+      GraphBuilder b;
+      ValueId x = b.Input("x", {1 + static_cast<int64_t>(i % 3 == 0), c, h, w});
+      if (blocked) x = b.Op(OpType::kReorder, "xb", {x});
+      ValueId y = b.Op(op, "y", {x}, attrs);
+      if (blocked) y = b.Op(OpType::kReorder, "yp", {y});
+      b.Output(y);
+      return b.Take();
+    };
+    const std::string what = std::string(is_max ? "max" : "avg") + " k" + std::to_string(kh) + "x" +
+                             std::to_string(kw) + " s" + std::to_string(sh) + "x" +
+                             std::to_string(sw) + " on " + std::to_string(h) + "x" +
+                             std::to_string(w);
+    CheckBlockedOps(build(false), build(true), {"xb", "y"}, "y", 500 + i, what);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// A channel Concat of NCHW8c tensors (8, 16 and 24 channels; batch 2): the blocked images end
+// to end, run by the kernel (the memory planner elides it in compiled graphs:
+// BlockedLayoutTargetTest); a tensor with 12 channels leaves it to the reference.
+TEST(NCHW8cRegionOpsTest, ConcatOfWholeBlocksMatchesTheReference) {
+  auto build = [&](bool blocked, int64_t third) {
+    GraphBuilder b;
+    std::vector<ValueId> ins;
+    int i = 0;
+    for (int64_t c : {int64_t{8}, int64_t{16}, third}) {
+      ValueId x = b.Input("x" + std::to_string(i), {2, c, 5, 7});
+      if (blocked) x = b.Op(OpType::kReorder, "b" + std::to_string(i), {x});
+      ins.push_back(x);
+      ++i;
+    }
+    ValueId y = b.Op(OpType::kConcat, "y", ins, Attrs({{"axis", int64_t{1}}}));
+    if (blocked) y = b.Op(OpType::kReorder, "yp", {y});
+    b.Output(y);
+    return b.Take();
+  };
+  CheckBlockedOps(build(false, 24), build(true, 24), {"b0", "b1", "b2", "y"}, "y", 600,
+                  "concat 8+16+24");
+  Graph odd = build(true, 12);
+  for (const char* name : {"b0", "b1", "b2", "y"}) {
+    odd.value(*odd.FindValue(name)).layout = Layout::kNCHW8c;
+  }
+  const NodeId n = odd.value(*odd.FindValue("y")).producer;
+  const auto* entry =
+      KernelRegistry::Global().FindEntry(odd, odd.node(n), ExecutorKind::kCpu, Isa::kAvx2);
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(entry->key.isa, Isa::kReference);
 }
 
 TEST(NCHW8cLayoutTest, PackUnpackRoundTripPadsChannelsWithZeros) {

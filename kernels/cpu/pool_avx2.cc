@@ -7,6 +7,10 @@ void PoolAvx2(const PoolParams& p, const float* x, float* y, int64_t planes) {
   Pool<Vec256>(p, x, y, planes);
 }
 
+void PoolNCHW8cAvx2(const PoolParams& p, const float* x, float* y, int64_t planes) {
+  PoolNCHW8c<Vec256>(p, x, y, planes);
+}
+
 void GlobalPoolAvx2(const float* x, float* y, int64_t planes, int64_t size, bool is_max) {
   GlobalPool<Vec256>(x, y, planes, size, is_max);
 }

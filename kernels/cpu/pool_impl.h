@@ -136,9 +136,8 @@ constexpr int kPoolFlatVectors = 64;
 constexpr int kPoolFlatTaps = 9;
 
 inline bool PoolFlatFits(const PoolParams& p, int n) {
-  return p.is_max && p.stride_h == 1 && p.stride_w == 1 && p.in_h == p.out_h &&
-         p.in_w == p.out_w && p.kernel_h * p.kernel_w <= kPoolFlatTaps &&
-         p.out_h * p.out_w <= kPoolFlatVectors * n;
+  return p.is_max && p.stride_h == 1 && p.stride_w == 1 && p.in_h == p.out_h && p.in_w == p.out_w &&
+         p.kernel_h * p.kernel_w <= kPoolFlatTaps && p.out_h * p.out_w <= kPoolFlatVectors * n;
 }
 
 // A flat plane's vectors and every tap's lane masks and offset (FlatPlaneMasks), made once
@@ -442,6 +441,92 @@ void Pool(const PoolParams& p, const float* x, float* y, int64_t planes) {
     PoolPlanes<V, true>(p, x, y, planes);
   } else {
     PoolPlanes<V, false>(p, x, y, planes);
+  }
+}
+
+// Max / average pooling of `planes` NCHW8c block planes ([H][W][8]): a pixel's 8 channels
+// are one 8-float group (one Vec256, 8 VecScalar), so each tap is one max or add per group,
+// no masks or deinterleaves. Pixels whose window lies inside the input take the taps
+// unrolled (KH x KW known: the 3x3 and 2x2 pools), the border ones their window clipped.
+// Taps in window order and the reference's divisors, as PoolPlanes.
+template <typename V, bool kMax, int KH, int KW>
+void PoolNCHW8cPlanes(const PoolParams& p, const float* x, float* y, int64_t planes) {
+  using T = typename V::T;
+  constexpr int N = V::N;
+  constexpr int64_t kB = 8;
+  static_assert(kB % N == 0, "a vector holds whole 8-channel groups or part of one");
+  const T fill = kMax ? V::Set1(-FLT_MAX) : V::Zero();
+  const int64_t in_plane = p.in_h * p.in_w * kB, out_plane = p.out_h * p.out_w * kB;
+  const int kh = KH ? KH : static_cast<int>(p.kernel_h);
+  const int kw = KW ? KW : static_cast<int>(p.kernel_w);
+  const int64_t sw = p.stride_w;
+  // Output columns whose window lies inside the row: ox * sw - pad_left >= 0 and
+  // ox * sw - pad_left + kw <= in_w.
+  const int64_t ox_lo = (p.pad_left + sw - 1) / sw;
+  const int64_t ox_hi = p.in_w - kw + p.pad_left >= 0 ? (p.in_w - kw + p.pad_left) / sw : -1;
+  const T inner_count = V::Set1(static_cast<float>(kh * kw));
+  auto clipped = [&](const float* xc, const PoolRows& w, int64_t ox, float* out) {
+    const int64_t ix0 = ox * sw - p.pad_left;
+    const int kx0 = PoolClamp(-ix0, 0, kw), kx1 = PoolClamp(p.in_w - ix0, 0, kw);
+    const int64_t cols = p.count_include_pad ? TapsIn(ix0, kw, -p.pad_left, p.in_w + p.pad_right)
+                                             : TapsIn(ix0, kw, 0, p.in_w);
+    // An empty window (count 0) averages to 0, as in the reference.
+    const float count = static_cast<float>(w.counted * cols);
+    for (int l = 0; l < kB; l += N) {
+      T acc = fill;
+      for (int ky = w.ky0; ky < w.ky1; ++ky) {
+        const float* row = xc + ((w.iy0 + ky) * p.in_w + ix0) * kB + l;
+        for (int kx = kx0; kx < kx1; ++kx) {
+          // Max keeps the running value when the tap is NaN (the reference's v > best).
+          acc = kMax ? V::Max(acc, V::Load(row + kx * kB)) : V::Add(acc, V::Load(row + kx * kB));
+        }
+      }
+      if (!kMax) acc = V::Div(acc, V::Set1(count > 0.f ? count : 1.f));
+      V::Store(out + l, acc);
+    }
+  };
+  for (int64_t c = 0; c < planes; ++c) {
+    const float* xc = x + c * in_plane;
+    float* yc = y + c * out_plane;
+    for (int64_t oy = 0; oy < p.out_h; ++oy) {
+      const PoolRows w = RowsOf(p, oy, kh);
+      float* yr = yc + oy * p.out_w * kB;
+      const bool all_rows = w.ky0 == 0 && w.ky1 == kh;
+      int64_t ox = 0;
+      for (; ox < p.out_w && (!all_rows || ox < ox_lo); ++ox) clipped(xc, w, ox, yr + ox * kB);
+      for (; ox <= ox_hi && ox < p.out_w; ++ox) {
+        const float* win = xc + (w.iy0 * p.in_w + ox * sw - p.pad_left) * kB;
+        for (int l = 0; l < kB; l += N) {
+          T acc = fill;
+          for (int ky = 0; ky < kh; ++ky) {
+            for (int kx = 0; kx < kw; ++kx) {
+              const T v = V::Load(win + (ky * p.in_w + kx) * kB + l);
+              acc = kMax ? V::Max(acc, v) : V::Add(acc, v);
+            }
+          }
+          if (!kMax) {
+            acc = V::Div(acc, p.count_include_pad ? V::Set1(static_cast<float>(w.counted * kw))
+                                                  : inner_count);
+          }
+          V::Store(yr + ox * kB + l, acc);
+        }
+      }
+      for (; ox < p.out_w; ++ox) clipped(xc, w, ox, yr + ox * kB);
+    }
+  }
+}
+
+template <typename V>
+void PoolNCHW8c(const PoolParams& p, const float* x, float* y, int64_t planes) {
+  if (p.kernel_h == 3 && p.kernel_w == 3) {
+    p.is_max ? PoolNCHW8cPlanes<V, true, 3, 3>(p, x, y, planes)
+             : PoolNCHW8cPlanes<V, false, 3, 3>(p, x, y, planes);
+  } else if (p.kernel_h == 2 && p.kernel_w == 2) {
+    p.is_max ? PoolNCHW8cPlanes<V, true, 2, 2>(p, x, y, planes)
+             : PoolNCHW8cPlanes<V, false, 2, 2>(p, x, y, planes);
+  } else {
+    p.is_max ? PoolNCHW8cPlanes<V, true, 0, 0>(p, x, y, planes)
+             : PoolNCHW8cPlanes<V, false, 0, 0>(p, x, y, planes);
   }
 }
 

@@ -23,7 +23,8 @@ constexpr CpuKernels kScalarKernels = {.isa = Isa::kScalar,
                                        .wino_output = WinoOutputScalar,
                                        .nchw8c_pointwise = NCHW8cPointwiseScalar,
                                        .nchw8c_depthwise = NCHW8cDepthwiseScalar,
-                                       .nchw8c_direct = NCHW8cDirectScalar};
+                                       .nchw8c_direct = NCHW8cDirectScalar,
+                                       .nchw8c_pool = PoolNCHW8cScalar};
 #if defined(__x86_64__) || defined(__i386__)
 constexpr CpuKernels kAvx2Kernels = {.isa = Isa::kAvx2,
                                      .gemm_nr = 24,
@@ -49,7 +50,8 @@ constexpr CpuKernels kAvx2Kernels = {.isa = Isa::kAvx2,
                                      .stem_conv = StemConvAvx2,
                                      .nchw8c_pointwise = NCHW8cPointwiseAvx2,
                                      .nchw8c_depthwise = NCHW8cDepthwiseAvx2,
-                                     .nchw8c_direct = NCHW8cDirectAvx2};
+                                     .nchw8c_direct = NCHW8cDirectAvx2,
+                                     .nchw8c_pool = PoolNCHW8cAvx2};
 constexpr CpuKernels kAvx512Kernels = {.isa = Isa::kAvx512,
                                        .gemm_nr = 32,
                                        .gemm = GemmUkernel8x32Avx512,
@@ -75,7 +77,8 @@ constexpr CpuKernels kAvx512Kernels = {.isa = Isa::kAvx512,
                                        .stem_conv_stride2 = true,
                                        .nchw8c_pointwise = NCHW8cPointwiseAvx512,
                                        .nchw8c_depthwise = NCHW8cDepthwiseAvx512,
-                                       .nchw8c_direct = NCHW8cDirectAvx512};
+                                       .nchw8c_direct = NCHW8cDirectAvx512,
+                                       .nchw8c_pool = PoolNCHW8cAvx2};
 #endif
 
 }  // namespace

@@ -56,6 +56,7 @@ struct CpuKernels {
   NCHW8cPointwiseFn nchw8c_pointwise = nullptr;
   NCHW8cDepthwiseFn nchw8c_depthwise = nullptr;
   NCHW8cDirectFn nchw8c_direct = nullptr;
+  PoolFn nchw8c_pool = nullptr;  // MaxPool / AveragePool over NCHW8c block planes
 };
 
 // The table for `isa`, or null when this build or this CPU cannot run it. kReference maps to

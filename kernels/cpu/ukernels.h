@@ -147,16 +147,19 @@ struct NCHW8cConvArgs {
   int64_t in_c = 0, in_h = 0, in_w = 0, out_c = 0, out_h = 0, out_w = 0;
   int64_t stride = 1, pad_top = 0, pad_left = 0;
   int64_t kernel_h = 1, kernel_w = 1;
+  // NCHW8cDirectFn's input: plain channels (the stems) or NCHW8c blocks (dense layers).
+  bool x_blocked = false;
   ActivationParams act;
 };
 // 1x1 stride 1: output pixels [p0, p1) of every output block (in_c, out_c multiples of 8).
 using NCHW8cPointwiseFn = void (*)(const NCHW8cConvArgs& a, int64_t p0, int64_t p1);
-// Depthwise 3x3 or 5x5 (kernel_h), stride 1 or 2, pads <= half the window: channel blocks
+// Depthwise 1x1, 3x3 or 5x5 (kernel_h), stride 1 or 2, pads <= half the window: channel blocks
 // [b0, b1) (no residual).
 using NCHW8cDepthwiseFn = void (*)(const NCHW8cConvArgs& a, int64_t b0, int64_t b1);
-// Direct convolution of a few plain input channels into NCHW8c (the stems): x is the image
-// zero-padded (in_h, in_w include the pads; pad_top = pad_left = 0), any window, stride 1 or
-// 2, group 1; output rows [oy0, oy1) of every output block (no residual).
+// Direct convolution into NCHW8c, group 1, any window, stride 1 or 2: of a few plain input
+// channels (the stems) or of NCHW8c input (x_blocked; the dense layers). x is the image
+// zero-padded (in_h, in_w include the pads; pad_top = pad_left = 0); output rows [oy0, oy1)
+// of every output block, plus residual (NCHW8c, or null).
 using NCHW8cDirectFn = void (*)(const NCHW8cConvArgs& a, int64_t oy0, int64_t oy1);
 
 // The im2col view of one group of a 2-D convolution input (plain fields: ISA files include no
@@ -266,6 +269,9 @@ void WinoOutputScalar(const WinoParams& p, const float* m, int64_t e_stride, flo
                       float* y);
 void PoolScalar(const PoolParams& p, const float* x, float* y, int64_t planes);
 void GlobalPoolScalar(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
+// Pooling of NCHW8c block planes (PoolParams over the plane's pixels; AVX-512 runs the AVX2
+// one: a block is 8 floats).
+void PoolNCHW8cScalar(const PoolParams& p, const float* x, float* y, int64_t planes);
 void Im2colPanelScalar(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr,
                        int64_t k0, int64_t kl, float* dst);
 void DwConvScalar(const DwConvParams& p, const float* x, const float* w, const float* bias,
@@ -309,6 +315,7 @@ void WinoOutputAvx2(const WinoParams& p, const float* m, int64_t e_stride, float
                     float* y);
 void PoolAvx2(const PoolParams& p, const float* x, float* y, int64_t planes);
 void GlobalPoolAvx2(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
+void PoolNCHW8cAvx2(const PoolParams& p, const float* x, float* y, int64_t planes);
 void Im2colPanelAvx2(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr, int64_t k0,
                      int64_t kl, float* dst);
 void DwConvAvx2(const DwConvParams& p, const float* x, const float* w, const float* bias,

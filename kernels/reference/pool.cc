@@ -157,6 +157,13 @@ void RegisterPoolKernels(KernelRegistry& r) {
   RegisterKernel<NCHW8cAdapter<GlobalPoolKernel<float, false>>>(
       r, OpType::kGlobalAveragePool, DType::kF32, ExecutorKind::kCpu, Isa::kReference,
       Layout::kPlain, AnyLayoutTraits());
+  // Pools inside a blocked region (NCHW8c in and out): the same loops on plain copies.
+  RegisterKernel<NCHW8cAdapter<MaxPoolKernel<float>>>(r, OpType::kMaxPool, DType::kF32,
+                                                      ExecutorKind::kCpu, Isa::kReference,
+                                                      Layout::kNCHW8c, AnyLayoutTraits());
+  RegisterKernel<NCHW8cAdapter<AveragePoolKernel<float>>>(r, OpType::kAveragePool, DType::kF32,
+                                                          ExecutorKind::kCpu, Isa::kReference,
+                                                          Layout::kNCHW8c, AnyLayoutTraits());
   RegisterKernel<GlobalPoolKernel<float, true>>(r, OpType::kGlobalMaxPool, DType::kF32);
   RegisterKernel<GlobalPoolKernel<Float16, true>>(r, OpType::kGlobalMaxPool, DType::kF16);
 }

@@ -7,6 +7,7 @@
 #include "kernels/reference/expand.h"
 #include "kernels/reference/gather.h"
 #include "kernels/reference/identity.h"
+#include "kernels/reference/layout_adapter.h"
 #include "kernels/reference/range.h"
 #include "kernels/reference/shape_ops.h"
 #include "kernels/reference/slice.h"
@@ -27,6 +28,9 @@ void RegisterReferenceTensorKernels(KernelRegistry& r) {
   }
   RegisterKernel<DropoutKernel>(r, OpType::kDropout, kAny);
   RegisterKernel<ConcatKernel>(r, OpType::kConcat, kAny);
+  // A Concat inside a blocked region (NCHW8c in and out): the same kernel on plain copies.
+  RegisterKernel<NCHW8cAdapter<ConcatKernel>>(r, OpType::kConcat, DType::kF32, ExecutorKind::kCpu,
+                                              Isa::kReference, Layout::kNCHW8c, AnyLayoutTraits());
   RegisterKernel<SplitKernel>(r, OpType::kSplit, kAny);
   RegisterKernel<TransposeKernel>(r, OpType::kTranspose, kAny);
   RegisterKernel<SliceKernel>(r, OpType::kSlice, kAny);
