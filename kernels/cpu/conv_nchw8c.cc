@@ -26,6 +26,10 @@ void Over(ThreadPool* pool, int64_t n, int64_t grain, const F& body) {
   }
 }
 
+bool Unpadded(const Conv2dGeometry& g) {
+  return g.pad_top == 0 && g.pad_left == 0 && g.pad_bottom == 0 && g.pad_right == 0;
+}
+
 // The part of a layer's arguments that computes Block16O pairs [q0, q1) of output blocks
 // (weights, bias, output and residual offset to them).
 NCHW8cConvArgs PairsOf(const NCHW8cConvArgs& a, const Conv2dGeometry& g, int64_t q0, int64_t q1) {
@@ -67,6 +71,7 @@ NCHW8cConvKind ClassifyNCHW8cConv(const Conv2dGeometry& g, bool has_residual) {
 
 size_t NCHW8cConvScratchBytes(NCHW8cConvKind kind, const Conv2dGeometry& g) {
   if (kind != NCHW8cConvKind::kDirect && kind != NCHW8cConvKind::kDense) return 0;
+  if (Unpadded(g)) return 0;
   return static_cast<size_t>(g.in_c * (g.in_h + g.pad_top + g.pad_bottom) *
                              (g.in_w + g.pad_left + g.pad_right)) *
          sizeof(float);
@@ -94,12 +99,16 @@ void RunNCHW8cConv(const CpuKernels& k, NCHW8cConvKind kind, const Conv2dGeometr
     if (kind == NCHW8cConvKind::kDirect || kind == NCHW8cConvKind::kDense) {
       // The image zero-padded once, so the taps need no bounds checks: a few plain channels
       // (stems), or NCHW8c, whose block rows are rows of in_w * 8 floats.
+      // Unpadded layers (squeezenet's stem, 1x1 stride 2) read the input as it is.
       const bool blocked = kind == NCHW8cConvKind::kDense;
       const int64_t cs = blocked ? B : 1;
-      CopyZeroPadded(a.x, blocked ? g.in_c / B : g.in_c, g.in_h, g.in_w * cs, g.pad_top,
-                     g.pad_left * cs, ph, pw * cs, padded, pool);
       NCHW8cConvArgs d = a;
-      d.x = padded, d.in_h = ph, d.in_w = pw, d.pad_top = d.pad_left = 0;
+      if (!Unpadded(g)) {
+        CopyZeroPadded(a.x, blocked ? g.in_c / B : g.in_c, g.in_h, g.in_w * cs, g.pad_top,
+                       g.pad_left * cs, ph, pw * cs, padded, pool);
+        d.x = padded;
+      }
+      d.in_h = ph, d.in_w = pw, d.pad_top = d.pad_left = 0;
       d.x_blocked = blocked;
       const int64_t pairs = (g.out_c / B + 1) / 2;
       if (threads > 1 && pairs % threads == 0 && g.out_h < 8 * threads) {

@@ -229,6 +229,10 @@ TEST(FusedConvNCHW8cTest, DenseRandomShapes) {
   Check({1, 16, 55, 55, 64, 3, 1, 1, {1, 1, 1, 1}, "relu", false, false}, 450);
   Check({1, 64, 13, 13, 256, 3, 1, 1, {1, 1, 1, 1}, "relu", false, false}, 451);
   Check({1, 64, 13, 13, 24, 3, 1, 1, {1, 1, 1, 1}, "none", true, false}, 452);
+  // Unpadded layers read their input in place (no padded copy).
+  Check({2, 24, 15, 17, 16, 3, 2, 1, {0, 0, 0, 0}, "relu", true, false}, 453);
+  Check({1, 32, 14, 14, 64, 1, 2, 1, {0, 0, 0, 0}, "none", false, false}, 454);
+  Check({1, 3, 23, 23, 64, 3, 2, 1, {0, 0, 0, 0}, "relu", false, true}, 455);
 }
 
 TEST(FusedConvNCHW8cTest, LayersTheKernelsDoNotTakeHaveNoBlockedSimdKernel) {
