@@ -169,6 +169,19 @@ Graph SqueezeExciteBlock() {
   return b.Take();
 }
 
+// The compiled `blocked` graph computes what `g` does at every flavour, one and two threads.
+void ExpectSameOutputsAtEveryIsa(const Graph& g, const CompiledModel& blocked, uint32_t seed) {
+  const auto inputs = testing::RandomInputs(g, seed);
+  const auto expected = testing::RunGraph(g, inputs);
+  for (Isa isa : {Isa::kReference, Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
+    if (!cpu::CpuSupports(isa)) continue;
+    for (int threads : {1, 2}) {
+      testing::ExpectClose(expected, RunCompiled(blocked, inputs, isa, threads), 1e-5f);
+      if (::testing::Test::HasFailure()) FAIL() << cpu::IsaName(isa) << " threads " << threads;
+    }
+  }
+}
+
 TEST_P(BlockedLayoutTargetTest, SqueezeExciteBlockNeedsNoReorderInside) {
   const Graph g = SqueezeExciteBlock();
   const CompiledModel blocked = Compile(g, GetParam(), true);
@@ -180,15 +193,7 @@ TEST_P(BlockedLayoutTargetTest, SqueezeExciteBlockNeedsNoReorderInside) {
   EXPECT_EQ(counters.at("nchw8c other"), 1);
   EXPECT_EQ(counters.at("reorders to nchw8c"), 1);
   EXPECT_EQ(counters.at("reorders to plain"), 1);
-  const auto inputs = testing::RandomInputs(g, 4);
-  const auto expected = testing::RunGraph(g, inputs);
-  for (Isa isa : {Isa::kReference, Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
-    if (!cpu::CpuSupports(isa)) continue;
-    for (int threads : {1, 2}) {
-      testing::ExpectClose(expected, RunCompiled(blocked, inputs, isa, threads), 1e-5f);
-      if (::testing::Test::HasFailure()) FAIL() << cpu::IsaName(isa) << " threads " << threads;
-    }
-  }
+  ExpectSameOutputsAtEveryIsa(g, blocked, 4);
 }
 
 TEST_P(BlockedLayoutTargetTest, FireModulesAreBlockedWholeWithTheirConcatInPlace) {
@@ -210,15 +215,7 @@ TEST_P(BlockedLayoutTargetTest, FireModulesAreBlockedWholeWithTheirConcatInPlace
   EXPECT_EQ(blocked.graph.value(blocked.graph.node(concat).outputs[0]).layout, Layout::kNCHW8c);
   const auto& elided = blocked.plan.memory.elided;
   EXPECT_NE(std::find(elided.begin(), elided.end(), concat), elided.end());
-  const auto inputs = testing::RandomInputs(g, 5);
-  const auto expected = testing::RunGraph(g, inputs);
-  for (Isa isa : {Isa::kReference, Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
-    if (!cpu::CpuSupports(isa)) continue;
-    for (int threads : {1, 2}) {
-      testing::ExpectClose(expected, RunCompiled(blocked, inputs, isa, threads), 1e-5f);
-      if (::testing::Test::HasFailure()) FAIL() << cpu::IsaName(isa) << " threads " << threads;
-    }
-  }
+  ExpectSameOutputsAtEveryIsa(g, blocked, 5);
 }
 
 // The files are compiled for a target ISA (the pass reads only it: this machine's CPU may be
