@@ -111,9 +111,13 @@ void RunNCHW8cConv(const CpuKernels& k, NCHW8cConvKind kind, const Conv2dGeometr
       d.in_h = ph, d.in_w = pw, d.pad_top = d.pad_left = 0;
       d.x_blocked = blocked;
       const int64_t pairs = (g.out_c / B + 1) / 2;
-      if (threads > 1 && pairs % threads == 0 && g.out_h < 8 * threads) {
-        // Small planes (13x13 and less): whole rows would split unevenly; the threads take
-        // equal numbers of Block16O pairs of output blocks instead.
+      // Equal numbers of Block16O pairs of output blocks per thread, every row, on small
+      // planes (13 rows split unevenly) and where each thread gets whole groups of two pairs
+      // (rows cost each thread every pair's weights: squeezenet's 27x27 expansions lost 12 %
+      // of their two-thread time to that); densenet121's 32-channel 3x3 layers, one pair per
+      // thread, ran 1.12x slower so (kiln's 2-pair tiles idle half their registers).
+      if (threads > 1 && pairs % threads == 0 &&
+          (g.out_h < 8 * threads || pairs % (2 * threads) == 0)) {
         Over(pool, pairs, pairs / threads,
              [&](int64_t q0, int64_t q1) { k.nchw8c_direct(PairsOf(d, g, q0, q1), 0, g.out_h); });
       } else {
