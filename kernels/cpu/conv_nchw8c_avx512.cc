@@ -178,20 +178,26 @@ inline void DirectTile(const NCHW8cConvArgs& a, const ChannelRange& r, const int
   constexpr int64_t cs = kBlocked ? B : 1;  // floats between two columns
   const int64_t step = a.stride * cs, taps = a.kernel_h * a.kernel_w, wq = a.in_c * taps * 16;
   const int64_t row_floats = a.in_w * cs;
-  for (int64_t c = r.c0; c < r.c1; ++c) {
-    const float* xc =
-        kBlocked ? x + (c / B) * a.in_h * row_floats + c % B : x + c * a.in_h * a.in_w;
-    // One flat loop over the window's taps (offsets made once per call), as the plain stems'.
-    for (int64_t t = 0; t < taps; ++t) {
+  // One flat loop over the window's taps (offsets made once per call), as the plain stems';
+  // for plain input over every channel's taps at once (a stem's 27-147).
+  auto taps_of = [&](const float* xc, const int64_t* off, int64_t n) {
+    for (int64_t t = 0; t < n; ++t) {
       __m512 wv[QT];
       for (int q = 0; q < QT; ++q) wv[q] = _mm512_loadu_ps(w + q * wq);
       w += 16;
-      const float* col = xc + tap_offset[t];
+      const float* col = xc + off[t];
       for (int p = 0; p < PT; ++p) {
         const __m512 xv = _mm512_set1_ps(col[p * step]);
         for (int q = 0; q < QT; ++q) acc[q][p] = _mm512_fmadd_ps(wv[q], xv, acc[q][p]);
       }
     }
+  };
+  if constexpr (kBlocked) {
+    for (int64_t c = r.c0; c < r.c1; ++c) {
+      taps_of(x + (c / B) * a.in_h * row_floats + c % B, tap_offset, taps);
+    }
+  } else {
+    taps_of(x, tap_offset + r.c0 * taps, (r.c1 - r.c0) * taps);
   }
   for (int q = 0; q < QT; ++q) {
     const bool two = q < full_pairs;
@@ -269,8 +275,8 @@ void DirectRow(const NCHW8cConvArgs& a, const ChannelRange& r, const int64_t* to
   }
 }
 
-// Windows up to 7x7 (ClassifyNCHW8cConv).
-constexpr int64_t kMaxTaps = 49;
+// Windows up to 7x7 over up to 4 plain input channels (ClassifyNCHW8cConv).
+constexpr int64_t kMaxTaps = 4 * 49;
 
 // Weight bytes of a channel range that the rows of a pair group reuse from L1.
 constexpr int64_t kRangeWeightBytes = 32 * 1024;
@@ -283,10 +289,15 @@ void DirectGroup(const NCHW8cConvArgs& a, int64_t q, int64_t oy0, int64_t oy1,
                  const Clamp512& clamp) {
   const int64_t taps = a.kernel_h * a.kernel_w;
   const int64_t per = std::max<int64_t>(8, kRangeWeightBytes / (taps * 16 * 4 * QT) / 8 * 8);
-  // Tap (ky, kx) from a window's first input: ky rows and kx columns on.
+  // Tap (ky, kx) from a window's first input: ky rows and kx columns on; for plain input, of
+  // every channel (its plane on).
   constexpr int64_t cs = kBlocked ? B : 1;
   int64_t toff[kMaxTaps];
-  for (int64_t t = 0; t < taps; ++t) toff[t] = (t / a.kernel_w * a.in_w + t % a.kernel_w) * cs;
+  const int64_t offsets = kBlocked ? taps : a.in_c * taps;
+  for (int64_t i = 0; i < offsets; ++i) {
+    const int64_t c = i / taps, t = i % taps;
+    toff[i] = c * a.in_h * a.in_w + (t / a.kernel_w * a.in_w + t % a.kernel_w) * cs;
+  }
   for (int64_t c0 = 0; c0 < a.in_c; c0 += per) {
     const int64_t c1 = std::min(a.in_c, c0 + per);
     const ChannelRange r{c0, c1, c0 == 0, c1 == a.in_c};
