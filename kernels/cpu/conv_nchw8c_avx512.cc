@@ -264,7 +264,10 @@ void DirectRow(const NCHW8cConvArgs& a, const ChannelRange& r, const int64_t* to
   const int64_t step = a.stride * cs;
   for (int64_t ox = 0; ox < a.out_w;) {
     const int64_t left = a.out_w - ox;
-    const int64_t pt = kBlocked ? (left <= 14 ? left : 12) : (left >= 12 ? 12 : left >= 4 ? 4 : 1);
+    // Blocked rows in the fewest tiles of at most 14 pixels, of equal widths (27 = 14 + 13,
+    // not 12 + 12 + 3: a 3-pixel tile's 6 accumulators do not cover the FMA latency).
+    const int64_t pt = kBlocked ? (left + (left + 13) / 14 - 1) / ((left + 13) / 14)
+                                : (left >= 12 ? 12 : left >= 4 ? 4 : 1);
     DirectTileOf<kBlocked, QT>(pt, a, r, toff, x + ox * step, w, bias, res ? res + ox * B : nullptr,
                                y + ox * B, plane, full, clamp);
     ox += pt;
