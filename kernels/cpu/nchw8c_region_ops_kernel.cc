@@ -258,7 +258,7 @@ void RegisterNCHW8cRegionOps(KernelRegistry& r) {
   KernelTraits pool;
   pool.accepts = AcceptsBlockedPool;
   pool.data_layout = Layout::kNCHW8c;
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+  for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
     for (bool is_max : {true, false}) {
       r.Register(
           KernelKey{is_max ? OpType::kMaxPool : OpType::kAveragePool, ExecutorKind::kCpu,

@@ -78,7 +78,7 @@ constexpr CpuKernels kAvx512Kernels = {.isa = Isa::kAvx512,
                                        .nchw8c_pointwise = NCHW8cPointwiseAvx512,
                                        .nchw8c_depthwise = NCHW8cDepthwiseAvx512,
                                        .nchw8c_direct = NCHW8cDirectAvx512,
-                                       .nchw8c_pool = PoolNCHW8cAvx2};
+                                       .nchw8c_pool = PoolNCHW8cAvx512};
 #endif
 
 }  // namespace

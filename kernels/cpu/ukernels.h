@@ -269,8 +269,8 @@ void WinoOutputScalar(const WinoParams& p, const float* m, int64_t e_stride, flo
                       float* y);
 void PoolScalar(const PoolParams& p, const float* x, float* y, int64_t planes);
 void GlobalPoolScalar(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
-// Pooling of NCHW8c block planes (PoolParams over the plane's pixels; AVX-512 runs the AVX2
-// one: a block is 8 floats).
+// Pooling of NCHW8c block planes (PoolParams over the plane's pixels; AVX-512 puts two
+// pixels' blocks in a vector for max pools of stride 1 or 2).
 void PoolNCHW8cScalar(const PoolParams& p, const float* x, float* y, int64_t planes);
 void Im2colPanelScalar(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr,
                        int64_t k0, int64_t kl, float* dst);
@@ -345,6 +345,7 @@ void WinoOutputAvx512(const WinoParams& p, const float* m, int64_t e_stride, flo
                       float* y);
 void PoolAvx512(const PoolParams& p, const float* x, float* y, int64_t planes);
 void GlobalPoolAvx512(const float* x, float* y, int64_t planes, int64_t size, bool is_max);
+void PoolNCHW8cAvx512(const PoolParams& p, const float* x, float* y, int64_t planes);
 void Im2colPanelAvx512(const Im2colParams& p, const float* xg, int64_t p0, int tn, int nr,
                        int64_t k0, int64_t kl, float* dst);
 void StemConvAvx512(const StemConvParams& p, const float* xpad, const float* w16,
