@@ -50,8 +50,8 @@ class BlockedLayoutPass : public Pass {
     for (NodeId id : order) {
       if (Member(rw, id, ctx.options(), Layout::kNCHW8c)) {
         st.region.insert(id);
-      } else if (Member(rw, id, ctx.options(),
-                        Layout::kPlain)) {  // a stem: reads plain, writes blocked
+      } else if (Member(rw, id, ctx.options(), Layout::kPlain)) {
+        // A stem: reads plain, writes blocked.
         st.region.insert(id);
         st.plain_input.insert(id);
       } else if (Sink(rw, id, isa)) {
