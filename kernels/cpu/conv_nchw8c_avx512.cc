@@ -207,8 +207,8 @@ inline void DirectTile(const NCHW8cConvArgs& a, const ChannelRange& r, const int
   }
 }
 
-// The tile for the pt pixels left in a row (up to 14 with blocked input: rows of small planes,
-// 7, 13, 14, take one tile, where a 1-pixel tile would load two weight rows per two FMAs).
+// The tile of pt pixels (1-14): rows of small planes, 7, 13, 14, take one tile, where a
+// 1-pixel tile would load two weight rows per two FMAs.
 template <bool kBlocked, int QT>
 inline void DirectTileOf(int64_t pt, const NCHW8cConvArgs& a, const ChannelRange& r,
                          const int64_t* toff, const float* x, const float* w, const float* bias,
@@ -217,31 +217,22 @@ inline void DirectTileOf(int64_t pt, const NCHW8cConvArgs& a, const ChannelRange
 #define KILN_TILE(n) \
   case n:            \
     return DirectTile<kBlocked, QT, n>(a, r, toff, x, w, bias, res, y, plane, full, clamp)
-  if constexpr (kBlocked) {
-    switch (pt) {
-      KILN_TILE(1);
-      KILN_TILE(2);
-      KILN_TILE(3);
-      KILN_TILE(4);
-      KILN_TILE(5);
-      KILN_TILE(6);
-      KILN_TILE(7);
-      KILN_TILE(8);
-      KILN_TILE(9);
-      KILN_TILE(10);
-      KILN_TILE(11);
-      KILN_TILE(13);
-      KILN_TILE(14);
-      default:
-        break;
-    }
-  } else {
-    switch (pt) {
-      KILN_TILE(1);
-      KILN_TILE(4);
-      default:
-        break;
-    }
+  switch (pt) {
+    KILN_TILE(1);
+    KILN_TILE(2);
+    KILN_TILE(3);
+    KILN_TILE(4);
+    KILN_TILE(5);
+    KILN_TILE(6);
+    KILN_TILE(7);
+    KILN_TILE(8);
+    KILN_TILE(9);
+    KILN_TILE(10);
+    KILN_TILE(11);
+    KILN_TILE(13);
+    KILN_TILE(14);
+    default:
+      break;
   }
 #undef KILN_TILE
   DirectTile<kBlocked, QT, 12>(a, r, toff, x, w, bias, res, y, plane, full, clamp);
@@ -264,10 +255,9 @@ void DirectRow(const NCHW8cConvArgs& a, const ChannelRange& r, const int64_t* to
   const int64_t step = a.stride * cs;
   for (int64_t ox = 0; ox < a.out_w;) {
     const int64_t left = a.out_w - ox;
-    // Blocked rows in the fewest tiles of at most 14 pixels, of equal widths (27 = 14 + 13,
-    // not 12 + 12 + 3: a 3-pixel tile's 6 accumulators do not cover the FMA latency).
-    const int64_t pt = kBlocked ? (left + (left + 13) / 14 - 1) / ((left + 13) / 14)
-                                : (left >= 12 ? 12 : left >= 4 ? 4 : 1);
+    // Rows in the fewest tiles of at most 14 pixels, of equal widths (27 = 14 + 13, not
+    // 12 + 12 + 3: a 3-pixel tile's 6 accumulators do not cover the FMA latency).
+    const int64_t pt = (left + (left + 13) / 14 - 1) / ((left + 13) / 14);
     DirectTileOf<kBlocked, QT>(pt, a, r, toff, x + ox * step, w, bias, res ? res + ox * B : nullptr,
                                y + ox * B, plane, full, clamp);
     ox += pt;
