@@ -30,6 +30,26 @@ bool Unpadded(const Conv2dGeometry& g) {
   return g.pad_top == 0 && g.pad_left == 0 && g.pad_bottom == 0 && g.pad_right == 0;
 }
 
+// Output rows per thread when the threads split rows, and the padded input rows they read.
+int64_t RowsPerThread(const Conv2dGeometry& g, int threads) {
+  return (g.out_h + threads - 1) / threads;
+}
+int64_t BandRows(const Conv2dGeometry& g, int threads) {
+  return (RowsPerThread(g, threads) - 1) * g.stride_h + g.kernel_h;
+}
+
+// Whether the threads split a direct layer's Block16O pairs of output blocks (each taking
+// every row) rather than its rows: on small planes (13 rows split unevenly) and where each
+// thread gets whole groups of two pairs (rows cost each thread every pair's weights:
+// squeezenet's 27x27 expansions lost 12 % of their two-thread time to that); densenet121's
+// 32-channel 3x3 layers, one pair per thread, ran 1.12x slower so (the 2-pair tiles idle half
+// their registers).
+bool SplitsPairs(const Conv2dGeometry& g, int threads) {
+  const int64_t pairs = (g.out_c / B + 1) / 2;
+  return threads > 1 && pairs % threads == 0 &&
+         (g.out_h < 8 * threads || pairs % (2 * threads) == 0);
+}
+
 // The part of a layer's arguments that computes Block16O pairs [q0, q1) of output blocks
 // (weights, bias, output and residual offset to them).
 NCHW8cConvArgs PairsOf(const NCHW8cConvArgs& a, const Conv2dGeometry& g, int64_t q0, int64_t q1) {
@@ -69,12 +89,14 @@ NCHW8cConvKind ClassifyNCHW8cConv(const Conv2dGeometry& g, bool has_residual) {
   return NCHW8cConvKind::kNone;
 }
 
-size_t NCHW8cConvScratchBytes(NCHW8cConvKind kind, const Conv2dGeometry& g) {
+size_t NCHW8cConvScratchBytes(NCHW8cConvKind kind, const Conv2dGeometry& g, int threads) {
   if (kind != NCHW8cConvKind::kDirect && kind != NCHW8cConvKind::kDense) return 0;
   if (Unpadded(g)) return 0;
-  return static_cast<size_t>(g.in_c * (g.in_h + g.pad_top + g.pad_bottom) *
-                             (g.in_w + g.pad_left + g.pad_right)) *
-         sizeof(float);
+  // The whole padded image, or each thread's band of it.
+  const int64_t pw = g.in_w + g.pad_left + g.pad_right, ph = g.in_h + g.pad_top + g.pad_bottom;
+  const int64_t whole = g.in_c * ph * pw;  // blocked: in_c / 8 planes of rows of pw x 8
+  const int64_t bands = threads > 1 ? threads * g.in_c * BandRows(g, threads) * pw : 0;
+  return static_cast<size_t>(std::max(whole, bands)) * sizeof(float);
 }
 
 void RunNCHW8cConv(const CpuKernels& k, NCHW8cConvKind kind, const Conv2dGeometry& g,
@@ -101,23 +123,40 @@ void RunNCHW8cConv(const CpuKernels& k, NCHW8cConvKind kind, const Conv2dGeometr
       // (stems), or NCHW8c, whose block rows are rows of in_w * 8 floats.
       // Unpadded layers (squeezenet's stem, 1x1 stride 2) read the input as it is.
       const bool blocked = kind == NCHW8cConvKind::kDense;
-      const int64_t cs = blocked ? B : 1;
+      const int64_t cs = blocked ? B : 1, planes = blocked ? g.in_c / B : g.in_c;
       NCHW8cConvArgs d = a;
-      if (!Unpadded(g)) {
-        CopyZeroPadded(a.x, blocked ? g.in_c / B : g.in_c, g.in_h, g.in_w * cs, g.pad_top,
-                       g.pad_left * cs, ph, pw * cs, padded, pool);
-        d.x = padded;
-      }
       d.in_h = ph, d.in_w = pw, d.pad_top = d.pad_left = 0;
       d.x_blocked = blocked;
       const int64_t pairs = (g.out_c / B + 1) / 2;
-      // Equal numbers of Block16O pairs of output blocks per thread, every row, on small
-      // planes (13 rows split unevenly) and where each thread gets whole groups of two pairs
-      // (rows cost each thread every pair's weights: squeezenet's 27x27 expansions lost 12 %
-      // of their two-thread time to that); densenet121's 32-channel 3x3 layers, one pair per
-      // thread, ran 1.12x slower so (kiln's 2-pair tiles idle half their registers).
-      if (threads > 1 && pairs % threads == 0 &&
-          (g.out_h < 8 * threads || pairs % (2 * threads) == 0)) {
+      if (!Unpadded(g) && threads > 1 && !SplitsPairs(g, threads)) {
+        // Each thread pads the input rows its output rows read into its own band of the
+        // scratch (the halo rows twice) and runs them: no barrier between copy and layer
+        // (densenet121's 28x28 3x3 layers scaled 1.67-1.75x at two threads with one).
+        const int64_t per = RowsPerThread(g, threads), band = BandRows(g, threads);
+        Over(pool, threads, 1, [&](int64_t t0, int64_t t1) {
+          for (int64_t t = t0; t < t1; ++t) {
+            const int64_t r0 = t * per, r1 = std::min(g.out_h, r0 + per);
+            if (r0 >= r1) continue;
+            const int64_t row0 = r0 * g.stride_h, row1 = (r1 - 1) * g.stride_h + g.kernel_h;
+            float* mine = padded + t * planes * band * pw * cs;
+            CopyZeroPaddedRows(a.x, planes, g.in_h, g.in_w * cs, g.pad_top, g.pad_left * cs,
+                               pw * cs, row0, row1, mine);
+            NCHW8cConvArgs part = d;
+            part.x = mine, part.in_h = row1 - row0;
+            part.y = a.y + r0 * g.out_w * B;
+            part.residual = a.residual ? a.residual + r0 * g.out_w * B : nullptr;
+            k.nchw8c_direct(part, 0, r1 - r0);
+          }
+        });
+        continue;
+      }
+      if (!Unpadded(g)) {
+        // The image zero-padded once (its rows over the pool).
+        CopyZeroPadded(a.x, planes, g.in_h, g.in_w * cs, g.pad_top, g.pad_left * cs, ph, pw * cs,
+                       padded, pool);
+        d.x = padded;
+      }
+      if (SplitsPairs(g, threads)) {
         Over(pool, pairs, pairs / threads,
              [&](int64_t q0, int64_t q1) { k.nchw8c_direct(PairsOf(d, g, q0, q1), 0, g.out_h); });
       } else {

@@ -26,9 +26,9 @@ enum class NCHW8cConvKind { kNone, kPointwise, kDepthwise, kDirect, kDense };
 // each block's output rows); a residual on all but depthwise layers and stems.
 NCHW8cConvKind ClassifyNCHW8cConv(const Conv2dGeometry& g, bool has_residual);
 
-// Scratch RunNCHW8cConv needs: kDirect's and kDense's zero-padded copy of one image (none
-// for unpadded layers).
-size_t NCHW8cConvScratchBytes(NCHW8cConvKind kind, const Conv2dGeometry& g);
+// Scratch RunNCHW8cConv needs with `threads` threads: kDirect's and kDense's zero-padded copy
+// of one image, or each thread's band of it (none for unpadded layers).
+size_t NCHW8cConvScratchBytes(NCHW8cConvKind kind, const Conv2dGeometry& g, int threads);
 
 // Runs one layer, every image of the batch, over the pool (null: inline). y and residual are
 // NCHW8c, x too except for kDirect (plain); w Block16O; bias [out_c] or null.

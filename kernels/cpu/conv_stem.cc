@@ -11,24 +11,44 @@ int64_t RoundUp(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
 
 }  // namespace
 
+namespace {
+
+// Padded row `row` (input row row - pad_top) of channel c into `out`: the input row at
+// pad_left, only the padding around it cleared.
+void CopyPaddedRow(const float* x, int64_t c, int64_t row, int64_t in_h, int64_t in_w,
+                   int64_t pad_top, int64_t pad_left, int64_t pad_w, float* out) {
+  const int64_t iy = row - pad_top, right = pad_w - pad_left - in_w;
+  if (iy < 0 || iy >= in_h) {
+    std::fill(out, out + pad_w, 0.f);
+    return;
+  }
+  std::fill(out, out + pad_left, 0.f);
+  std::memcpy(out + pad_left, x + (c * in_h + iy) * in_w,
+              static_cast<size_t>(in_w) * sizeof(float));
+  std::fill(out + pad_left + in_w, out + pad_left + in_w + right, 0.f);
+}
+
+}  // namespace
+
+void CopyZeroPaddedRows(const float* x, int64_t channels, int64_t in_h, int64_t in_w,
+                        int64_t pad_top, int64_t pad_left, int64_t pad_w, int64_t row0,
+                        int64_t row1, float* xpad) {
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t r = row0; r < row1; ++r) {
+      CopyPaddedRow(x, c, r, in_h, in_w, pad_top, pad_left, pad_w,
+                    xpad + (c * (row1 - row0) + r - row0) * pad_w);
+    }
+  }
+}
+
 void CopyZeroPadded(const float* x, int64_t channels, int64_t in_h, int64_t in_w, int64_t pad_top,
                     int64_t pad_left, int64_t pad_h, int64_t pad_w, float* xpad, ThreadPool* pool) {
-  // The input rows at (pad_top, pad_left); only the padding around them is cleared.
-  const int64_t right = pad_w - pad_left - in_w;
   // Row r of channel c (r = c * pad_h + padded row), over the pool: one thread's copy of a
   // 224 x 224 image was a third of mobilenetv2's stem at two threads.
   auto copy_rows = [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
-      const int64_t c = r / pad_h, iy = r % pad_h - pad_top;
-      float* row = xpad + r * pad_w;
-      if (iy < 0 || iy >= in_h) {
-        std::fill(row, row + pad_w, 0.f);
-        continue;
-      }
-      std::fill(row, row + pad_left, 0.f);
-      std::memcpy(row + pad_left, x + (c * in_h + iy) * in_w,
-                  static_cast<size_t>(in_w) * sizeof(float));
-      std::fill(row + pad_left + in_w, row + pad_left + in_w + right, 0.f);
+      CopyPaddedRow(x, r / pad_h, r % pad_h, in_h, in_w, pad_top, pad_left, pad_w,
+                    xpad + r * pad_w);
     }
   };
   if (pool && pool->num_threads() > 1) {

@@ -18,6 +18,11 @@ namespace kiln::cpu {
 // the pool. The stems' input (ConvStem, the NCHW8c stems).
 void CopyZeroPadded(const float* x, int64_t channels, int64_t in_h, int64_t in_w, int64_t pad_top,
                     int64_t pad_left, int64_t pad_h, int64_t pad_w, float* xpad, ThreadPool* pool);
+// The same for padded rows [row0, row1) of every plane only: xpad holds planes of
+// row1 - row0 rows (a thread's band of the padded image), inline.
+void CopyZeroPaddedRows(const float* x, int64_t channels, int64_t in_h, int64_t in_w,
+                        int64_t pad_top, int64_t pad_left, int64_t pad_w, int64_t row0,
+                        int64_t row1, float* xpad);
 
 class ConvStem {
  public:

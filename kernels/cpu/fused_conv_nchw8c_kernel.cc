@@ -71,7 +71,9 @@ class FusedConvNCHW8c : public Kernel {
     return Status::Ok();
   }
 
-  size_t ScratchBytes() const override { return NCHW8cConvScratchBytes(kind_, geometry_); }
+  size_t ScratchBytes() const override {
+    return NCHW8cConvScratchBytes(kind_, geometry_, pool_ ? pool_->num_threads() : 1);
+  }
 
   Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
              void* scratch) override {
