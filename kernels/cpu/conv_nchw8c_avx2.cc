@@ -124,8 +124,9 @@ struct ChannelRange {
 };
 
 // OBT output blocks x PT pixels of one output row over input channels r.c0..r.c1. x: the
-// zero-padded image at the tile's first window, plain (kBlocked false) or NCHW8c (channel c
-// is lane c % 8 of block c / 8, columns 8 floats apart); w: channel r.c0's Block16O weights.
+// zero-padded (or unpadded) image at the tile's first window, plain (kBlocked false) or NCHW8c
+// (channel c is lane c % 8 of block c / 8, columns 8 floats apart); w: channel r.c0's
+// Block16O weights.
 template <bool kBlocked, int OBT, int PT>
 inline void DirectTile(const NCHW8cConvArgs& a, const ChannelRange& r, const float* x,
                        const float* w, const float* bias, const float* residual, float* y,

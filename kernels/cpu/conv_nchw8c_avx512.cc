@@ -154,10 +154,10 @@ struct ChannelRange {
 };
 
 // QT pairs of output blocks x PT pixels of one output row over input channels r.c0..r.c1. x:
-// the zero-padded image at the tile's first window, plain (kBlocked false: channel c's plane,
-// columns 1 float apart) or NCHW8c (channel c is lane c % 8 of block c / 8, columns 8 floats
-// apart). w: the Block16O weights of channel r.c0, in the loop's order (channel, row, column,
-// 16 floats each).
+// the zero-padded (or unpadded) image at the tile's first window, plain (kBlocked false:
+// channel c's plane, columns 1 float apart) or NCHW8c (channel c is lane c % 8 of block
+// c / 8, columns 8 floats apart). w: the Block16O weights of channel r.c0, in the loop's
+// order (channel, row, column, 16 floats each).
 template <bool kBlocked, int QT, int PT>
 inline void DirectTile(const NCHW8cConvArgs& a, const ChannelRange& r, const int64_t* tap_offset,
                        const float* x, const float* w, const float* bias, const float* residual,
@@ -276,7 +276,7 @@ constexpr int64_t kRangeWeightBytes = 32 * 1024;
 
 // Pair groups outermost; within one, the input channels in ranges whose weights stay in L1
 // while every row of [oy0, oy1) runs them (the partial sums go through y). One range per
-// group for the stems; 3x3 layers take 24-32 channels per range.
+// group for the stems; 3x3 layers take 24 channels per range (56 with one pair).
 template <bool kBlocked, int QT>
 void DirectGroup(const NCHW8cConvArgs& a, int64_t q, int64_t oy0, int64_t oy1,
                  const Clamp512& clamp) {
