@@ -234,6 +234,26 @@ TEST(BlockedLayoutPassTest, RegionsThatNeedMoreReordersThanTheyPayForStayPlain) 
   EXPECT_TRUE(Counters(Compile(b.Take(), Isa::kAvx2, true)).empty());
 }
 
+TEST(BlockedLayoutPassTest, WeightsF16KeepTheConvolutionsPlain) {
+  // The NCHW8c kernels read f32 weights, and the pass runs before weights-f16 converts them:
+  // with --weights-f16 no convolution is blocked, and the file still runs.
+  const Graph g = MobileChain();
+  CompileOptions options;
+  options.target_isa = Isa::kAvx512;
+  options.weights_f16 = true;
+  options.verify_each_pass = true;
+  auto m = CompileGraph(g, options);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  for (const Node& n : m->graph.nodes()) {
+    if (n.op == OpType::kFusedConv) {
+      EXPECT_EQ(m->graph.value(n.outputs[0]).layout, Layout::kPlain) << n.name;
+    }
+  }
+  const auto inputs = testing::RandomInputs(g, 6);
+  const auto expected = testing::RunGraph(g, inputs);
+  testing::ExpectClose(expected, RunCompiled(*m, inputs, Isa::kAvx2, 1), 1e-2f);
+}
+
 TEST(BlockedLayoutPassTest, TargetsWithoutAvx2SkipThePass) {
   // No SIMD kernel runs the layout there: the portable blocked kernels are slower than plain.
   for (Isa target : {Isa::kReference, Isa::kScalar}) {
