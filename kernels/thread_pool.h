@@ -117,6 +117,17 @@ void RunShares(ThreadPool* pool, int64_t shares, const F& share) {
 // would give it: the two vCPUs of the development machine ran equal shares of an op up to 1.5x
 // apart, one process the caller's vCPU faster, the next the worker's. Without a pool, or with
 // one slot, the caller runs the whole range at once in slot 0.
+// fn(begin, end) over [0, n): on `pool` (null: none) in ranges of at least `grain` when it has
+// several threads and n > 1, else inline in one call.
+template <typename F>
+void ParallelOrInline(ThreadPool* pool, int64_t n, int64_t grain, const F& fn) {
+  if (pool && pool->num_threads() > 1 && n > 1) {
+    pool->ParallelFor(n, fn, grain);
+  } else if (n > 0) {
+    fn(int64_t{0}, n);
+  }
+}
+
 template <typename F>
 void ClaimRanges(ThreadPool* pool, int slots, int64_t items, int64_t chunk, const F& fn) {
   chunk = chunk < 1 ? 1 : chunk;

@@ -15,17 +15,6 @@ constexpr int64_t B = kNCHWcBlock;
 // Pixels per unit of work a thread takes (a multiple of the AVX2 kernel's 6-pixel tile).
 constexpr int64_t kPointwiseUnit = 48;
 
-// body(begin, end) over [0, n): over the pool in ranges of at least `grain` when it has
-// several threads and n > 1, else inline.
-template <typename F>
-void Over(ThreadPool* pool, int64_t n, int64_t grain, const F& body) {
-  if (pool && pool->num_threads() > 1 && n > 1) {
-    pool->ParallelFor(n, body, grain);
-  } else if (n > 0) {
-    body(0, n);
-  }
-}
-
 bool Unpadded(const Conv2dGeometry& g) {
   return g.pad_top == 0 && g.pad_left == 0 && g.pad_bottom == 0 && g.pad_right == 0;
 }
@@ -133,7 +122,7 @@ void RunNCHW8cConv(const CpuKernels& k, NCHW8cConvKind kind, const Conv2dGeometr
         // scratch (the halo rows twice) and runs them: no barrier between copy and layer
         // (densenet121's 28x28 3x3 layers scaled 1.67-1.75x at two threads with one).
         const int64_t per = RowsPerThread(g, threads), band = BandRows(g, threads);
-        Over(pool, threads, 1, [&](int64_t t0, int64_t t1) {
+        ParallelOrInline(pool, threads, 1, [&](int64_t t0, int64_t t1) {
           for (int64_t t = t0; t < t1; ++t) {
             const int64_t r0 = t * per, r1 = std::min(g.out_h, r0 + per);
             if (r0 >= r1) continue;
@@ -157,10 +146,12 @@ void RunNCHW8cConv(const CpuKernels& k, NCHW8cConvKind kind, const Conv2dGeometr
         d.x = padded;
       }
       if (SplitsPairs(g, threads)) {
-        Over(pool, pairs, pairs / threads,
-             [&](int64_t q0, int64_t q1) { k.nchw8c_direct(PairsOf(d, g, q0, q1), 0, g.out_h); });
+        ParallelOrInline(pool, pairs, pairs / threads, [&](int64_t q0, int64_t q1) {
+          k.nchw8c_direct(PairsOf(d, g, q0, q1), 0, g.out_h);
+        });
       } else {
-        Over(pool, g.out_h, 1, [&](int64_t r0, int64_t r1) { k.nchw8c_direct(d, r0, r1); });
+        ParallelOrInline(pool, g.out_h, 1,
+                         [&](int64_t r0, int64_t r1) { k.nchw8c_direct(d, r0, r1); });
       }
     } else if (kind == NCHW8cConvKind::kPointwise) {
       const int64_t pixels = g.out_plane();
@@ -169,16 +160,18 @@ void RunNCHW8cConv(const CpuKernels& k, NCHW8cConvKind kind, const Conv2dGeometr
       if (threads > 1 && units < 4 * threads && pairs >= threads) {
         // Small planes (14x14 and less): the threads split the output channels in pairs of
         // blocks (one Block16O block each), every thread reading the whole input.
-        Over(pool, pairs, (pairs + threads - 1) / threads,
-             [&](int64_t q0, int64_t q1) { k.nchw8c_pointwise(PairsOf(a, g, q0, q1), 0, pixels); });
+        ParallelOrInline(pool, pairs, (pairs + threads - 1) / threads, [&](int64_t q0, int64_t q1) {
+          k.nchw8c_pointwise(PairsOf(a, g, q0, q1), 0, pixels);
+        });
         continue;
       }
       // One contiguous range of pixels per thread: each reads its own input rows once.
-      Over(pool, units, (units + threads - 1) / threads, [&](int64_t u0, int64_t u1) {
+      ParallelOrInline(pool, units, (units + threads - 1) / threads, [&](int64_t u0, int64_t u1) {
         k.nchw8c_pointwise(a, u0 * kPointwiseUnit, std::min(pixels, u1 * kPointwiseUnit));
       });
     } else {
-      Over(pool, g.out_c / B, 1, [&](int64_t b0, int64_t b1) { k.nchw8c_depthwise(a, b0, b1); });
+      ParallelOrInline(pool, g.out_c / B, 1,
+                       [&](int64_t b0, int64_t b1) { k.nchw8c_depthwise(a, b0, b1); });
     }
   }
 }

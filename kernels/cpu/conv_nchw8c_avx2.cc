@@ -6,6 +6,7 @@
 
 #include "kernels/cpu/activation_simd.h"
 #include "kernels/cpu/simd.h"
+#include "kernels/cpu/tile_width.h"
 #include "kernels/cpu/ukernels.h"
 
 namespace kiln::cpu {
@@ -187,26 +188,9 @@ void DirectRow(const NCHW8cConvArgs& a, const ChannelRange& r, int64_t ob, int64
     const float* xt = x + ox * step;
     const float* rt = res ? res + ox * B : nullptr;
     float* yt = y + ox * B;
-    switch (pt) {
-      case 1:
-        DirectTile<kBlocked, OBT, 1>(a, r, xt, w, bias, rt, yt, plane, clamp);
-        break;
-      case 2:
-        DirectTile<kBlocked, OBT, 2>(a, r, xt, w, bias, rt, yt, plane, clamp);
-        break;
-      case 3:
-        DirectTile<kBlocked, OBT, 3>(a, r, xt, w, bias, rt, yt, plane, clamp);
-        break;
-      case 4:
-        DirectTile<kBlocked, OBT, 4>(a, r, xt, w, bias, rt, yt, plane, clamp);
-        break;
-      case 5:
-        DirectTile<kBlocked, OBT, 5>(a, r, xt, w, bias, rt, yt, plane, clamp);
-        break;
-      default:
-        DirectTile<kBlocked, OBT, 6>(a, r, xt, w, bias, rt, yt, plane, clamp);
-        break;
-    }
+    WithTileWidth<6>(pt, [&](auto width) {
+      DirectTile<kBlocked, OBT, decltype(width)::value>(a, r, xt, w, bias, rt, yt, plane, clamp);
+    });
     ox += pt;
   }
   if (r.last) {

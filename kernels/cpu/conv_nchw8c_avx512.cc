@@ -8,6 +8,7 @@
 
 #include "kernels/cpu/activation_simd.h"
 #include "kernels/cpu/simd.h"
+#include "kernels/cpu/tile_width.h"
 #include "kernels/cpu/ukernels.h"
 
 namespace kiln::cpu {
@@ -58,7 +59,7 @@ inline __m512 LoadPair(const float* lo, int64_t block_stride, bool two_blocks) {
 }
 
 // QT pairs of output blocks x PT pixels: QT * PT accumulators, per input channel QT weight
-// rows (16 floats each, read in place from Block16O) and PT broadcasts. `pairs_full`: how many
+// rows (16 floats each, read in place from Block16O) and PT broadcasts. `full_pairs`: how many
 // of the QT pairs have both blocks (all but possibly the layer's last).
 template <int QT, int PT>
 inline void PointwiseTile(const float* x, int64_t plane, int64_t in_c, const float* w,
@@ -207,37 +208,6 @@ inline void DirectTile(const NCHW8cConvArgs& a, const ChannelRange& r, const int
   }
 }
 
-// The tile of pt pixels (1-14): rows of small planes, 7, 13, 14, take one tile, where a
-// 1-pixel tile would load two weight rows per two FMAs.
-template <bool kBlocked, int QT>
-inline void DirectTileOf(int64_t pt, const NCHW8cConvArgs& a, const ChannelRange& r,
-                         const int64_t* toff, const float* x, const float* w, const float* bias,
-                         const float* res, float* y, int64_t plane, int full,
-                         const Clamp512& clamp) {
-#define KILN_TILE(n) \
-  case n:            \
-    return DirectTile<kBlocked, QT, n>(a, r, toff, x, w, bias, res, y, plane, full, clamp)
-  switch (pt) {
-    KILN_TILE(1);
-    KILN_TILE(2);
-    KILN_TILE(3);
-    KILN_TILE(4);
-    KILN_TILE(5);
-    KILN_TILE(6);
-    KILN_TILE(7);
-    KILN_TILE(8);
-    KILN_TILE(9);
-    KILN_TILE(10);
-    KILN_TILE(11);
-    KILN_TILE(13);
-    KILN_TILE(14);
-    default:
-      break;
-  }
-#undef KILN_TILE
-  DirectTile<kBlocked, QT, 12>(a, r, toff, x, w, bias, res, y, plane, full, clamp);
-}
-
 // Output row oy of pairs [q0, q0 + QT) over channels r.
 template <bool kBlocked, int QT>
 void DirectRow(const NCHW8cConvArgs& a, const ChannelRange& r, const int64_t* toff, int64_t q0,
@@ -255,11 +225,15 @@ void DirectRow(const NCHW8cConvArgs& a, const ChannelRange& r, const int64_t* to
   const int64_t step = a.stride * cs;
   for (int64_t ox = 0; ox < a.out_w;) {
     const int64_t left = a.out_w - ox;
-    // Rows in the fewest tiles of at most 14 pixels, of equal widths (27 = 14 + 13, not
-    // 12 + 12 + 3: a 3-pixel tile's 6 accumulators do not cover the FMA latency).
+    // Rows in the fewest tiles of at most 14 pixels, of equal widths: 7-, 13- and 14-pixel
+    // rows take one tile (a 1-pixel tile would load two weight rows per two FMAs), 27 = 14 +
+    // 13, not 12 + 12 + 3 (a 3-pixel tile's 6 accumulators do not cover the FMA latency).
     const int64_t pt = (left + (left + 13) / 14 - 1) / ((left + 13) / 14);
-    DirectTileOf<kBlocked, QT>(pt, a, r, toff, x + ox * step, w, bias, res ? res + ox * B : nullptr,
-                               y + ox * B, plane, full, clamp);
+    WithTileWidth<14>(pt, [&](auto width) {
+      DirectTile<kBlocked, QT, decltype(width)::value>(a, r, toff, x + ox * step, w, bias,
+                                                       res ? res + ox * B : nullptr, y + ox * B,
+                                                       plane, full, clamp);
+    });
     ox += pt;
   }
   if (r.last) {

@@ -9,10 +9,6 @@ namespace {
 
 int64_t RoundUp(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
 
-}  // namespace
-
-namespace {
-
 // Padded row `row` (input row row - pad_top) of channel c into `out`: the input row at
 // pad_left, only the padding around it cleared.
 void CopyPaddedRow(const float* x, int64_t c, int64_t row, int64_t in_h, int64_t in_w,

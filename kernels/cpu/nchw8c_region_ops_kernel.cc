@@ -1,7 +1,7 @@
 // The other ops of a blocked region (compiler/passes/blocked_layout.cc): the squeeze-excite
 // pair, a GlobalAveragePool reading NCHW8c and writing the plain [N, C, 1, 1] means and a Mul
 // of an NCHW8c tensor by such a per-channel vector (or by a tensor of its own shape); MaxPool
-// and AveragePool over NCHW8c (CpuKernels::nchw8c_pool, portable and AVX2); and the channel
+// and AveragePool over NCHW8c (CpuKernels::nchw8c_pool, every flavour); and the channel
 // Concat of NCHW8c tensors whose channel counts are multiples of 8, which is their images'
 // bytes end to end (the memory planner usually elides it: ir/plan_rules.h). The
 // squeeze-excite loops are portable over a block's 8 lanes (the compiler vectorises them);
@@ -56,11 +56,8 @@ class GlobalAveragePoolNCHW8c : public Kernel {
     };
     // Over the pool where the tensor is worth splitting (squeezenet's 1000 x 13 x 13 means
     // took as long at two threads as at one).
-    if (pool_ && pool_->num_threads() > 1 && batch_ * blocks_ * plane_ * B >= kSplitFloats) {
-      pool_->ParallelFor(batch_ * blocks_, blocks);
-    } else {
-      blocks(0, batch_ * blocks_);
-    }
+    const bool split = batch_ * blocks_ * plane_ * B >= kSplitFloats;
+    ParallelOrInline(split ? pool_ : nullptr, batch_ * blocks_, 1, blocks);
     return Status::Ok();
   }
 
@@ -173,11 +170,7 @@ class PoolNCHW8c : public Kernel {
     auto body = [&](int64_t b, int64_t e) {
       kernels_->nchw8c_pool(p_, x + b * in_plane, y + b * out_plane, e - b);
     };
-    if (pool_ && pool_->num_threads() > 1 && planes_ > 1) {
-      pool_->ParallelFor(planes_, body);
-    } else {
-      body(0, planes_);
-    }
+    ParallelOrInline(pool_, planes_, 1, body);
     return Status::Ok();
   }
 

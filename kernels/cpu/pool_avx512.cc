@@ -28,7 +28,6 @@ void MaxPoolNCHW8cPairs(const PoolParams& p, const float* x, float* y, int64_t p
   // Output columns whose window lies inside the row.
   const int64_t ox_lo = p.pad_left;
   const int64_t ox_hi = p.in_w - kw + p.pad_left;
-  const __m256 fill8 = _mm256_set1_ps(-FLT_MAX);
   const __m512 fill = _mm512_set1_ps(-FLT_MAX);
   for (int64_t c = 0; c < planes; ++c) {
     const float* xc = x + c * in_plane;
@@ -37,15 +36,7 @@ void MaxPoolNCHW8cPairs(const PoolParams& p, const float* x, float* y, int64_t p
       const PoolRows w = RowsOf(p, oy, kh);
       float* yr = yc + oy * p.out_w * kB;
       auto clipped = [&](int64_t ox) {
-        const int64_t ix0 = ox - p.pad_left;
-        const int kx0 = PoolClamp(-ix0, 0, kw), kx1 = PoolClamp(p.in_w - ix0, 0, kw);
-        __m256 acc = fill8;
-        for (int ky = w.ky0; ky < w.ky1; ++ky) {
-          const float* row = xc + ((w.iy0 + ky) * p.in_w + ix0) * kB;
-          for (int kx = kx0; kx < kx1; ++kx)
-            acc = _mm256_max_ps(_mm256_loadu_ps(row + kx * kB), acc);
-        }
-        _mm256_storeu_ps(yr + ox * kB, acc);
+        ClippedPoolPixelNCHW8c<Vec256, true>(p, kw, xc, w, ox, yr + ox * kB);
       };
       int64_t ox = 0;
       for (; ox < std::min(ox_lo, p.out_w); ++ox) clipped(ox);

@@ -444,6 +444,35 @@ void Pool(const PoolParams& p, const float* x, float* y, int64_t planes) {
   }
 }
 
+// One NCHW8c pool output pixel (8 channels) at output row w / column ox with its window
+// clipped to the input: the border pixels of PoolNCHW8cPlanes and of the AVX-512 stride-1 max
+// pool. Taps in window order; the reference's divisors.
+template <typename V, bool kMax>
+inline void ClippedPoolPixelNCHW8c(const PoolParams& p, int kw, const float* xc, const PoolRows& w,
+                                   int64_t ox, float* out) {
+  using T = typename V::T;
+  constexpr int64_t kB = 8;
+  const T fill = kMax ? V::Set1(-FLT_MAX) : V::Zero();
+  const int64_t ix0 = ox * p.stride_w - p.pad_left;
+  const int kx0 = PoolClamp(-ix0, 0, kw), kx1 = PoolClamp(p.in_w - ix0, 0, kw);
+  const int64_t cols = p.count_include_pad ? TapsIn(ix0, kw, -p.pad_left, p.in_w + p.pad_right)
+                                           : TapsIn(ix0, kw, 0, p.in_w);
+  // An empty window (count 0) averages to 0, as in the reference.
+  const float count = static_cast<float>(w.counted * cols);
+  for (int l = 0; l < kB; l += V::N) {
+    T acc = fill;
+    for (int ky = w.ky0; ky < w.ky1; ++ky) {
+      const float* row = xc + ((w.iy0 + ky) * p.in_w + ix0) * kB + l;
+      for (int kx = kx0; kx < kx1; ++kx) {
+        // Max keeps the running value when the tap is NaN (the reference's v > best).
+        acc = kMax ? V::Max(acc, V::Load(row + kx * kB)) : V::Add(acc, V::Load(row + kx * kB));
+      }
+    }
+    if (!kMax) acc = V::Div(acc, V::Set1(count > 0.f ? count : 1.f));
+    V::Store(out + l, acc);
+  }
+}
+
 // Max / average pooling of `planes` NCHW8c block planes ([H][W][8]): a pixel's 8 channels
 // are one 8-float group (one Vec256, 8 VecScalar), so each tap is one max or add per group,
 // no masks or deinterleaves. Pixels whose window lies inside the input take the taps
@@ -466,24 +495,7 @@ void PoolNCHW8cPlanes(const PoolParams& p, const float* x, float* y, int64_t pla
   const int64_t ox_hi = p.in_w - kw + p.pad_left >= 0 ? (p.in_w - kw + p.pad_left) / sw : -1;
   const T inner_count = V::Set1(static_cast<float>(kh * kw));
   auto clipped = [&](const float* xc, const PoolRows& w, int64_t ox, float* out) {
-    const int64_t ix0 = ox * sw - p.pad_left;
-    const int kx0 = PoolClamp(-ix0, 0, kw), kx1 = PoolClamp(p.in_w - ix0, 0, kw);
-    const int64_t cols = p.count_include_pad ? TapsIn(ix0, kw, -p.pad_left, p.in_w + p.pad_right)
-                                             : TapsIn(ix0, kw, 0, p.in_w);
-    // An empty window (count 0) averages to 0, as in the reference.
-    const float count = static_cast<float>(w.counted * cols);
-    for (int l = 0; l < kB; l += N) {
-      T acc = fill;
-      for (int ky = w.ky0; ky < w.ky1; ++ky) {
-        const float* row = xc + ((w.iy0 + ky) * p.in_w + ix0) * kB + l;
-        for (int kx = kx0; kx < kx1; ++kx) {
-          // Max keeps the running value when the tap is NaN (the reference's v > best).
-          acc = kMax ? V::Max(acc, V::Load(row + kx * kB)) : V::Add(acc, V::Load(row + kx * kB));
-        }
-      }
-      if (!kMax) acc = V::Div(acc, V::Set1(count > 0.f ? count : 1.f));
-      V::Store(out + l, acc);
-    }
+    ClippedPoolPixelNCHW8c<V, kMax>(p, kw, xc, w, ox, out);
   };
   for (int64_t c = 0; c < planes; ++c) {
     const float* xc = x + c * in_plane;
