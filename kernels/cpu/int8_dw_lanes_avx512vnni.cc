@@ -1,6 +1,7 @@
 // AVX-512 VNNI depthwise convolution with 16 channels in the lanes (QDwLanesFn): 16x16 byte
 // transposes in and out, one vpdpwssd per tap and output pixel (the weight in the low int16
-// of each lane, 0 in the high one), the epilogue per lane with per-lane multipliers and shifts.
+// of each lane, 0 in the high one; stride 2 on column pairs: two taps per vpdpwssd), the
+// epilogue per lane with per-lane multipliers and shifts.
 #include <algorithm>
 
 #include "kernels/cpu/int8_avx512_pack.h"
@@ -111,19 +112,19 @@ inline __m128i LaneRequant(__m512i acc, const LaneEpilogue& e) {
 }
 
 // Four output pixels' epilogues (e.high) on packed lanes (int8_avx512_pack.h), as
-// Q8RequantRow32 does for the GEMM, one dword permute to put each pixel's 16 bytes together and
-// one 64-byte store (the pixels are consecutive in otile).
-inline void LaneRequant4(__m512i a0, __m512i a1, __m512i a2, __m512i a3, const LaneEpilogue& e,
-                         uint8_t* out) {
+// Q8RequantRow32 does for the GEMM, and one dword permute to put each pixel's 16 bytes together:
+// 128-bit lane u holds pixel u's.
+inline __m512i LaneRequant4(__m512i a0, __m512i a1, __m512i a2, __m512i a3, const LaneEpilogue& e) {
   const __m512i w01 = Q8PackWords(LaneHigh(a0, e), LaneHigh(a1, e), e.pack);
   const __m512i w23 = Q8PackWords(LaneHigh(a2, e), LaneHigh(a3, e), e.pack);
   // 128-bit lane k: channels 4k..4k+3 of pixels 0, 1, 2, 3 (a dword each).
   const __m512i b = Q8PackBytes(w01, w23, e.pack);
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  _mm512_storeu_si512(out, _mm512_permutexvar_epi32(order, b));
+  return _mm512_permutexvar_epi32(order, b);
 }
 
-// U output pixels (their tile pixels at src[u]) through every tap, then their epilogues.
+// U output pixels (their tile pixels at src[u]) through every tap, then their epilogues into
+// out, 16 bytes each.
 template <int U>
 inline void LanePixels(const int32_t* const* src, const int64_t* off, int64_t taps,
                        const int32_t* w, __m512i offset, const LaneEpilogue& e, uint8_t* out) {
@@ -144,7 +145,8 @@ inline void LanePixels(const int32_t* const* src, const int64_t* off, int64_t ta
   if (U % 4 == 0 && e.high) {
 #pragma GCC unroll 2
     for (int u = 0; u < U; u += 4) {
-      LaneRequant4(acc[u], acc[u + 1], acc[u + 2], acc[u + 3], e, out + u * 16);
+      _mm512_storeu_si512(out + u * 16,
+                          LaneRequant4(acc[u], acc[u + 1], acc[u + 2], acc[u + 3], e));
     }
     return;
   }
@@ -224,13 +226,79 @@ void CodesIn(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc
   }
 }
 
+// Step 1 in the column_pairs form: input pixels [begin, end) of the flattened planes (whole
+// rows of even width, so no pair straddles two rows), pixels 2m and 2m + 1 into tile pixel
+// *dst as 16 dwords of their two centred int16 values, `skip` int16 past each row's last pair.
+template <bool kSigned>
+void CodePairsIn(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc, int64_t begin,
+                 int64_t end, int16_t* dst) {
+  const __m512i zero = _mm512_set1_epi16(static_cast<int16_t>(p.x_zero));
+  const int64_t pairs_per_row = p.in_w / 2, skip = (p.wp - p.in_w) * 16;
+  int64_t pair = 0;
+  const uint8_t* rows[16];
+  for (int c = 0; c < 16; ++c) rows[c] = x + std::min(c, nc - 1) * in_plane;  // past nc: unused
+  // Two pixels' 16 bytes each (a: the even one), interleaved byte by byte: widened and
+  // centred, they are the tile pixel.
+  const auto store = [&](__m256i ab) {
+    const __m512i codes = kSigned ? _mm512_cvtepi8_epi16(ab) : _mm512_cvtepu8_epi16(ab);
+    _mm512_storeu_si512(dst, _mm512_sub_epi16(codes, zero));
+    dst += 32;
+    if (++pair == pairs_per_row) {
+      pair = 0;
+      dst += skip;
+    }
+  };
+  int64_t p0 = begin;
+  for (; p0 + 64 <= end; p0 += 64) {  // four 16x16 transposes in the lanes of zmm registers
+    __m512i v[16];
+#pragma GCC unroll 16
+    for (int c = 0; c < 16; ++c) v[c] = _mm512_loadu_si512(rows[c] + p0);
+    Transpose16x16x4(v);
+    // lo[i] / hi[i], 128-bit lane L: channels 0-7 / 8-15 of pixels 16 L + 2 i and 16 L + 2 i + 1,
+    // interleaved. Tile pixel (L, i) is lane L of lo[i] then lane L of hi[i]: gathered two
+    // lanes at a time by one permute.
+    const __m512i low_lanes = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
+    const __m512i high_lanes = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
+    __m512i pairs01[8], pairs23[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) {
+      const __m512i lo = _mm512_unpacklo_epi8(v[2 * i], v[2 * i + 1]);
+      const __m512i hi = _mm512_unpackhi_epi8(v[2 * i], v[2 * i + 1]);
+      pairs01[i] = _mm512_permutex2var_epi64(lo, low_lanes, hi);
+      pairs23[i] = _mm512_permutex2var_epi64(lo, high_lanes, hi);
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) store(_mm512_castsi512_si256(pairs01[i]));
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) store(_mm512_extracti64x4_epi64(pairs01[i], 1));
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) store(_mm512_castsi512_si256(pairs23[i]));
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) store(_mm512_extracti64x4_epi64(pairs23[i], 1));
+  }
+  for (; p0 < end; p0 += 16) {  // n is even: whole rows of even width
+    const int64_t n = std::min<int64_t>(16, end - p0);
+    const __mmask16 m = LaneMask(n);
+    __m128i v[16];
+#pragma GCC unroll 16
+    for (int c = 0; c < 16; ++c) v[c] = _mm_maskz_loadu_epi8(m, rows[c] + p0);
+    Transpose16x16(v);
+    for (int64_t i = 0; i < n / 2; ++i) {
+      const __m128i lo = _mm_unpacklo_epi8(v[2 * i], v[2 * i + 1]);
+      const __m128i hi = _mm_unpackhi_epi8(v[2 * i], v[2 * i + 1]);
+      store(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1));
+    }
+  }
+}
+
 }  // namespace
 
 void QDwLanesAvx512Vnni(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc,
                         const int32_t* w, const QDwLaneBlock& b, uint8_t* y, int64_t out_plane,
                         int64_t oy0, int64_t oy1, void* tile_bytes, uint8_t* otile) {
   auto* tile = static_cast<int32_t*>(tile_bytes);
-  const int64_t wp = p.wp;
+  // The tile's row in tile pixels (64 bytes each): a pixel, or with column_pairs two columns.
+  const int64_t wp = p.column_pairs ? p.wp / 2 : p.wp;
   const auto [rows, iy0, iy1, above, below] = QDwLanesBandOf(p, oy0, oy1);
   const __m512i z = _mm512_setzero_si512();
   for (int32_t* t = tile; t < tile + above * wp * 16; t += 16) _mm512_storeu_si512(t, z);
@@ -239,50 +307,79 @@ void QDwLanesAvx512Vnni(const QDwLanesParams& p, const uint8_t* x, int64_t in_pl
   }
   // 1. Codes in: 16 pixels of the flattened input rows per transpose (none where the band is
   // all padding: then iy1 == iy0).
-  int32_t* first = tile + (above * wp + p.pad_left) * 16;
-  if (p.x_signed) {
-    CodesIn<true>(p, x, in_plane, nc, iy0 * p.in_w, iy1 * p.in_w, first);
+  if (p.column_pairs) {
+    auto* first = reinterpret_cast<int16_t*>(tile + (above * wp + p.pad_left / 2) * 16);
+    if (p.x_signed) {
+      CodePairsIn<true>(p, x, in_plane, nc, iy0 * p.in_w, iy1 * p.in_w, first);
+    } else {
+      CodePairsIn<false>(p, x, in_plane, nc, iy0 * p.in_w, iy1 * p.in_w, first);
+    }
   } else {
-    CodesIn<false>(p, x, in_plane, nc, iy0 * p.in_w, iy1 * p.in_w, first);
+    int32_t* first = tile + (above * wp + p.pad_left) * 16;
+    if (p.x_signed) {
+      CodesIn<true>(p, x, in_plane, nc, iy0 * p.in_w, iy1 * p.in_w, first);
+    } else {
+      CodesIn<false>(p, x, in_plane, nc, iy0 * p.in_w, iy1 * p.in_w, first);
+    }
   }
-  // 2. Sums and epilogue, 8 output pixels at a time (independent vpdpwssd chains).
+  // 2. Sums and epilogue, 8 output pixels at a time (independent vpdpwssd chains). With
+  // column_pairs an output's window starts at tile column ox * stride_w + pair_shift, in pair
+  // (that) / 2, first or second (its parity): at stride 2 every output has parity pair_shift
+  // and reads from pair ox; at stride 1 (out_w even) the parity alternates with the output,
+  // so each 16 outputs go as the 8 of either parity, and otile holds them in that order (the
+  // even-indexed ones first: `split`).
   const LaneEpilogue e = MakeEpilogue(p, b);
   const __m512i offset = _mm512_loadu_si512(b.offset);
   const int64_t taps = p.taps, out_w = p.out_w;
-  const int64_t row_step = p.stride_h * p.wp * 16, col_step = p.stride_w * 16;
+  const int64_t row_step = p.stride_h * wp * 16;
+  const int64_t col_step = p.column_pairs ? 16 : p.stride_w * 16;
+  const bool split = p.column_pairs && p.stride_w == 1;
+  const int64_t base = p.column_pairs ? p.pair_shift / 2 * 16 : 0;  // pair of ox 0 (stride 2)
+  const int32_t* w_first = w + (p.column_pairs ? p.pair_shift * taps * 16 : 0);
+  const int32_t* w_second = w + (1 - p.pair_shift) * taps * 16;  // split: the odd-indexed
   int64_t off[kQDwMaxTaps];
   for (int64_t t = 0; t < taps; ++t) off[t] = p.tap_offset[t] * 16;
   const int64_t count = (oy1 - oy0) * out_w;  // the band's output pixels
-  const int32_t* row = tile;
+  const int32_t* row = tile + base;
   int64_t ox = 0;
+  const int group = split ? 16 : 8;
   for (int64_t q = 0; q < count;) {
-    const int32_t* src[8];
-    const int u = static_cast<int>(std::min<int64_t>(8, count - q));
+    const int32_t* src[16];
+    const int u = static_cast<int>(std::min<int64_t>(group, count - q));
     for (int i = 0; i < u; ++i) {
-      src[i] = row + ox * col_step;
+      // split: pixel i of the group to slot i / 2 (even i) or 8 + i / 2.
+      if (split) {
+        src[(i & 1) * 8 + i / 2] = row + (ox + p.pair_shift) / 2 * 16;
+      } else {
+        src[i] = row + ox * col_step;
+      }
       if (++ox == out_w) {
         ox = 0;
         row += row_step;
       }
     }
-    if (u == 8) {
-      LanePixels<8>(src, off, taps, w, offset, e, otile + q * 16);
+    if (u == group) {
+      LanePixels<8>(src, off, taps, w_first, offset, e, otile + q * 16);
+      if (split) LanePixels<8>(src + 8, off, taps, w_second, offset, e, otile + (q + 8) * 16);
     } else {
       for (int i = 0; i < u; ++i) {
-        LanePixels<1>(src + i, off, taps, w, offset, e, otile + (q + i) * 16);
+        const int slot = split ? (i & 1) * 8 + i / 2 : i;
+        LanePixels<1>(src + slot, off, taps, i & split ? w_second : w_first, offset, e,
+                      otile + (q + slot) * 16);
       }
     }
     q += u;
   }
   // 3. Bytes out: 64 output pixels per step, then 16 per transpose (otile is readable to a
-  // multiple of 16).
+  // multiple of 16; with `split` pixel j of each 16 is in slot (j % 2) * 8 + j / 2).
+  const auto slot_of = [split](int j) { return split ? (j & 1) * 8 + j / 2 : j; };
   uint8_t* out = y + oy0 * out_w;
   int64_t p0 = 0;
   for (; p0 + 64 <= count; p0 += 64) {  // 64 pixels per step, as in step 1
     __m512i v[16];
 #pragma GCC unroll 16
     for (int j = 0; j < 16; ++j) {
-      const uint8_t* q = otile + (p0 + j) * 16;  // pixels j, 16 + j, 32 + j, 48 + j
+      const uint8_t* q = otile + (p0 + slot_of(j)) * 16;  // pixels j, 16 + j, 32 + j, 48 + j
       __m512i r = _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
       r = _mm512_inserti32x4(r, _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 256)), 1);
       r = _mm512_inserti32x4(r, _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 512)), 2);
@@ -299,7 +396,7 @@ void QDwLanesAvx512Vnni(const QDwLanesParams& p, const uint8_t* x, int64_t in_pl
     __m128i v[16];
 #pragma GCC unroll 16
     for (int j = 0; j < 16; ++j) {
-      v[j] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(otile + (p0 + j) * 16));
+      v[j] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(otile + (p0 + slot_of(j)) * 16));
     }
     Transpose16x16(v);
 #pragma GCC unroll 16

@@ -53,7 +53,8 @@ constexpr Int8Kernels kVnniInt8 = {.isa = Isa::kAvx512Vnni,
                                    .quantize = QuantizeF32Avx512Vnni,
                                    .interleave4 = QInterleave4Avx512Vnni,
                                    .dw_lanes = QDwLanesAvx512Vnni,
-                                   .dw_lanes_pixel_bytes = 64};
+                                   .dw_lanes_pixel_bytes = 64,
+                                   .dw_lanes_column_pairs = true};
 constexpr Int8Kernels WithVbmi(Int8Kernels k) {
   k.dw_u8 = QDwU8Avx512Vbmi;
   return k;

@@ -27,6 +27,7 @@ struct Int8Kernels {
   QDwLanesFn dw_lanes = nullptr;         // null: depthwise layers take the per-channel paths
   int dw_lanes_pixel_bytes = 0;          // dw_lanes' tile bytes per pixel
   bool dw_lanes_tap_pairs = false;       // dw_lanes' weights per pair of taps (QDwLanesFn)
+  bool dw_lanes_column_pairs = false;    // dw_lanes runs QDwLanesParams::column_pairs
   // Pointwise layers interleave their columns inside the GEMM's parallel section (one share
   // per thread) on planes up to this many pixels (0: any), else whole planes first.
   int64_t columns_per_share_max_pixels = 0;

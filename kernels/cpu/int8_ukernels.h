@@ -153,6 +153,17 @@ struct QDwLanesParams {
                                          // oy * stride_h * wp + ox * stride_w + tap_offset[t]
   bool x_signed = false;
   int32_t x_zero = 0;
+  // The form of tables with dw_lanes_column_pairs (VNNI), where stride_w is 1 or 2,
+  // dilation_w 1 and in_w even: the tile holds int16 values, lane c's dword of tile pixel m
+  // the pair of tile columns (2m, 2m + 1), so one vpdpwssd takes two taps of a window row (3x3
+  // windows: 6 instead of 9), and the tile is half the bytes. pad_left (even: the input's
+  // pairs are tile pixels) and wp count tile columns, a tile pixel is a pair
+  // (Int8Kernels::dw_lanes_pixel_bytes bytes), `taps` and tap_offset are pair taps, in tile
+  // pixels. Output (oy, ox)'s window starts at tile column c = ox * stride_w + pair_shift of
+  // tile row oy * stride_h: its pair taps start at pair c / 2 and take the weights of parity
+  // c % 2 (w below).
+  int64_t pair_shift = 0;
+  bool column_pairs = false;
   bool out_signed = false;  // i8 output codes (else u8)
   int32_t out_zero = 0, qmin = 0, qmax = 255;
 };
@@ -196,7 +207,8 @@ inline QDwLanesBand QDwLanesBandOf(const QDwLanesParams& p, int64_t oy0, int64_t
   return b;
 }
 // w: the block's weights [taps][16] int32, each the centred weight code in the low 16 bits and
-// 0 in the high 16 (vpdpwssd's second product then adds 0); or, for a table with
+// 0 in the high 16 (vpdpwssd's second product then adds 0); with column_pairs [2][taps][16],
+// per parity a pair tap's two weights (0 for a column outside the window); or, for a table with
 // dw_lanes_tap_pairs (AVX2), [(taps + 1) / 2][16]: taps 2q and 2q + 1's weights in the low and
 // high 16 bits (0 past the last tap), lanes in the order channels 0-3, 8-11, 4-7, 12-15. The
 // call zeroes the tile rows above and below the input; the caller zeroes the padding columns

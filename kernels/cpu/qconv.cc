@@ -261,7 +261,7 @@ QConvCpu QConvCpu::Depthwise(QConvSpec spec, const void* plain_w, bool w_signed,
 
 void QConvCpu::PrepareLanes() {
   const Conv2dGeometry& g = s_.g;
-  const int64_t wp = g.in_w + g.pad_left + g.pad_right;
+  const int64_t wp = g.in_w + g.pad_left + g.pad_right;  // the tile row without column_pairs
   if (k_->dw_lanes == nullptr || s_.residual || s_.out_type == QType::kI32 || taps_ > kQDwMaxTaps ||
       g.out_h <= 0 || g.out_w <= 0) {
     return;
@@ -284,6 +284,27 @@ void QConvCpu::PrepareLanes() {
       p.tap_offset[ky * g.kernel_w + kx] = ky * g.dilation_h * wp + kx * g.dilation_w;
     }
   }
+  // Column pairs (QDwLanesParams::column_pairs): the tile's left padding rounded up to even,
+  // so input pixels 2m and 2m + 1 share a tile pixel; pair taps per window row: the most any
+  // parity needs (kernel_w / 2 + 1), the other's last one all zero weights. On the zoo
+  // mobilenetv2-12-int8's depthwise layers, against a tile of widened pixels: see the commit.
+  int64_t pair_cols = 0;
+  if (k_->dw_lanes_column_pairs && g.dilation_w == 1 && g.in_w % 2 == 0 &&
+      (g.stride_w == 2 || (g.stride_w == 1 && g.out_w % 2 == 0))) {
+    p.column_pairs = true;
+    p.pair_shift = g.pad_left % 2;
+    p.pad_left = g.pad_left + p.pair_shift;
+    pair_cols = g.kernel_w / 2 + 1;
+    // Every pair an output reads, and the input with its right padding (zeros either way).
+    const int64_t read_pairs = ((g.out_w - 1) * g.stride_w + p.pair_shift) / 2 + pair_cols;
+    p.wp = std::max(2 * read_pairs, (p.pad_left + g.in_w + g.pad_right + 1) / 2 * 2);
+    p.taps = g.kernel_h * pair_cols;
+    for (int64_t ky = 0; ky < g.kernel_h; ++ky) {
+      for (int64_t q = 0; q < pair_cols; ++q) {
+        p.tap_offset[ky * pair_cols + q] = ky * g.dilation_h * (p.wp / 2) + q;
+      }
+    }
+  }
   p.x_signed = s_.x_type == QType::kI8;
   p.x_zero = s_.x_zero;
   p.out_signed = s_.out_type == QType::kI8;
@@ -297,7 +318,7 @@ void QConvCpu::PrepareLanes() {
   // int16 and the lanes in the order of the kernel's two sum registers, channels 0-3, 8-11,
   // 4-7, 12-15 (made here once, not per call).
   const bool pairs = k_->dw_lanes_tap_pairs;
-  dw_lane_rows_ = pairs ? (taps_ + 1) / 2 : taps_;
+  dw_lane_rows_ = pairs ? (taps_ + 1) / 2 : p.column_pairs ? 2 * p.taps : p.taps;
   dw_lane_w_.assign(static_cast<size_t>(blocks * dw_lane_rows_ * 16), 0);
   dw_lane_blocks_.assign(static_cast<size_t>(blocks), QDwLaneBlock{});
   for (int64_t b = 0; b < blocks; ++b) {
@@ -320,8 +341,17 @@ void QConvCpu::PrepareLanes() {
         if (c >= g.out_c || t >= taps_) return 0;
         return static_cast<uint16_t>(dw_w_[static_cast<size_t>(c * taps_ + t)]);
       };
+      // With column_pairs, parity e's pair tap (ky, q) holds window columns 2 q - e, 2 q + 1 - e.
+      const auto column = [&](int64_t ky, int64_t kx) -> uint32_t {
+        return kx >= 0 && kx < g.kernel_w ? weight(ky * g.kernel_w + kx) : 0;
+      };
       for (int64_t row = 0; row < dw_lane_rows_; ++row) {
-        const uint32_t v = pairs ? weight(2 * row) | weight(2 * row + 1) << 16 : weight(row);
+        const int64_t e = p.column_pairs ? row / p.taps : 0, t = row - e * p.taps;
+        const int64_t ky = p.column_pairs ? t / pair_cols : 0;
+        const int64_t kx = p.column_pairs ? 2 * (t % pair_cols) - e : 0;
+        const uint32_t v = p.column_pairs ? column(ky, kx) | column(ky, kx + 1) << 16
+                           : pairs        ? weight(2 * row) | weight(2 * row + 1) << 16
+                                          : weight(row);
         dw_lane_w_[static_cast<size_t>((b * dw_lane_rows_ + row) * 16 + slot)] =
             static_cast<int32_t>(v);
       }
@@ -335,10 +365,11 @@ void QConvCpu::PrepareLanes() {
   // in 64 KiB bands no faster: the halo rows are transposed twice).
   constexpr int64_t kBandBytes = 256 << 10;
   int64_t band = g.out_h;
-  const int64_t pixel_bytes = k_->dw_lanes_pixel_bytes;
-  if (dw_hp_ * wp * pixel_bytes > kBandBytes) {
+  dw_column_bytes_ = k_->dw_lanes_pixel_bytes / (p.column_pairs ? 2 : 1);
+  const int64_t row_bytes = p.wp * dw_column_bytes_;
+  if (dw_hp_ * row_bytes > kBandBytes) {
     band = 1;
-    while (band < g.out_h && QDwLanesTileRows(p, band + 1) * wp * pixel_bytes <= kBandBytes) {
+    while (band < g.out_h && QDwLanesTileRows(p, band + 1) * row_bytes <= kBandBytes) {
       ++band;
     }
   }
@@ -355,7 +386,7 @@ void QConvCpu::PrepareLanes() {
     band = (g.out_h + bands - 1) / bands;
   }
   dw_band_rows_ = band;
-  dw_tile_bytes_ = AlignUp(QDwLanesTileRows(p, band) * wp * pixel_bytes);
+  dw_tile_bytes_ = AlignUp(QDwLanesTileRows(p, band) * row_bytes);
   dw_otile_bytes_ = AlignUp((band * g.out_w + 15) / 16 * 256);
 }
 
@@ -959,7 +990,7 @@ void QConvCpu::RunDepthwiseU8(const uint8_t* x, const void* residual, void* y, u
 void QConvCpu::ZeroLanePadding(uint8_t* tile) const {
   const int64_t wp = dw_lanes_.wp, rows = QDwLanesTileRows(dw_lanes_, dw_band_rows_);
   const int64_t left = dw_lanes_.pad_left, right = wp - left - dw_lanes_.in_w;
-  const int64_t px = k_->dw_lanes_pixel_bytes;
+  const int64_t px = dw_column_bytes_;
   for (int64_t r = 0; r < rows; ++r) {
     std::memset(tile + r * wp * px, 0, static_cast<size_t>(left * px));
     std::memset(tile + (r * wp + left + dw_lanes_.in_w) * px, 0, static_cast<size_t>(right * px));

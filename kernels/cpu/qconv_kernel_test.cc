@@ -526,6 +526,36 @@ TEST(QConvInt8, DepthwiseChannelLanes) {
   }
 }
 
+// The channel-lanes path's column pairs (QDwLanesParams::column_pairs: even input widths,
+// stride 1 with an even output width or stride 2): every window width 1-6 with left pads 0-2
+// (the pairs' shift of 0 or 1, and pair taps past the window), rows of 34 columns (a 64-pixel
+// transpose step ends inside a row), u8 and i8 codes; then planes in bands of output rows at
+// both strides, and odd output widths, which keep the tile of single columns.
+TEST(QConvInt8, DepthwiseColumnPairs) {
+  uint32_t seed = 1900;
+  for (int64_t kw = 1; kw <= 6; ++kw) {
+    for (int64_t pad = 0; pad <= 2; ++pad) {
+      for (int64_t stride = 1; stride <= 2; ++stride) {
+        QCase q = Depthwise(kw % 2 ? 17 : 32, 3, kw, pad, 5 + kw, 34);
+        q.stride = stride;
+        q.x = (kw + pad) % 2 ? DType::kI8 : DType::kU8;
+        q.low_shift = pad == 1;
+        Check(q, seed++);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+  for (int64_t stride = 1; stride <= 2; ++stride) {
+    QCase q = Depthwise(20, 3, 3, 1, 100, 104);  // tiles past 256 KiB: bands
+    q.stride = stride;
+    q.n = 2;
+    Check(q, seed++);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  QCase q = Depthwise(16, 2, 2, 0, 6, 12);  // stride 1, output width 11
+  Check(q, seed++);
+}
+
 // Rows wider than one 64-column step of the quad interleave (QInterleave4Fn) and a channel
 // count that leaves a partial quad, pointwise and 3x3 (padded rows), i8 and u8 inputs; large
 // inputs of one or two quads, whose rows the threads split.
