@@ -158,8 +158,11 @@ struct ChannelRange {
 // the zero-padded (or unpadded) image at the tile's first window, plain (kBlocked false:
 // channel c's plane, columns 1 float apart) or NCHW8c (channel c is lane c % 8 of block
 // c / 8, columns 8 floats apart). w: the Block16O weights of channel r.c0, in the loop's
-// order (channel, row, column, 16 floats each).
-template <bool kBlocked, int QT, int PT>
+// order (channel, row, column, 16 floats each). kStride: a.stride (1 or 2), a constant so that
+// each pixel's broadcast reads at a fixed displacement from its tap's column: with a runtime
+// stride GCC stepped one index register per pixel, a chain of 12-14 dependent adds per tap,
+// as long as the tap's FMAs.
+template <bool kBlocked, int QT, int PT, int kStride>
 inline void DirectTile(const NCHW8cConvArgs& a, const ChannelRange& r, const int64_t* tap_offset,
                        const float* x, const float* w, const float* bias, const float* residual,
                        float* y, int64_t plane, int full_pairs, const Clamp512& clamp) {
@@ -177,7 +180,8 @@ inline void DirectTile(const NCHW8cConvArgs& a, const ChannelRange& r, const int
     }
   }
   constexpr int64_t cs = kBlocked ? B : 1;  // floats between two columns
-  const int64_t step = a.stride * cs, taps = a.kernel_h * a.kernel_w, wq = a.in_c * taps * 16;
+  constexpr int64_t step = kStride * cs;
+  const int64_t taps = a.kernel_h * a.kernel_w, wq = a.in_c * taps * 16;
   const int64_t row_floats = a.in_w * cs;
   // One flat loop over the window's taps (offsets made once per call), as the plain stems';
   // for plain input over every channel's taps at once (a stem's 27-147).
@@ -230,9 +234,16 @@ void DirectRow(const NCHW8cConvArgs& a, const ChannelRange& r, const int64_t* to
     // 13, not 12 + 12 + 3 (a 3-pixel tile's 6 accumulators do not cover the FMA latency).
     const int64_t pt = (left + (left + 13) / 14 - 1) / ((left + 13) / 14);
     WithTileWidth<14>(pt, [&](auto width) {
-      DirectTile<kBlocked, QT, decltype(width)::value>(a, r, toff, x + ox * step, w, bias,
-                                                       res ? res + ox * B : nullptr, y + ox * B,
-                                                       plane, full, clamp);
+      constexpr int kWidth = decltype(width)::value;
+      const float* xt = x + ox * step;
+      const float* rt = res ? res + ox * B : nullptr;
+      if (a.stride == 1) {
+        DirectTile<kBlocked, QT, kWidth, 1>(a, r, toff, xt, w, bias, rt, y + ox * B, plane, full,
+                                            clamp);
+      } else {
+        DirectTile<kBlocked, QT, kWidth, 2>(a, r, toff, xt, w, bias, rt, y + ox * B, plane, full,
+                                            clamp);
+      }
     });
     ox += pt;
   }
