@@ -127,8 +127,9 @@ struct ChannelRange {
 // OBT output blocks x PT pixels of one output row over input channels r.c0..r.c1. x: the
 // zero-padded (or unpadded) image at the tile's first window, plain (kBlocked false) or NCHW8c
 // (channel c is lane c % 8 of block c / 8, columns 8 floats apart); w: channel r.c0's
-// Block16O weights.
-template <bool kBlocked, int OBT, int PT>
+// Block16O weights. kStride: a.stride (1 or 2) as a constant, so each pixel's broadcast is a
+// fixed displacement from the tap's column (conv_nchw8c_avx512.cc's DirectTile says why).
+template <bool kBlocked, int OBT, int PT, int kStride>
 inline void DirectTile(const NCHW8cConvArgs& a, const ChannelRange& r, const float* x,
                        const float* w, const float* bias, const float* residual, float* y,
                        int64_t plane, const Clamp& clamp) {
@@ -145,7 +146,8 @@ inline void DirectTile(const NCHW8cConvArgs& a, const ChannelRange& r, const flo
     }
   }
   constexpr int64_t cs = kBlocked ? B : 1;  // floats between two columns
-  const int64_t step = a.stride * cs, row_floats = a.in_w * cs;
+  constexpr int64_t step = kStride * cs;
+  const int64_t row_floats = a.in_w * cs;
   for (int64_t c = r.c0; c < r.c1; ++c) {
     const float* xc =
         kBlocked ? x + (c / B) * a.in_h * row_floats + c % B : x + c * a.in_h * a.in_w;
@@ -189,7 +191,12 @@ void DirectRow(const NCHW8cConvArgs& a, const ChannelRange& r, int64_t ob, int64
     const float* rt = res ? res + ox * B : nullptr;
     float* yt = y + ox * B;
     WithTileWidth<6>(pt, [&](auto width) {
-      DirectTile<kBlocked, OBT, decltype(width)::value>(a, r, xt, w, bias, rt, yt, plane, clamp);
+      constexpr int kWidth = decltype(width)::value;
+      if (a.stride == 1) {
+        DirectTile<kBlocked, OBT, kWidth, 1>(a, r, xt, w, bias, rt, yt, plane, clamp);
+      } else {
+        DirectTile<kBlocked, OBT, kWidth, 2>(a, r, xt, w, bias, rt, yt, plane, clamp);
+      }
     });
     ox += pt;
   }
