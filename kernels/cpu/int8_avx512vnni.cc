@@ -326,13 +326,16 @@ void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64
   Q8TileStore(t, d, ldd, mr, nr, accumulate);
 }
 
-void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
-                            const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
-                            const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy) {
+namespace {
+
+// One panel of QGemmRequantAvx512Vnni, the output constants (rows[0]'s, shared by the
+// panels) made by the caller.
+__attribute__((always_inline)) inline void Q8GemmRequantPanel(
+    int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, const QRowParams* rows, int mr,
+    int nr, const int32_t* col_sum, const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy,
+    const Q8OutConsts& o, const Q8PackConsts& pk) {
   const Q8Tile t = Q8TileGemm(k4, reinterpret_cast<const int32_t*>(a), b, b_stride, Q8TileZero());
   const __mmask16 m0 = Q8Mask(nr), m1 = Q8Mask(nr > 16 ? nr - 16 : 0);
-  const Q8OutConsts o = Q8Out(rows[0]);
-  const Q8PackConsts pk = Q8Pack(rows[0]);
   if (residual && mr == kQGemmMr && nr > 16) {
     // The same with a residual (unrolled for the same reason).
 #pragma GCC unroll 8
@@ -369,6 +372,22 @@ void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64
     return;
   }
   Q8RequantEdgeTile(t, rows, mr, nr, col_sum, residual, ldr, y, ldy);
+}
+
+}  // namespace
+
+void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, int64_t panels, const uint8_t* b,
+                            int64_t b_stride, const QRowParams* rows, int mr, int nr,
+                            const int32_t* col_sum, const uint8_t* residual, int64_t ldr,
+                            uint8_t* y, int64_t ldy) {
+  const Q8OutConsts o = Q8Out(rows[0]);
+  const Q8PackConsts pk = Q8Pack(rows[0]);
+  for (int64_t pi = 0; pi < panels; ++pi) {
+    const int64_t row = pi * kQGemmMr;
+    Q8GemmRequantPanel(k4, a + pi * k4 * kQGemmMr * kQGemmKGroup, b, b_stride, rows + row,
+                       pi + 1 < panels ? kQGemmMr : mr, nr, col_sum,
+                       residual ? residual + row * ldr : nullptr, ldr, y + row * ldy, ldy, o, pk);
+  }
 }
 
 void QGemmTapsAvx512Vnni(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,

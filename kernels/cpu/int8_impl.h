@@ -235,15 +235,20 @@ inline void Q8QuantizePortable(const float* x, int64_t i0, int64_t n, float scal
 // QGemmRequantFn for an ISA without a fused one: its GEMM micro-kernel into a tile on the
 // stack, then the portable epilogue per row.
 template <QGemmUkernelFn kGemm>
-void Q8GemmRequantVia(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
-                      const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
-                      const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy) {
+void Q8GemmRequantVia(int64_t k4, const int8_t* a, int64_t panels, const uint8_t* b,
+                      int64_t b_stride, const QRowParams* rows, int mr, int nr,
+                      const int32_t* col_sum, const uint8_t* residual, int64_t ldr, uint8_t* y,
+                      int64_t ldy) {
   int32_t d[kQGemmMr * 8];
-  kGemm(k4, a, b, b_stride, d, 8, mr, nr, false);
-  for (int r = 0; r < mr; ++r) {
-    QRowParams p = rows[r];
-    p.residual = residual ? residual + r * ldr : nullptr;
-    Q8RequantRowPortable(p, d + r * 8, col_sum, y + r * ldy, 0, nr);
+  for (int64_t pi = 0; pi < panels; ++pi) {
+    const int rows_p = pi + 1 < panels ? kQGemmMr : mr;
+    kGemm(k4, a + pi * k4 * kQGemmMr * kQGemmKGroup, b, b_stride, d, 8, rows_p, nr, false);
+    for (int r = 0; r < rows_p; ++r) {
+      const int64_t row = pi * kQGemmMr + r;
+      QRowParams p = rows[row];
+      p.residual = residual ? residual + row * ldr : nullptr;
+      Q8RequantRowPortable(p, d + r * 8, col_sum, y + row * ldy, 0, nr);
+    }
   }
 }
 

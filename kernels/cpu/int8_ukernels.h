@@ -90,10 +90,15 @@ using QGemmTapsFn = void (*)(int64_t c4, int64_t taps, const int64_t* tap_off, c
 // The GEMM micro-kernel and the rows epilogue fused (the whole reduction in one call, so the
 // sums never leave registers): D of QGemmUkernelFn, then QRequantRowsFn's epilogue of rows
 // [0, mr) over columns [0, nr) into y + r * ldy, with the residual codes residual + r * ldr
-// (rows[r]'s residual parameters) when residual is not null.
-using QGemmRequantFn = void (*)(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
-                                const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
-                                const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy);
+// (rows[r]'s residual parameters) when residual is not null. One call runs `panels`
+// consecutive panels over the same columns b: panel p is a + p * k4 * 32 with rows rows + 8 p,
+// output y + 8 p * ldy and residual residual + 8 p * ldr, 8 rows each but the last, which has
+// mr (a pointwise layer's whole share of output channels per call: per call, the argument
+// set-up and the epilogue constants had cost as much as a K = 16 panel's products).
+using QGemmRequantFn = void (*)(int64_t k4, const int8_t* a, int64_t panels, const uint8_t* b,
+                                int64_t b_stride, const QRowParams* rows, int mr, int nr,
+                                const int32_t* col_sum, const uint8_t* residual, int64_t ldr,
+                                uint8_t* y, int64_t ldy);
 
 // One column of the GEMM (a matrix-vector product, batch-1 fully connected layers):
 // d[r] = sum over g < k4, q < 4 of A[g][r][q] * x[4 g + q] for the 8 rows of panel `a`; x holds
@@ -274,9 +279,10 @@ void QGemmTapsAvx2(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_
                    const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr, int nr);
 void QCentreAvx2(const uint8_t* src, int64_t n, int64_t rows, int64_t src_stride, bool is_signed,
                  int32_t zero, int16_t* even, int16_t* odd, int64_t dst_stride);
-void QGemmRequantAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
-                      const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
-                      const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy);
+void QGemmRequantAvx2(int64_t k4, const int8_t* a, int64_t panels, const uint8_t* b,
+                      int64_t b_stride, const QRowParams* rows, int mr, int nr,
+                      const int32_t* col_sum, const uint8_t* residual, int64_t ldr, uint8_t* y,
+                      int64_t ldy);
 void QRequantRowAvx2(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
                      int64_t n);
 void QRequantRowsAvx2(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
@@ -307,9 +313,10 @@ void QuantizeF32Avx512Vnni(const float* x, int64_t n, float scale, int32_t zero,
                            void* y);
 void QRequantRowsAvx512Vnni(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
                             const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
-void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride,
-                            const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
-                            const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy);
+void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, int64_t panels, const uint8_t* b,
+                            int64_t b_stride, const QRowParams* rows, int mr, int nr,
+                            const int32_t* col_sum, const uint8_t* residual, int64_t ldr,
+                            uint8_t* y, int64_t ldy);
 void QGemvAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
 void QGemmTapsAvx512Vnni(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
                          const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr,

@@ -691,20 +691,25 @@ void QConvCpu::GemmItem(int64_t chunk, int64_t tile, int64_t grp, const uint8_t*
     ++nruns;
     j += len;
   }
+  if (pointwise && p1 > p0) {
+    // Pointwise: the tile is one run of outputs; requantized straight from the registers, the
+    // item's panels in one call.
+    const int64_t oc0 = grp * ocpg_ + (p0 - grp * panels_per_group_) * kQGemmMr;
+    const int64_t oc_last = grp * ocpg_ + (p1 - 1 - grp * panels_per_group_) * kQGemmMr;
+    const int mr = static_cast<int>(std::min<int64_t>(kQGemmMr, (grp + 1) * ocpg_ - oc_last));
+    const int64_t plane0 = (n * g.out_c + oc0) * g.out_plane();
+    const uint8_t* res = residual ? static_cast<const uint8_t*>(residual) + plane0 + q0 : nullptr;
+    k_->gemm_requant(c4_, w + p0 * k4_ * kQGemmMr * kQGemmKGroup, p1 - p0,
+                     reinterpret_cast<const uint8_t*>(xg + q0), plane_ * 4, rows_.data() + oc0,
+                     mr, tn, col_sum, res, g.out_plane(), static_cast<uint8_t*>(y) + plane0 + q0,
+                     g.out_plane());
+    return;
+  }
   for (int64_t pi = p0; pi < p1; ++pi) {
     const int8_t* a = w + pi * k4_ * kQGemmMr * kQGemmKGroup;
     const int64_t oc0 = grp * ocpg_ + (pi - grp * panels_per_group_) * kQGemmMr;
     const int mr = static_cast<int>(std::min<int64_t>(kQGemmMr, (grp + 1) * ocpg_ - oc0));
     const bool rows_at_once = !s_.residual && s_.out_type != QType::kI32;
-    if (pointwise) {
-      // Pointwise: the tile is one run of outputs; requantize straight from the registers.
-      const int64_t plane0 = (n * g.out_c + oc0) * g.out_plane();
-      const uint8_t* res = residual ? static_cast<const uint8_t*>(residual) + plane0 + q0 : nullptr;
-      k_->gemm_requant(c4_, a, reinterpret_cast<const uint8_t*>(xg + q0), plane_ * 4,
-                       rows_.data() + oc0, mr, tn, col_sum, res, g.out_plane(),
-                       static_cast<uint8_t*>(y) + plane0 + q0, g.out_plane());
-      continue;
-    }
     if (direct_) {
       k_->gemm_taps(c4_, taps_, tap_bytes_.data(), a, reinterpret_cast<const uint8_t*>(xg + q0),
                     plane_ * 4, d, nr_, mr, tn);
