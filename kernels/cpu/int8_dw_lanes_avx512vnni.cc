@@ -123,11 +123,14 @@ inline __m512i LaneRequant4(__m512i a0, __m512i a1, __m512i a2, __m512i a3, cons
   return _mm512_permutexvar_epi32(order, b);
 }
 
-// U output pixels (their tile pixels at src[u]) through every tap, then their epilogues into
-// out, 16 bytes each.
+// U output pixels (their tile pixels at tile + pixel[u]) through every tap, then their
+// epilogues into out, 16 bytes each.
 template <int U>
-inline void LanePixels(const int32_t* const* src, const int64_t* off, int64_t taps,
+inline void LanePixels(const int32_t* tile, const int32_t* pixel, const int64_t* off, int64_t taps,
                        const int32_t* w, __m512i offset, const LaneEpilogue& e, uint8_t* out) {
+  const int32_t* src[U];
+#pragma GCC unroll 8
+  for (int u = 0; u < U; ++u) src[u] = tile + pixel[u];
   __m512i acc[U];
 #pragma GCC unroll 8
   for (int u = 0; u < U; ++u) acc[u] = offset;
@@ -322,53 +325,32 @@ void QDwLanesAvx512Vnni(const QDwLanesParams& p, const uint8_t* x, int64_t in_pl
       CodesIn<false>(p, x, in_plane, nc, iy0 * p.in_w, iy1 * p.in_w, first);
     }
   }
-  // 2. Sums and epilogue, 8 output pixels at a time (independent vpdpwssd chains). With
-  // column_pairs an output's window starts at tile column ox * stride_w + pair_shift, in pair
-  // (that) / 2, first or second (its parity): at stride 2 every output has parity pair_shift
-  // and reads from pair ox; at stride 1 (out_w even) the parity alternates with the output,
-  // so each 16 outputs go as the 8 of either parity, and otile holds them in that order (the
-  // even-indexed ones first: `split`).
+  // 2. Sums and epilogue, 8 output pixels at a time (independent vpdpwssd chains), from the
+  // tile pixels p.pixel_offset gives. With column_pairs at stride 1 (out_w even) an output's
+  // parity alternates with the output, so each 16 outputs go as the 8 of either parity
+  // (`split`: pixel_offset and otile hold them in that order, the even-indexed first) with the
+  // weights of their parity; at stride 2 every output has parity pair_shift.
   const LaneEpilogue e = MakeEpilogue(p, b);
   const __m512i offset = _mm512_loadu_si512(b.offset);
   const int64_t taps = p.taps, out_w = p.out_w;
-  const int64_t row_step = p.stride_h * wp * 16;
-  const int64_t col_step = p.column_pairs ? 16 : p.stride_w * 16;
   const bool split = p.column_pairs && p.stride_w == 1;
-  const int64_t base = p.column_pairs ? p.pair_shift / 2 * 16 : 0;  // pair of ox 0 (stride 2)
   const int32_t* w_first = w + (p.column_pairs ? p.pair_shift * taps * 16 : 0);
   const int32_t* w_second = w + (1 - p.pair_shift) * taps * 16;  // split: the odd-indexed
   int64_t off[kQDwMaxTaps];
   for (int64_t t = 0; t < taps; ++t) off[t] = p.tap_offset[t] * 16;
   const int64_t count = (oy1 - oy0) * out_w;  // the band's output pixels
-  const int32_t* row = tile + base;
-  int64_t ox = 0;
   const int group = split ? 16 : 8;
-  for (int64_t q = 0; q < count;) {
-    const int32_t* src[16];
-    const int u = static_cast<int>(std::min<int64_t>(group, count - q));
-    for (int i = 0; i < u; ++i) {
-      // split: pixel i of the group to slot i / 2 (even i) or 8 + i / 2.
-      if (split) {
-        src[(i & 1) * 8 + i / 2] = row + (ox + p.pair_shift) / 2 * 16;
-      } else {
-        src[i] = row + ox * col_step;
-      }
-      if (++ox == out_w) {
-        ox = 0;
-        row += row_step;
-      }
-    }
-    if (u == group) {
-      LanePixels<8>(src, off, taps, w_first, offset, e, otile + q * 16);
-      if (split) LanePixels<8>(src + 8, off, taps, w_second, offset, e, otile + (q + 8) * 16);
-    } else {
-      for (int i = 0; i < u; ++i) {
-        const int slot = split ? (i & 1) * 8 + i / 2 : i;
-        LanePixels<1>(src + slot, off, taps, i & split ? w_second : w_first, offset, e,
-                      otile + (q + slot) * 16);
-      }
-    }
-    q += u;
+  const int32_t* pix = p.pixel_offset;
+  int64_t q = 0;
+  for (; q + group <= count; q += group) {
+    LanePixels<8>(tile, pix + q, off, taps, w_first, offset, e, otile + q * 16);
+    if (split)
+      LanePixels<8>(tile, pix + q + 8, off, taps, w_second, offset, e, otile + (q + 8) * 16);
+  }
+  for (int i = 0; i < count - q; ++i) {
+    const int slot = split ? (i & 1) * 8 + i / 2 : i;
+    LanePixels<1>(tile, pix + q + slot, off, taps, i & split ? w_second : w_first, offset, e,
+                  otile + (q + slot) * 16);
   }
   // 3. Bytes out: 64 output pixels per step, then 16 per transpose (otile is readable to a
   // multiple of 16; with `split` pixel j of each 16 is in slot (j % 2) * 8 + j / 2).

@@ -168,6 +168,11 @@ struct QDwLanesParams {
   // tile row oy * stride_h: its pair taps start at pair c / 2 and take the weights of parity
   // c % 2 (w below).
   int64_t pair_shift = 0;
+  // Where output pixel q of a band reads: its first tap's tile pixel, times 16 (int32 units of
+  // the tile), for every q below the band's out_w * rows rounded up to 16; with column_pairs
+  // at stride 1 each 16 in the order the VNNI kernel takes them, q + (i % 2) * 8 + i / 2 for
+  // pixel q + i (QConvCpu::PrepareLanes fills it). The AVX2 kernel steps its own.
+  const int32_t* pixel_offset = nullptr;
   bool column_pairs = false;
   bool out_signed = false;  // i8 output codes (else u8)
   int32_t out_zero = 0, qmin = 0, qmax = 255;

@@ -386,6 +386,19 @@ void QConvCpu::PrepareLanes() {
     band = (g.out_h + bands - 1) / bands;
   }
   dw_band_rows_ = band;
+  // Each band output pixel's first tap (QDwLanesParams::pixel_offset), in tile int32 units.
+  const bool split = p.column_pairs && p.stride_w == 1;
+  const int64_t tile_w = p.column_pairs ? p.wp / 2 : p.wp;  // tile pixels per row
+  const int64_t count = band * g.out_w;
+  dw_pixel_offset_.assign(static_cast<size_t>((count + 15) / 16 * 16), 0);
+  for (int64_t q = 0; q < count; ++q) {
+    const int64_t r = q / g.out_w, ox = q % g.out_w;
+    int64_t col = ox * g.stride_w;  // tile pixel in the row
+    if (p.column_pairs) col = (ox * g.stride_w + p.pair_shift) / 2;
+    const int64_t i = q % 16, slot = split ? q - i + (i % 2) * 8 + i / 2 : q;
+    dw_pixel_offset_[static_cast<size_t>(slot)] =
+        static_cast<int32_t>((r * g.stride_h * tile_w + col) * 16);
+  }
   dw_tile_bytes_ = AlignUp(QDwLanesTileRows(p, band) * row_bytes);
   dw_otile_bytes_ = AlignUp((band * g.out_w + 15) / 16 * 256);
 }
@@ -1017,6 +1030,9 @@ void QConvCpu::RunDepthwiseLanes(const uint8_t* x, void* y, uint8_t* scratch,
   for (int64_t slot = 0; slot < std::min<int64_t>(threads_, items); ++slot) {
     ZeroLanePadding(scratch + slot * per);
   }
+  // pixel_offset set here, not at prepare: a copy of this object must not point into another's.
+  QDwLanesParams params = dw_lanes_;
+  params.pixel_offset = dw_pixel_offset_.data();
   ForItemsPerThread(pool, threads_, items, [&](int64_t slot, int64_t item) {
     uint8_t* tile = scratch + slot * per;
     uint8_t* otile = scratch + slot * per + dw_tile_bytes_;
@@ -1024,7 +1040,7 @@ void QConvCpu::RunDepthwiseLanes(const uint8_t* x, void* y, uint8_t* scratch,
     const int64_t c0 = blk * 16;
     const int nc = static_cast<int>(std::min<int64_t>(16, g.out_c - c0));
     const int64_t oy0 = band * dw_band_rows_, oy1 = std::min(g.out_h, oy0 + dw_band_rows_);
-    k_->dw_lanes(dw_lanes_, x + (n * g.in_c + c0) * in_plane, in_plane, nc,
+    k_->dw_lanes(params, x + (n * g.in_c + c0) * in_plane, in_plane, nc,
                  dw_lane_w_.data() + blk * dw_lane_rows_ * 16,
                  dw_lane_blocks_[static_cast<size_t>(blk)],
                  static_cast<uint8_t*>(y) + (n * g.out_c + c0) * out_plane, out_plane, oy0, oy1,

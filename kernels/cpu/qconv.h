@@ -133,6 +133,7 @@ class QConvCpu {
   int64_t dw_band_rows_ = 1;  // output rows per dw_lanes call
   int64_t dw_tile_bytes_ = 0, dw_otile_bytes_ = 0;
   int64_t dw_column_bytes_ = 0;  // tile bytes per column (QDwLanesParams::column_pairs: half)
+  std::vector<int32_t> dw_pixel_offset_;  // QDwLanesParams::pixel_offset
   void RunDepthwiseLanes(const uint8_t* x, void* y, uint8_t* scratch, ThreadPool* pool) const;
   void ZeroLanePadding(uint8_t* tile) const;
 };
