@@ -713,8 +713,8 @@ void QConvCpu::GemmItem(int64_t chunk, int64_t tile, int64_t grp, const uint8_t*
     const int64_t plane0 = (n * g.out_c + oc0) * g.out_plane();
     const uint8_t* res = residual ? static_cast<const uint8_t*>(residual) + plane0 + q0 : nullptr;
     k_->gemm_requant(c4_, w + p0 * k4_ * kQGemmMr * kQGemmKGroup, p1 - p0,
-                     reinterpret_cast<const uint8_t*>(xg + q0), plane_ * 4, rows_.data() + oc0,
-                     mr, tn, col_sum, res, g.out_plane(), static_cast<uint8_t*>(y) + plane0 + q0,
+                     reinterpret_cast<const uint8_t*>(xg + q0), plane_ * 4, rows_.data() + oc0, mr,
+                     tn, col_sum, res, g.out_plane(), static_cast<uint8_t*>(y) + plane0 + q0,
                      g.out_plane());
     return;
   }
