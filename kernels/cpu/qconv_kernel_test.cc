@@ -308,7 +308,9 @@ TEST(QConvInt8, HandPickedShapes) {
 
 // Pointwise layers on planes of a few tiles (7x7: 32 + 17 columns), whose output channels
 // are split among the threads too: each thread interleaves its own copy of the columns
-// (columns_per_share_ with several chunks), with and without a residual, batch 2.
+// (columns_per_share_ with several chunks), with and without a residual, batch 2; then
+// reductions whose columns pass 24 KiB, which the threads interleave a share of channel quads
+// each before the products (a partial last quad, batch 2, a residual).
 TEST(QConvInt8, PointwiseSmallPlanesSplitChannels) {
   uint32_t seed = 7200;
   QCase q;
@@ -323,6 +325,20 @@ TEST(QConvInt8, PointwiseSmallPlanesSplitChannels) {
   q.n = 2;
   q.h = q.w = 5;
   q.m = 24;
+  Check(q, seed++);
+  q = QCase{};
+  q.kh = q.kw = 1;
+  q.pad = 0;
+  q.c = 400;
+  q.m = 40;
+  q.h = q.w = 7;
+  Check(q, seed++);
+  q.c = 131;
+  q.m = 24;
+  q.h = q.w = 14;
+  q.n = 2;
+  q.residual = true;
+  q.x = DType::kI8;
   Check(q, seed++);
 }
 
