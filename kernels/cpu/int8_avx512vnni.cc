@@ -39,10 +39,12 @@ inline __m512i Q8Rq64(__m512i x, __m512i mult, __m512i round, __m512i shift, boo
 // |H| <= 2^30, so everything after the two products runs on 16 int32 lanes. `mult` in every
 // int32 lane (vpmuldq reads the low one of each 64-bit lane), `round32` 2^(s-33), `shift32`
 // s - 32.
+// The even products' high halves move down by one masked vpshufd (dwords 1, 3 to 0, 2 of
+// each 128-bit lane) into the odd products, whose high halves are in place already.
 inline __m512i Q8RqHigh(__m512i x, __m512i mult, __m512i round32, __m512i shift32) {
   const __m512i ev = _mm512_mul_epi32(x, mult);
   const __m512i od = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), mult);
-  const __m512i hi = _mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(ev, 32), od);
+  const __m512i hi = _mm512_mask_shuffle_epi32(od, 0x5555, ev, _MM_PERM_DDBB);
   return _mm512_srav_epi32(_mm512_add_epi32(hi, round32), shift32);
 }
 

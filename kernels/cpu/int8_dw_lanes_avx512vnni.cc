@@ -90,7 +90,7 @@ inline LaneEpilogue MakeEpilogue(const QDwLanesParams& p, const QDwLaneBlock& b)
 inline __m512i LaneHigh(__m512i acc, const LaneEpilogue& e) {
   const __m512i ev = _mm512_mul_epi32(acc, e.mult);
   const __m512i od = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), e.mult_odd);
-  const __m512i hi = _mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(ev, 32), od);
+  const __m512i hi = _mm512_mask_shuffle_epi32(od, 0x5555, ev, _MM_PERM_DDBB);  // as Q8RqHigh
   return _mm512_srav_epi32(_mm512_add_epi32(hi, e.round32), e.shift32);
 }
 
