@@ -83,6 +83,8 @@ struct Q8RowConsts {
   bool high;
   __m512i round32;
   __m512i shift32;  // in every lane: vpsravd is one uop, vpsrad by an xmm count two
+  // The sums started at `offset` (the fused GEMM's tile, Q8TileOffsets): not added again.
+  bool offset_in_sums = false;
 };
 struct Q8OutConsts {
   __m512i out_zero, qmin, qmax, lo32;
@@ -125,7 +127,7 @@ inline Q8ResConsts Q8Res(const QRowParams& p) {
 
 // d + offset - zero * col_sum (wrapping int32).
 inline __m512i Q8Centred(__m512i d, const Q8RowConsts& r, const int32_t* col_sum, __mmask16 m) {
-  const __m512i acc = _mm512_add_epi32(d, r.offset);
+  const __m512i acc = r.offset_in_sums ? d : _mm512_add_epi32(d, r.offset);
   if (!r.has_zero) return acc;
   return _mm512_sub_epi32(acc, _mm512_mullo_epi32(r.zero, _mm512_maskz_loadu_epi32(m, col_sum)));
 }
@@ -267,6 +269,23 @@ __attribute__((always_inline)) inline Q8Tile Q8TileGemm(int64_t k4, const int32_
   return t;
 }
 
+// The fused GEMM's tile starts at each row's offset (so the epilogue need not add it); rows
+// past mr at 0.
+__attribute__((always_inline)) inline Q8Tile Q8TileOffsets(const QRowParams* rows, int mr) {
+  Q8Tile t;
+#pragma GCC unroll 8
+  for (int r = 0; r < kQGemmMr; ++r) {
+    t.c[r][0] = t.c[r][1] = _mm512_set1_epi32(r < mr ? rows[r].offset : 0);
+  }
+  return t;
+}
+// Q8Row for a row of such a tile.
+inline Q8RowConsts Q8RowOfOffsetTile(const QRowParams& p) {
+  Q8RowConsts rc = Q8Row(p);
+  rc.offset_in_sums = true;
+  return rc;
+}
+
 __attribute__((always_inline)) inline Q8Tile Q8TileZero() {
   Q8Tile t;
 #pragma GCC unroll 8
@@ -301,7 +320,7 @@ __attribute__((noinline)) void Q8RequantEdgeTile(const Q8Tile& t, const QRowPara
   const Q8OutConsts o = Q8Out(rows[0]);
   const Q8PackConsts pk = Q8Pack(rows[0]);
   for (int r = 0; r < mr; ++r) {
-    const Q8RowConsts rc = Q8Row(rows[r]);
+    const Q8RowConsts rc = Q8RowOfOffsetTile(rows[r]);
     if (residual) {
       const Q8ResConsts res = Q8Res(rows[r]);
       const uint8_t* rr = residual + r * ldr;
@@ -336,13 +355,14 @@ __attribute__((always_inline)) inline void Q8GemmRequantPanel(
     int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, const QRowParams* rows, int mr,
     int nr, const int32_t* col_sum, const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy,
     const Q8OutConsts& o, const Q8PackConsts& pk) {
-  const Q8Tile t = Q8TileGemm(k4, reinterpret_cast<const int32_t*>(a), b, b_stride, Q8TileZero());
+  const Q8Tile t =
+      Q8TileGemm(k4, reinterpret_cast<const int32_t*>(a), b, b_stride, Q8TileOffsets(rows, mr));
   const __mmask16 m0 = Q8Mask(nr), m1 = Q8Mask(nr > 16 ? nr - 16 : 0);
   if (residual && mr == kQGemmMr && nr > 16) {
     // The same with a residual (unrolled for the same reason).
 #pragma GCC unroll 8
     for (int r = 0; r < kQGemmMr; ++r) {
-      const Q8RowConsts rc = Q8Row(rows[r]);
+      const Q8RowConsts rc = Q8RowOfOffsetTile(rows[r]);
       const Q8ResConsts res = Q8Res(rows[r]);
       const uint8_t* rr = residual + r * ldr;
       if (rc.high) {
@@ -363,7 +383,7 @@ __attribute__((always_inline)) inline void Q8GemmRequantPanel(
     // row index spills the tile to the stack and reloads it).
 #pragma GCC unroll 8
     for (int r = 0; r < kQGemmMr; ++r) {
-      const Q8RowConsts rc = Q8Row(rows[r]);
+      const Q8RowConsts rc = Q8RowOfOffsetTile(rows[r]);
       if (rc.high) {
         Q8RequantRow32(t.c[r][0], t.c[r][1], rc, pk, col_sum, y + r * ldy, nr);
       } else {
