@@ -201,6 +201,28 @@ inline void Q8RequantRow32Centred(__m512i acc0, __m512i acc1, const Q8RowConsts&
     _mm256_mask_storeu_epi8(y, static_cast<__mmask32>((uint64_t{1} << nr) - 1), out);
   }
 }
+// Two rows of 32 outputs (both r.high) from their centred sums: as Q8RequantRow32Centred, but
+// the byte packs, clamps and permute serve both rows (that one packs its row twice), whose 32
+// bytes end up in the two 256-bit halves.
+inline void Q8RequantTwoRows32Centred(__m512i a0, __m512i a1, const Q8RowConsts& ra, __m512i b0,
+                                      __m512i b1, const Q8RowConsts& rb, const Q8PackConsts& pk,
+                                      uint8_t* ya, uint8_t* yb, int nr) {
+  const __m512i wa = Q8PackWords(Q8RequantHigh(a0, ra), Q8RequantHigh(a1, ra), pk);
+  const __m512i wb = Q8PackWords(Q8RequantHigh(b0, rb), Q8RequantHigh(b1, rb), pk);
+  // 128-bit lane k: bytes of a0[4k..4k+3], a1[4k..4k+3], b0[4k..4k+3], b1[4k..4k+3].
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  const __m512i both = _mm512_permutexvar_epi32(order, Q8PackBytes(wa, wb, pk));
+  const __m256i out_a = _mm512_castsi512_si256(both), out_b = _mm512_extracti64x4_epi64(both, 1);
+  if (nr >= 32) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ya), out_a);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(yb), out_b);
+  } else {
+    const auto m = static_cast<__mmask32>((uint64_t{1} << nr) - 1);
+    _mm256_mask_storeu_epi8(ya, m, out_a);
+    _mm256_mask_storeu_epi8(yb, m, out_b);
+  }
+}
+
 inline void Q8RequantRow32(__m512i d0, __m512i d1, const Q8RowConsts& r, const Q8PackConsts& pk,
                            const int32_t* col_sum, uint8_t* y, int nr) {
   Q8RequantRow32Centred(Q8Centred(d0, r, col_sum, 0xffff),
@@ -381,14 +403,26 @@ __attribute__((always_inline)) inline void Q8GemmRequantPanel(
   if (!residual && mr == kQGemmMr && nr > 16) {
     // A full tile: the row loop unrolled, so the accumulators stay in registers (a runtime
     // row index spills the tile to the stack and reloads it).
-#pragma GCC unroll 8
-    for (int r = 0; r < kQGemmMr; ++r) {
-      const Q8RowConsts rc = Q8RowOfOffsetTile(rows[r]);
+    const auto one_row = [&](int r, const Q8RowConsts& rc) __attribute__((always_inline)) {
       if (rc.high) {
         Q8RequantRow32(t.c[r][0], t.c[r][1], rc, pk, col_sum, y + r * ldy, nr);
       } else {
         Q8RequantVec(t.c[r][0], rc, o, col_sum, y + r * ldy, m0);
         Q8RequantVec(t.c[r][1], rc, o, col_sum + 16, y + r * ldy + 16, m1);
+      }
+    };
+#pragma GCC unroll 4
+    for (int r = 0; r < kQGemmMr; r += 2) {  // rows in pairs: Q8RequantTwoRows32Centred
+      const Q8RowConsts ra = Q8RowOfOffsetTile(rows[r]), rb = Q8RowOfOffsetTile(rows[r + 1]);
+      if (ra.high && rb.high) {
+        Q8RequantTwoRows32Centred(Q8Centred(t.c[r][0], ra, col_sum, m0),
+                                  Q8Centred(t.c[r][1], ra, col_sum + 16, m1), ra,
+                                  Q8Centred(t.c[r + 1][0], rb, col_sum, m0),
+                                  Q8Centred(t.c[r + 1][1], rb, col_sum + 16, m1), rb, pk,
+                                  y + r * ldy, y + (r + 1) * ldy, nr);
+      } else {
+        one_row(r, ra);
+        one_row(r + 1, rb);
       }
     }
     return;
