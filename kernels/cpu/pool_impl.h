@@ -506,6 +506,31 @@ void PoolNCHW8cPlanes(const PoolParams& p, const float* x, float* y, int64_t pla
       const bool all_rows = w.ky0 == 0 && w.ky1 == kh;
       int64_t ox = 0;
       for (; ox < p.out_w && (!all_rows || ox < ox_lo); ++ox) clipped(xc, w, ox, yr + ox * kB);
+      if (kMax && KW == 3 && sw == 2 && ox <= ox_hi && ox < p.out_w) {
+        // 3-wide windows at stride 2, separably: each input column's maximum over the window
+        // rows once (from -FLT_MAX, so NaN taps drop out as in the reference), then each output
+        // the maximum of three column maxima, the last of which is the next output's first:
+        // 6 loads and 8 maxima per output instead of 9 and 9 (squeezenet's and resnet's
+        // stride-2 pools: see the commit).
+        const int64_t last = std::min(ox_hi, p.out_w - 1);
+        const float* rows = xc + w.iy0 * p.in_w * kB;
+        for (int l = 0; l < kB; l += N) {
+          const auto column = [&](int64_t ix) {
+            T m = fill;
+            for (int ky = 0; ky < kh; ++ky)
+              m = V::Max(m, V::Load(rows + (ky * p.in_w + ix) * kB + l));
+            return m;
+          };
+          int64_t ix = ox * 2 - p.pad_left;
+          T first = column(ix);
+          for (int64_t o = ox; o <= last; ++o, ix += 2) {
+            const T third = column(ix + 2);
+            V::Store(yr + o * kB + l, V::Max(V::Max(first, column(ix + 1)), third));
+            first = third;
+          }
+        }
+        ox = last + 1;
+      }
       for (; ox <= ox_hi && ox < p.out_w; ++ox) {
         const float* win = xc + (w.iy0 * p.in_w + ox * sw - p.pad_left) * kB;
         for (int l = 0; l < kB; l += N) {
