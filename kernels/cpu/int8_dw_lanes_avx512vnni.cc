@@ -1,7 +1,7 @@
 // AVX-512 VNNI depthwise convolution with 16 channels in the lanes (QDwLanesFn): 16x16 byte
 // transposes in and out, one vpdpwssd per tap and output pixel (the weight in the low int16
-// of each lane, 0 in the high one; stride 2 on column pairs: two taps per vpdpwssd), the
-// epilogue per lane with per-lane multipliers and shifts.
+// of each lane, 0 in the high one; on column pairs, stride 1 or 2, two taps per vpdpwssd),
+// the epilogue per lane with per-lane multipliers and shifts.
 #include <algorithm>
 
 #include "kernels/cpu/int8_avx512_pack.h"
@@ -349,7 +349,7 @@ void QDwLanesAvx512Vnni(const QDwLanesParams& p, const uint8_t* x, int64_t in_pl
   }
   for (int i = 0; i < count - q; ++i) {
     const int slot = split ? (i & 1) * 8 + i / 2 : i;
-    LanePixels<1>(tile, pix + q + slot, off, taps, i & split ? w_second : w_first, offset, e,
+    LanePixels<1>(tile, pix + q + slot, off, taps, split && (i & 1) ? w_second : w_first, offset, e,
                   otile + (q + slot) * 16);
   }
   // 3. Bytes out: 64 output pixels per step, then 16 per transpose (otile is readable to a
