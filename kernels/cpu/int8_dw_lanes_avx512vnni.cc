@@ -159,6 +159,27 @@ inline void LanePixels(const int32_t* tile, const int32_t* pixel, const int64_t*
   }
 }
 
+// The 16 channel planes a step-1 call reads (planes past nc repeat the last: never stored).
+struct ChannelRows {
+  const uint8_t* row[16];
+  ChannelRows(const uint8_t* x, int64_t in_plane, int nc) {
+    for (int c = 0; c < 16; ++c) row[c] = x + std::min(c, nc - 1) * in_plane;
+  }
+  // Pixels p0 .. p0 + 63 transposed: lane L of v[j] holds pixel 16 L + j's 16 channels.
+  void Load64(int64_t p0, __m512i (&v)[16]) const {
+#pragma GCC unroll 16
+    for (int c = 0; c < 16; ++c) v[c] = _mm512_loadu_si512(row[c] + p0);
+    Transpose16x16x4(v);
+  }
+  // Pixels p0 .. p0 + n - 1 (n <= 16) transposed: v[j] holds pixel j's 16 channels.
+  void Load16(int64_t p0, int64_t n, __m128i (&v)[16]) const {
+    const __mmask16 m = LaneMask(n);
+#pragma GCC unroll 16
+    for (int c = 0; c < 16; ++c) v[c] = _mm_maskz_loadu_epi8(m, row[c] + p0);
+    Transpose16x16(v);
+  }
+};
+
 // Step 1 for one chunk of n <= 16 input pixels (v: their 16 channels each, transposed): each
 // widened, centred and stored at *dst, which steps one tile pixel per input pixel and skips
 // the padding at each row's end. Fully unrolled for whole chunks, so v stays in registers.
@@ -186,17 +207,14 @@ void CodesIn(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc
   const __m512i zero = _mm512_set1_epi32(p.x_zero);
   const int64_t in_w = p.in_w, skip = (p.wp - p.in_w) * 16;
   int64_t ix = 0;
-  const uint8_t* rows[16];
-  for (int c = 0; c < 16; ++c) rows[c] = x + std::min(c, nc - 1) * in_plane;  // past nc: unused
+  const ChannelRows rows(x, in_plane, nc);
   int64_t p0 = begin;
   // 64 pixels per step (four transposes in the lanes of zmm registers), through a 1 KiB
   // buffer each pixel's codes are widened from.
   alignas(64) uint8_t t[16][64];
   for (; p0 + 64 <= end; p0 += 64) {
     __m512i v[16];
-#pragma GCC unroll 16
-    for (int c = 0; c < 16; ++c) v[c] = _mm512_loadu_si512(rows[c] + p0);
-    Transpose16x16x4(v);
+    rows.Load64(p0, v);
 #pragma GCC unroll 16
     for (int j = 0; j < 16; ++j) _mm512_store_si512(t[j], v[j]);
 #pragma GCC unroll 4
@@ -216,11 +234,8 @@ void CodesIn(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc
   }
   for (; p0 < end; p0 += 16) {
     const int64_t n = std::min<int64_t>(16, end - p0);
-    const __mmask16 m = LaneMask(n);
     __m128i v[16];
-#pragma GCC unroll 16
-    for (int c = 0; c < 16; ++c) v[c] = _mm_maskz_loadu_epi8(m, rows[c] + p0);
-    Transpose16x16(v);
+    rows.Load16(p0, n, v);
     if (n == 16) {
       StorePixels<kSigned, true>(v, n, zero, in_w, skip, ix, dst);
     } else {
@@ -238,8 +253,7 @@ void CodePairsIn(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, in
   const __m512i zero = _mm512_set1_epi16(static_cast<int16_t>(p.x_zero));
   const int64_t pairs_per_row = p.in_w / 2, skip = (p.wp - p.in_w) * 16;
   int64_t pair = 0;
-  const uint8_t* rows[16];
-  for (int c = 0; c < 16; ++c) rows[c] = x + std::min(c, nc - 1) * in_plane;  // past nc: unused
+  const ChannelRows rows(x, in_plane, nc);
   // Two pixels' 16 bytes each (a: the even one), interleaved byte by byte: widened and
   // centred, they are the tile pixel.
   const auto store = [&](__m256i ab) {
@@ -254,9 +268,7 @@ void CodePairsIn(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, in
   int64_t p0 = begin;
   for (; p0 + 64 <= end; p0 += 64) {  // four 16x16 transposes in the lanes of zmm registers
     __m512i v[16];
-#pragma GCC unroll 16
-    for (int c = 0; c < 16; ++c) v[c] = _mm512_loadu_si512(rows[c] + p0);
-    Transpose16x16x4(v);
+    rows.Load64(p0, v);
     // lo[i] / hi[i], 128-bit lane L: channels 0-7 / 8-15 of pixels 16 L + 2 i and 16 L + 2 i + 1,
     // interleaved. Tile pixel (L, i) is lane L of lo[i] then lane L of hi[i]: gathered two
     // lanes at a time by one permute.
@@ -281,11 +293,8 @@ void CodePairsIn(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, in
   }
   for (; p0 < end; p0 += 16) {  // n is even: whole rows of even width
     const int64_t n = std::min<int64_t>(16, end - p0);
-    const __mmask16 m = LaneMask(n);
     __m128i v[16];
-#pragma GCC unroll 16
-    for (int c = 0; c < 16; ++c) v[c] = _mm_maskz_loadu_epi8(m, rows[c] + p0);
-    Transpose16x16(v);
+    rows.Load16(p0, n, v);
     for (int64_t i = 0; i < n / 2; ++i) {
       const __m128i lo = _mm_unpacklo_epi8(v[2 * i], v[2 * i + 1]);
       const __m128i hi = _mm_unpackhi_epi8(v[2 * i], v[2 * i + 1]);
