@@ -161,15 +161,20 @@ struct ChannelRange {
 // order (channel, row, column, 16 floats each). kStride: a.stride (1 or 2), a constant so that
 // each pixel's broadcast reads at a fixed displacement from its tap's column: with a runtime
 // stride GCC stepped one index register per pixel, a chain of 12-14 dependent adds per tap,
-// as long as the tap's FMAs.
+// as long as the tap's FMAs. The loops over pairs and pixels are unrolled by pragma: without,
+// GCC kept the accumulators in a stack array, loaded into registers before the taps and stored
+// back after them, 56 more memory operations per tile (squeezenet's stem: 27 taps per tile,
+// 1.09-1.18x with them gone).
 template <bool kBlocked, int QT, int PT, int kStride>
 inline void DirectTile(const NCHW8cConvArgs& a, const ChannelRange& r, const int64_t* tap_offset,
                        const float* x, const float* w, const float* bias, const float* residual,
                        float* y, int64_t plane, int full_pairs, const Clamp512& clamp) {
   const int64_t bs = plane * B;
   __m512 acc[QT][PT];
+#pragma GCC unroll 2
   for (int q = 0; q < QT; ++q) {
     const __m512 b = PairBias(bias ? bias + q * 16 : nullptr, q < full_pairs);
+#pragma GCC unroll 14
     for (int p = 0; p < PT; ++p) {
       const int64_t off = 2 * q * bs + p * B;
       if (!r.first) {
@@ -188,11 +193,14 @@ inline void DirectTile(const NCHW8cConvArgs& a, const ChannelRange& r, const int
   auto taps_of = [&](const float* xc, const int64_t* off, int64_t n) {
     for (int64_t t = 0; t < n; ++t) {
       __m512 wv[QT];
+#pragma GCC unroll 2
       for (int q = 0; q < QT; ++q) wv[q] = _mm512_loadu_ps(w + q * wq);
       w += 16;
       const float* col = xc + off[t];
+#pragma GCC unroll 14
       for (int p = 0; p < PT; ++p) {
         const __m512 xv = _mm512_set1_ps(col[p * step]);
+#pragma GCC unroll 2
         for (int q = 0; q < QT; ++q) acc[q][p] = _mm512_fmadd_ps(wv[q], xv, acc[q][p]);
       }
     }
@@ -204,8 +212,10 @@ inline void DirectTile(const NCHW8cConvArgs& a, const ChannelRange& r, const int
   } else {
     taps_of(x, tap_offset + r.c0 * taps, (r.c1 - r.c0) * taps);
   }
+#pragma GCC unroll 2
   for (int q = 0; q < QT; ++q) {
     const bool two = q < full_pairs;
+#pragma GCC unroll 14
     for (int p = 0; p < PT; ++p) {
       StorePair(y + 2 * q * bs + p * B, bs, two, r.last ? clamp(acc[q][p]) : acc[q][p]);
     }
