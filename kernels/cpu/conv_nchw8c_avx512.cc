@@ -65,9 +65,11 @@ template <int QT, int PT>
 inline void PointwiseTile(const float* x, int64_t plane, int64_t in_c, const float* w,
                           const float* bias, const float* residual, float* y, int full_pairs,
                           const Clamp512& clamp) {
-  __m512 acc[QT][PT];
+  __m512 acc[QT][PT];  // in registers: every loop over q and p unrolled (see DirectTile)
+#pragma GCC unroll 2
   for (int q = 0; q < QT; ++q) {
     const __m512 b = PairBias(bias ? bias + q * 16 : nullptr, q < full_pairs);
+#pragma GCC unroll 16
     for (int p = 0; p < PT; ++p) acc[q][p] = b;
   }
   const int64_t wq = in_c * 16;  // floats between two pairs' weights
@@ -76,17 +78,22 @@ inline void PointwiseTile(const float* x, int64_t plane, int64_t in_c, const flo
 #pragma GCC unroll 8
     for (int j = 0; j < 8; ++j) {
       __m512 wv[QT];
+#pragma GCC unroll 2
       for (int q = 0; q < QT; ++q) wv[q] = _mm512_loadu_ps(w + q * wq);
       w += 16;
+#pragma GCC unroll 16
       for (int p = 0; p < PT; ++p) {
         const __m512 xv = _mm512_set1_ps(xb[p * B + j]);
+#pragma GCC unroll 2
         for (int q = 0; q < QT; ++q) acc[q][p] = _mm512_fmadd_ps(wv[q], xv, acc[q][p]);
       }
     }
   }
   const int64_t bs = plane * B;
+#pragma GCC unroll 2
   for (int q = 0; q < QT; ++q) {
     const bool two = q < full_pairs;
+#pragma GCC unroll 16
     for (int p = 0; p < PT; ++p) {
       __m512 v = acc[q][p];
       const int64_t off = 2 * q * bs + p * B;
