@@ -45,9 +45,11 @@ struct Clamp {
 template <int OBT, int PT>
 inline void PointwiseTile(const float* x, int64_t plane, int64_t in_blocks, const float* w,
                           const float* bias, const float* residual, float* y, const Clamp& clamp) {
-  __m256 acc[OBT][PT];
+  __m256 acc[OBT][PT];  // in registers: every loop over o and p unrolled (as AVX-512's tiles)
+#pragma GCC unroll 8
   for (int o = 0; o < OBT; ++o) {
     const __m256 b = bias ? _mm256_loadu_ps(bias + o * B) : _mm256_setzero_ps();
+#pragma GCC unroll 16
     for (int p = 0; p < PT; ++p) acc[o][p] = b;
   }
   for (int64_t ib = 0; ib < in_blocks; ++ib) {
@@ -55,15 +57,20 @@ inline void PointwiseTile(const float* x, int64_t plane, int64_t in_blocks, cons
 #pragma GCC unroll 8
     for (int j = 0; j < 8; ++j) {
       __m256 wv[OBT];
+#pragma GCC unroll 8
       for (int o = 0; o < OBT; ++o) wv[o] = _mm256_loadu_ps(w + o * B);
       w += 16;
+#pragma GCC unroll 16
       for (int p = 0; p < PT; ++p) {
         const __m256 xv = _mm256_broadcast_ss(xb + p * B + j);
+#pragma GCC unroll 8
         for (int o = 0; o < OBT; ++o) acc[o][p] = _mm256_fmadd_ps(wv[o], xv, acc[o][p]);
       }
     }
   }
+#pragma GCC unroll 8
   for (int o = 0; o < OBT; ++o) {
+#pragma GCC unroll 16
     for (int p = 0; p < PT; ++p) {
       __m256 v = acc[o][p];
       if (residual) v = _mm256_add_ps(v, _mm256_loadu_ps(residual + o * plane * B + p * B));
@@ -134,8 +141,10 @@ inline void DirectTile(const NCHW8cConvArgs& a, const ChannelRange& r, const flo
                        const float* w, const float* bias, const float* residual, float* y,
                        int64_t plane, const Clamp& clamp) {
   __m256 acc[OBT][PT];
+#pragma GCC unroll 8
   for (int o = 0; o < OBT; ++o) {
     const __m256 b = bias ? _mm256_loadu_ps(bias + o * B) : _mm256_setzero_ps();
+#pragma GCC unroll 16
     for (int p = 0; p < PT; ++p) {
       const int64_t off = o * plane * B + p * B;
       if (!r.first) {
@@ -155,17 +164,22 @@ inline void DirectTile(const NCHW8cConvArgs& a, const ChannelRange& r, const flo
       const float* row = xc + ky * row_floats;
       for (int64_t kx = 0; kx < a.kernel_w; ++kx) {
         __m256 wv[OBT];
+#pragma GCC unroll 8
         for (int o = 0; o < OBT; ++o) wv[o] = _mm256_loadu_ps(w + o * B);
         w += 16;
         const float* col = row + kx * cs;
+#pragma GCC unroll 16
         for (int p = 0; p < PT; ++p) {
           const __m256 xv = _mm256_broadcast_ss(col + p * step);
+#pragma GCC unroll 8
           for (int o = 0; o < OBT; ++o) acc[o][p] = _mm256_fmadd_ps(wv[o], xv, acc[o][p]);
         }
       }
     }
   }
+#pragma GCC unroll 8
   for (int o = 0; o < OBT; ++o) {
+#pragma GCC unroll 16
     for (int p = 0; p < PT; ++p) {
       _mm256_storeu_ps(y + o * plane * B + p * B, r.last ? clamp(acc[o][p]) : acc[o][p]);
     }
