@@ -730,52 +730,42 @@ void QConvCpu::GemmItem(int64_t chunk, int64_t tile, int64_t grp, const uint8_t*
     } else {
       k_->gemm(k4_, a, panel, nr_ * 4, d, nr_, mr, tn, false);
     }
-    if (rows_at_once && nruns > 0 && (nruns > 1 || runs[0][2] < tn)) {
+    if (s_.out_type != QType::kI32 && nruns > 0 && (nruns > 1 || runs[0][2] < tn)) {
       // Runs broken by the grid's dropped columns (stride-1 3x3 layers, stride-2 phases):
       // the whole tile requantized into bytes at once (whole vectors, each row's constants
       // made once), then each run copied: per run, partial vectors and per-row setup (AVX2,
       // Zen 3: resnet18_rw int8's stem and 56x56 layers 1.05-1.08x against the model's other
-      // ops, 28x28 and 14x14 even).
-      uint8_t bytes[kQGemmMr * 64];
-      k_->requant_rows(rows_.data() + oc0, mr, d, nr_, col_sum, bytes, 64, tn);
-      const int64_t plane0 = (n * g.out_c + oc0) * g.out_plane();
-      for (int ri = 0; ri < nruns; ++ri) {
-        const int64_t j = runs[ri][0], pix = runs[ri][1], len = runs[ri][2];
-        for (int r = 0; r < mr; ++r) {
-          std::memcpy(static_cast<uint8_t*>(y) + plane0 + r * g.out_plane() + pix,
-                      bytes + r * 64 + j, static_cast<size_t>(len));
-        }
-      }
-      continue;
-    }
-    if (residual && s_.out_type != QType::kI32 && nruns > 0 && (nruns > 1 || runs[0][2] < tn)) {
-      // The same with a residual: its codes for the tile's runs gathered into a tile of their
-      // own, each row requantized in one call over the whole tile, then each run copied out
-      // (a call per row and run had been a third of resnet18_rw int8's residual 3x3 layers).
+      // ops, 28x28 and 14x14 even). A residual's codes for the runs are gathered into a tile of
+      // their own first, so each row is one call over the whole tile (a call per row and run
+      // had been a third of resnet18_rw int8's residual 3x3 layers).
       uint8_t bytes[kQGemmMr * 64];
       const int64_t plane0 = (n * g.out_c + oc0) * g.out_plane();
-      const auto* res = static_cast<const uint8_t*>(residual) + plane0;
-      for (int ri = 0; ri < nruns; ++ri) {
-        const int64_t j = runs[ri][0], pix = runs[ri][1], len = runs[ri][2];
-        for (int r = 0; r < mr; ++r) {
-          std::memcpy(res_tile + r * 64 + j, res + r * g.out_plane() + pix,
-                      static_cast<size_t>(len));
+      // Row r of run ri: tile bytes at r * 64 + j, plane bytes at plane0 + r * plane + pix.
+      const auto each_run_row = [&](auto&& fn) {
+        for (int ri = 0; ri < nruns; ++ri) {
+          for (int r = 0; r < mr; ++r) {
+            fn(r * 64 + runs[ri][0], plane0 + r * g.out_plane() + runs[ri][1], runs[ri][2]);
+          }
         }
-      }
-      for (int r = 0; r < mr; ++r) {
-        // Columns outside the runs (the grid's dropped ones) read zeros: their outputs are
-        // computed but never copied out.
-        QRowParams rp = rows_[static_cast<size_t>(oc0 + r)];
-        rp.residual = res_tile + r * 64;
-        k_->requant_row(rp, d + r * nr_, col_sum, bytes + r * 64, tn);
-      }
-      for (int ri = 0; ri < nruns; ++ri) {
-        const int64_t j = runs[ri][0], pix = runs[ri][1], len = runs[ri][2];
+      };
+      if (residual) {
+        const auto* res = static_cast<const uint8_t*>(residual);
+        each_run_row([&](int64_t t, int64_t o, int64_t len) {
+          std::memcpy(res_tile + t, res + o, static_cast<size_t>(len));
+        });
         for (int r = 0; r < mr; ++r) {
-          std::memcpy(static_cast<uint8_t*>(y) + plane0 + r * g.out_plane() + pix,
-                      bytes + r * 64 + j, static_cast<size_t>(len));
+          // Columns outside the runs (the grid's dropped ones) read zeros: their outputs are
+          // computed but never copied out.
+          QRowParams rp = rows_[static_cast<size_t>(oc0 + r)];
+          rp.residual = res_tile + r * 64;
+          k_->requant_row(rp, d + r * nr_, col_sum, bytes + r * 64, tn);
         }
+      } else {
+        k_->requant_rows(rows_.data() + oc0, mr, d, nr_, col_sum, bytes, 64, tn);
       }
+      each_run_row([&](int64_t t, int64_t o, int64_t len) {
+        std::memcpy(static_cast<uint8_t*>(y) + o, bytes + t, static_cast<size_t>(len));
+      });
       continue;
     }
     for (int ri = 0; ri < nruns; ++ri) {
