@@ -111,12 +111,6 @@ void RunShares(ThreadPool* pool, int64_t shares, const F& share) {
   }
 }
 
-// Runs fn(slot, begin, end) over [0, items) in claims of `chunk` items: `slots` shares run over
-// the pool, each (with its own slot < slots, for per-share scratch) claiming the next chunk
-// until none are left. A thread on a faster core thus takes more claims than a static split
-// would give it: the two vCPUs of the development machine ran equal shares of an op up to 1.5x
-// apart, one process the caller's vCPU faster, the next the worker's. Without a pool, or with
-// one slot, the caller runs the whole range at once in slot 0.
 // fn(begin, end) over [0, n): on `pool` (null: none) in ranges of at least `grain` when it has
 // several threads and n > 1, else inline in one call.
 template <typename F>
@@ -128,6 +122,12 @@ void ParallelOrInline(ThreadPool* pool, int64_t n, int64_t grain, const F& fn) {
   }
 }
 
+// Runs fn(slot, begin, end) over [0, items) in claims of `chunk` items: `slots` shares run over
+// the pool, each (with its own slot < slots, for per-share scratch) claiming the next chunk
+// until none are left. A thread on a faster core thus takes more claims than a static split
+// would give it: the two vCPUs of the development machine ran equal shares of an op up to 1.5x
+// apart, one process the caller's vCPU faster, the next the worker's. Without a pool, or with
+// one slot, the caller runs the whole range at once in slot 0.
 template <typename F>
 void ClaimRanges(ThreadPool* pool, int slots, int64_t items, int64_t chunk, const F& fn) {
   chunk = chunk < 1 ? 1 : chunk;

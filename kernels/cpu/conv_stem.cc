@@ -47,11 +47,7 @@ void CopyZeroPadded(const float* x, int64_t channels, int64_t in_h, int64_t in_w
                     xpad + r * pad_w);
     }
   };
-  if (pool && pool->num_threads() > 1) {
-    pool->ParallelFor(channels * pad_h, copy_rows, 16);
-  } else {
-    copy_rows(0, channels * pad_h);
-  }
+  ParallelOrInline(pool, channels * pad_h, 16, copy_rows);
 }
 
 bool ConvStem::Applies(const Conv2dGeometry& g, const CpuKernels& kernels) {
@@ -110,11 +106,7 @@ void ConvStem::Run(const float* x, const float* w16, const float* bias, const Ac
         }
       }
     };
-    if (pool && pool->num_threads() > 1) {
-      pool->ParallelFor(g_.out_h, rows);
-    } else {
-      rows(0, g_.out_h);
-    }
+    ParallelOrInline(pool, g_.out_h, 1, rows);
   }
 }
 

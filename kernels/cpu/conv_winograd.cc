@@ -19,15 +19,6 @@ constexpr int64_t kMicroPanelBytes = 16 * 1024;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-template <typename F>
-void Parallel(ThreadPool* pool, int64_t n, F&& fn) {
-  if (pool && pool->num_threads() > 1 && n > 1) {
-    pool->ParallelFor(n, fn);
-  } else {
-    fn(0, n);
-  }
-}
-
 }  // namespace
 
 bool WinogradApplies(const Conv2dGeometry& g) {
@@ -131,13 +122,13 @@ void ConvWinograd::RunBlock(const float* xn, const float* packed, const float* b
   const int nr = kernels_->gemm_nr;
   const int64_t tiles = (ty1 - ty0) * p_.tiles_w;
   // (1) V_e[c][t] for every input channel.
-  Parallel(pool, g_.in_c, [&](int64_t c0, int64_t c1) {
+  ParallelOrInline(pool, g_.in_c, 1, [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {
       kernels_->wino_input(p_, xn + c * in_plane, ty0, ty1, v + c * ld_, v_stride);
     }
   });
   // (2) M_e = U_e V_e: out_c x tiles, k = in_c, for each of the 36 e.
-  Parallel(pool, kE, [&](int64_t e0, int64_t e1) {
+  ParallelOrInline(pool, kE, 1, [&](int64_t e0, int64_t e1) {
     const Epilogue none;
     for (int64_t e = e0; e < e1; ++e) {
       const float* u = packed + e * panels_ * g_.in_c * kGemmMr;  // conv_wino43_a8
@@ -166,11 +157,10 @@ void ConvWinograd::RunBlock(const float* xn, const float* packed, const float* b
     }
   });
   // (3) Y = A^T M A + bias + residual, activation, per output channel.
-  Parallel(pool, g_.out_c, [&](int64_t o0, int64_t o1) {
+  ParallelOrInline(pool, g_.out_c, 1, [&](int64_t o0, int64_t o1) {
     for (int64_t oc = o0; oc < o1; ++oc) {
       kernels_->wino_output(p_, m + oc * ld_, m_stride, bias ? bias[oc] : 0.f,
-                            rn ? rn + oc * out_plane : nullptr, act, ty0, ty1,
-                            yn + oc * out_plane);
+                            rn ? rn + oc * out_plane : nullptr, act, ty0, ty1, yn + oc * out_plane);
     }
   });
 }

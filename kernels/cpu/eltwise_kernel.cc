@@ -12,19 +12,10 @@
 
 #include "kernels/cpu/cpu_kernel_util.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/thread_pool.h"
 
 namespace kiln::cpu {
 namespace {
-
-// Runs fn(begin, end) over [0, n) on the pool in pieces of at least `grain`.
-template <typename F>
-void ParallelRange(ThreadPool* pool, int64_t n, int64_t grain, F&& fn) {
-  if (pool && pool->num_threads() > 1 && n > grain) {
-    pool->ParallelFor(n, fn, grain);
-  } else {
-    fn(0, n);
-  }
-}
 
 constexpr int64_t kElementGrain = 16384;
 
@@ -81,8 +72,8 @@ class UnaryCpu : public CpuKernelBase {
                  void*) override {
     const float* x = inputs[0].as<const float>();
     float* y = outputs[0].as<float>();
-    ParallelRange(pool_, n_, kElementGrain,
-                  [&](int64_t b, int64_t e) { kernels_->activate(x + b, y + b, e - b, act_); });
+    ParallelOrInline(pool_, n_, kElementGrain,
+                     [&](int64_t b, int64_t e) { kernels_->activate(x + b, y + b, e - b, act_); });
     return Status::Ok();
   }
 
@@ -177,7 +168,7 @@ class BinaryCpu : public CpuKernelBase {
     const float* a = inputs[0].as<const float>();
     const float* b = inputs[1].as<const float>();
     float* y = outputs[0].as<float>();
-    ParallelRange(pool_, n_, kElementGrain, [&](int64_t begin, int64_t end) {
+    ParallelOrInline(pool_, n_, kElementGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end;) {
         const int64_t stop = std::min(end, (i / chunk_ + 1) * chunk_);
         bool a_scalar, b_scalar;
@@ -254,7 +245,7 @@ class BatchNormCpu : public CpuKernelBase {
     float* y = outputs[0].as<float>();
     const int64_t planes = batch_ * channels_;
     const int64_t grain = std::max<int64_t>(1, kElementGrain / std::max<int64_t>(1, inner_));
-    ParallelRange(pool_, planes, grain, [&](int64_t p0, int64_t p1) {
+    ParallelOrInline(pool_, planes, grain, [&](int64_t p0, int64_t p1) {
       for (int64_t p = p0; p < p1; ++p) {
         const int64_t c = p % channels_;
         kernels_->affine(x + p * inner_, a_[c], b_[c], y + p * inner_, inner_);
@@ -297,7 +288,7 @@ class SoftmaxCpu : public CpuKernelBase {
     const float* x = inputs[0].as<const float>();
     float* y = outputs[0].as<float>();
     const int64_t grain = std::max<int64_t>(1, kElementGrain / std::max<int64_t>(1, row_));
-    ParallelRange(pool_, rows_, grain, [&](int64_t r0, int64_t r1) {
+    ParallelOrInline(pool_, rows_, grain, [&](int64_t r0, int64_t r1) {
       kernels_->softmax(x + r0 * row_, y + r0 * row_, r1 - r0, row_, log_);
     });
     return Status::Ok();
@@ -339,7 +330,7 @@ class ConcatCpu : public CpuKernelBase {
     const int64_t k = static_cast<int64_t>(slabs_.size());
     const int64_t grain =
         std::max<int64_t>(1, kElementGrain * k / std::max<int64_t>(1, out_inner_));
-    ParallelRange(pool_, outer_ * k, grain, [&](int64_t b, int64_t e) {
+    ParallelOrInline(pool_, outer_ * k, grain, [&](int64_t b, int64_t e) {
       for (int64_t w = b; w < e; ++w) {
         const int64_t o = w / k, i = w % k;
         int64_t offset = 0;
