@@ -357,20 +357,20 @@ void QDwLanesAvx512Vnni(const QDwLanesParams& p, const uint8_t* x, int64_t in_pl
       LanePixels<8>(tile, pix + q + 8, off, taps, w_second, offset, e, otile + (q + 8) * 16);
   }
   for (int i = 0; i < count - q; ++i) {
-    const int slot = split ? (i & 1) * 8 + i / 2 : i;
+    const int64_t slot = QDwLanesSlot(split, i);
     LanePixels<1>(tile, pix + q + slot, off, taps, split && (i & 1) ? w_second : w_first, offset, e,
                   otile + (q + slot) * 16);
   }
   // 3. Bytes out: 64 output pixels per step, then 16 per transpose (otile is readable to a
-  // multiple of 16; with `split` pixel j of each 16 is in slot (j % 2) * 8 + j / 2).
-  const auto slot_of = [split](int j) { return split ? (j & 1) * 8 + j / 2 : j; };
+  // multiple of 16; pixel j of each 16 is in slot QDwLanesSlot(split, j)).
   uint8_t* out = y + oy0 * out_w;
   int64_t p0 = 0;
   for (; p0 + 64 <= count; p0 += 64) {  // 64 pixels per step, as in step 1
     __m512i v[16];
 #pragma GCC unroll 16
     for (int j = 0; j < 16; ++j) {
-      const uint8_t* q = otile + (p0 + slot_of(j)) * 16;  // pixels j, 16 + j, 32 + j, 48 + j
+      // Pixels j, 16 + j, 32 + j, 48 + j.
+      const uint8_t* q = otile + (p0 + QDwLanesSlot(split, j)) * 16;
       __m512i r = _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
       r = _mm512_inserti32x4(r, _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 256)), 1);
       r = _mm512_inserti32x4(r, _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 512)), 2);
@@ -387,7 +387,8 @@ void QDwLanesAvx512Vnni(const QDwLanesParams& p, const uint8_t* x, int64_t in_pl
     __m128i v[16];
 #pragma GCC unroll 16
     for (int j = 0; j < 16; ++j) {
-      v[j] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(otile + (p0 + slot_of(j)) * 16));
+      v[j] = _mm_loadu_si128(
+          reinterpret_cast<const __m128i*>(otile + (p0 + QDwLanesSlot(split, j)) * 16));
     }
     Transpose16x16(v);
 #pragma GCC unroll 16

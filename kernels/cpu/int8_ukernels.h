@@ -177,6 +177,10 @@ struct QDwLanesParams {
   bool out_signed = false;  // i8 output codes (else u8)
   int32_t out_zero = 0, qmin = 0, qmax = 255;
 };
+// Where output pixel i of each 16 goes in QDwLanesParams::pixel_offset and in the kernel's
+// tile of outputs: i itself, or with column pairs at stride 1 (`split`, the outputs taken by
+// parity) slot (i % 2) * 8 + i / 2, the even-indexed first.
+inline int64_t QDwLanesSlot(bool split, int64_t i) { return split ? (i & 1) * 8 + i / 2 : i; }
 // 16 channels' epilogue constants, lane c for the block's channel c (lanes past the layer's
 // channels hold offset 0 and a valid requantization: computed, never stored), in the forms the
 // SIMD epilogue loads: the 64-bit products of even and odd lanes, or (every shift >= 33, the

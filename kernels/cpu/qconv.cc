@@ -395,7 +395,7 @@ void QConvCpu::PrepareLanes() {
     const int64_t r = q / g.out_w, ox = q % g.out_w;
     int64_t col = ox * g.stride_w;  // tile pixel in the row
     if (p.column_pairs) col = (ox * g.stride_w + p.pair_shift) / 2;
-    const int64_t i = q % 16, slot = split ? q - i + (i % 2) * 8 + i / 2 : q;
+    const int64_t slot = q - q % 16 + QDwLanesSlot(split, q % 16);
     dw_pixel_offset_[static_cast<size_t>(slot)] =
         static_cast<int32_t>((r * g.stride_h * tile_w + col) * 16);
   }
@@ -718,7 +718,8 @@ void QConvCpu::GemmItem(int64_t chunk, int64_t tile, int64_t grp, const uint8_t*
                      g.out_plane());
     return;
   }
-  uint8_t res_tile[kQGemmMr * 64] = {};  // the residual's codes of a tile's runs (below)
+  uint8_t res_tile[kQGemmMr * 64];  // the residual's codes of a tile's runs (below)
+  if (residual) std::memset(res_tile, 0, sizeof(res_tile));
   for (int64_t pi = p0; pi < p1; ++pi) {
     const int8_t* a = w + pi * k4_ * kQGemmMr * kQGemmKGroup;
     const int64_t oc0 = grp * ocpg_ + (pi - grp * panels_per_group_) * kQGemmMr;
