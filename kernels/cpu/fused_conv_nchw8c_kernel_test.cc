@@ -7,6 +7,7 @@
 // channels, windows 1x1-7x7). Also the layout's pack/unpack and Reorder itself.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "ir/layout.h"
@@ -315,12 +316,19 @@ TEST(NCHW8cRegionOpsTest, MatchTheReferenceAtEveryFlavour) {
 // and expects the same outputs; `op` names a node whose kernel must be `want` past the
 // reference (the portable or AVX2 flavour: the pools and Concat are memory-bound).
 void CheckBlockedOps(const Graph& plain, Graph blocked, const std::vector<std::string>& names,
-                     const std::string& op, uint32_t seed, const std::string& what) {
+                     const std::string& op, uint32_t seed, const std::string& what,
+                     int64_t nan_every = 0) {
   for (const std::string& name : names) {
     if (auto v = blocked.FindValue(name)) blocked.value(*v).layout = Layout::kNCHW8c;
   }
   ASSERT_TRUE(VerifyGraph(blocked).ok()) << what;
-  const auto inputs = testing::RandomInputs(plain, seed);
+  auto inputs = testing::RandomInputs(plain, seed);
+  if (nan_every > 0) {  // every nan_every-th input value NaN
+    for (HostTensor& t : inputs) {
+      float* v = t.data<float>();
+      for (int64_t i = 0; i < NumElements(t.shape); i += nan_every) v[i] = std::nanf("");
+    }
+  }
   const auto expected = testing::RunGraph(plain, inputs);
   const NodeId n = blocked.value(*blocked.FindValue(op)).producer;
   for (Isa isa : {Isa::kReference, Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
@@ -376,6 +384,36 @@ TEST(NCHW8cRegionOpsTest, PoolsMatchTheReferenceOnRandomWindows) {
                              std::to_string(sw) + " on " + std::to_string(h) + "x" +
                              std::to_string(w);
     CheckBlockedOps(build(false), build(true), {"xb", "y"}, "y", 500 + i, what);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// Max pools over NCHW8c with NaN taps, which the reference skips (v > best): the separable
+// 3-wide stride-2 path (column maxima from -FLT_MAX), the AVX-512 stride-1 pairs, the clipped
+// border pixels and a 2x2 window, with pads and ceil_mode.
+TEST(NCHW8cRegionOpsTest, MaxPoolsSkipNaNTapsAsTheReference) {
+  struct Window {
+    int64_t k, s, pad, ceil;
+  };
+  int i = 0;
+  for (const Window& win :
+       {Window{3, 2, 0, 1}, Window{3, 2, 1, 0}, Window{3, 1, 1, 0}, Window{2, 2, 0, 1}}) {
+    const Attributes attrs = Attrs({{"kernel_shape", std::vector<int64_t>{win.k, win.k}},
+                                    {"strides", std::vector<int64_t>{win.s, win.s}},
+                                    {"pads", std::vector<int64_t>(4, win.pad)},
+                                    {"ceil_mode", win.ceil}});
+    auto build = [&](bool blocked) {
+      GraphBuilder b;
+      ValueId x = b.Input("x", {1, 16, 13, 23});
+      if (blocked) x = b.Op(OpType::kReorder, "xb", {x});
+      ValueId y = b.Op(OpType::kMaxPool, "y", {x}, attrs);
+      if (blocked) y = b.Op(OpType::kReorder, "yp", {y});
+      b.Output(y);
+      return b.Take();
+    };
+    const std::string what = "max k" + std::to_string(win.k) + " s" + std::to_string(win.s) + " p" +
+                             std::to_string(win.pad) + " with NaN taps";
+    CheckBlockedOps(build(false), build(true), {"xb", "y"}, "y", 900 + i++, what, 7);
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
