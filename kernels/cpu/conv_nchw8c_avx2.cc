@@ -123,21 +123,13 @@ void NCHW8cPointwiseAvx2(const NCHW8cConvArgs& a, int64_t p0, int64_t p1) {
 
 namespace {
 
-// Input channels [c0, c1) of a direct layer: the first range starts from the bias and the
-// residual (read before its own pixels are written: the residual may share y's buffer), the
-// others from the partial sums stored before; the last applies the activation.
-struct ChannelRange {
-  int64_t c0, c1;
-  bool first, last;
-};
-
 // OBT output blocks x PT pixels of one output row over input channels r.c0..r.c1. x: the
 // zero-padded (or unpadded) image at the tile's first window, plain (kBlocked false) or NCHW8c
 // (channel c is lane c % 8 of block c / 8, columns 8 floats apart); w: channel r.c0's
 // Block16O weights. kStride: a.stride (1 or 2) as a constant, so each pixel's broadcast is a
 // fixed displacement from the tap's column (conv_nchw8c_avx512.cc's DirectTile says why).
 template <bool kBlocked, int OBT, int PT, int kStride>
-inline void DirectTile(const NCHW8cConvArgs& a, const ChannelRange& r, const float* x,
+inline void DirectTile(const NCHW8cConvArgs& a, const NCHW8cChannelRange& r, const float* x,
                        const float* w, const float* bias, const float* residual, float* y,
                        int64_t plane, const Clamp& clamp) {
   __m256 acc[OBT][PT];
@@ -189,7 +181,7 @@ inline void DirectTile(const NCHW8cConvArgs& a, const ChannelRange& r, const flo
 // Output row oy of blocks [ob, ob + OBT) over channels r: tiles of 6 pixels, the last up to
 // 6 pixels of a row in one tile.
 template <bool kBlocked, int OBT>
-void DirectRow(const NCHW8cConvArgs& a, const ChannelRange& r, int64_t ob, int64_t oy,
+void DirectRow(const NCHW8cConvArgs& a, const NCHW8cChannelRange& r, int64_t ob, int64_t oy,
                const Clamp& clamp) {
   const int64_t plane = a.out_h * a.out_w, taps = a.kernel_h * a.kernel_w;
   const float* w = a.w + ((ob / 2) * a.in_c + r.c0) * taps * 16 + (ob % 2) * B;
@@ -231,7 +223,7 @@ void DirectBlocks(const NCHW8cConvArgs& a, int64_t ob, int64_t oy0, int64_t oy1,
   const int64_t per = std::max<int64_t>(8, kRangeWeightBytes / (taps * 16 * 4) / 8 * 8);
   for (int64_t c0 = 0; c0 < a.in_c; c0 += per) {
     const int64_t c1 = std::min(a.in_c, c0 + per);
-    const ChannelRange r{c0, c1, c0 == 0, c1 == a.in_c};
+    const NCHW8cChannelRange r{c0, c1, c0 == 0, c1 == a.in_c};
     for (int64_t oy = oy0; oy < oy1; ++oy) DirectRow<kBlocked, OBT>(a, r, ob, oy, clamp);
   }
 }

@@ -153,14 +153,6 @@ void NCHW8cPointwiseAvx512(const NCHW8cConvArgs& a, int64_t p0, int64_t p1) {
 
 namespace {
 
-// Input channels [c0, c1) of a direct layer: the first range starts from the bias and the
-// residual (read before its own pixels are written: the residual may share y's buffer), the
-// others from the partial sums stored before; the last applies the activation.
-struct ChannelRange {
-  int64_t c0, c1;
-  bool first, last;
-};
-
 // QT pairs of output blocks x PT pixels of one output row over input channels r.c0..r.c1. x:
 // the zero-padded (or unpadded) image at the tile's first window, plain (kBlocked false:
 // channel c's plane, columns 1 float apart) or NCHW8c (channel c is lane c % 8 of block
@@ -173,9 +165,10 @@ struct ChannelRange {
 // back after them, 56 more memory operations per tile (squeezenet's stem: 27 taps per tile,
 // 1.09-1.18x with them gone).
 template <bool kBlocked, int QT, int PT, int kStride>
-inline void DirectTile(const NCHW8cConvArgs& a, const ChannelRange& r, const int64_t* tap_offset,
-                       const float* x, const float* w, const float* bias, const float* residual,
-                       float* y, int64_t plane, int full_pairs, const Clamp512& clamp) {
+inline void DirectTile(const NCHW8cConvArgs& a, const NCHW8cChannelRange& r,
+                       const int64_t* tap_offset, const float* x, const float* w, const float* bias,
+                       const float* residual, float* y, int64_t plane, int full_pairs,
+                       const Clamp512& clamp) {
   const int64_t bs = plane * B;
   __m512 acc[QT][PT];
 #pragma GCC unroll 2
@@ -231,8 +224,8 @@ inline void DirectTile(const NCHW8cConvArgs& a, const ChannelRange& r, const int
 
 // Output row oy of pairs [q0, q0 + QT) over channels r.
 template <bool kBlocked, int QT>
-void DirectRow(const NCHW8cConvArgs& a, const ChannelRange& r, const int64_t* toff, int64_t q0,
-               int64_t oy, const Clamp512& clamp) {
+void DirectRow(const NCHW8cConvArgs& a, const NCHW8cChannelRange& r, const int64_t* toff,
+               int64_t q0, int64_t oy, const Clamp512& clamp) {
   const int64_t plane = a.out_h * a.out_w, taps = a.kernel_h * a.kernel_w;
   const int64_t out_blocks = a.out_c / B;
   const float* w = a.w + (q0 * a.in_c + r.c0) * taps * 16;
@@ -295,7 +288,7 @@ void DirectGroup(const NCHW8cConvArgs& a, int64_t q, int64_t oy0, int64_t oy1,
   }
   for (int64_t c0 = 0; c0 < a.in_c; c0 += per) {
     const int64_t c1 = std::min(a.in_c, c0 + per);
-    const ChannelRange r{c0, c1, c0 == 0, c1 == a.in_c};
+    const NCHW8cChannelRange r{c0, c1, c0 == 0, c1 == a.in_c};
     for (int64_t oy = oy0; oy < oy1; ++oy) DirectRow<kBlocked, QT>(a, r, toff, q, oy, clamp);
   }
 }

@@ -161,6 +161,14 @@ using NCHW8cDepthwiseFn = void (*)(const NCHW8cConvArgs& a, int64_t b0, int64_t 
 // zero-padded (in_h, in_w include the pads; pad_top = pad_left = 0); output rows [oy0, oy1)
 // of every output block, plus residual (NCHW8c, or null).
 using NCHW8cDirectFn = void (*)(const NCHW8cConvArgs& a, int64_t oy0, int64_t oy1);
+// Input channels [c0, c1) of a direct layer, as the ISA files' NCHW8cDirectFn take them in
+// ranges whose weights stay in L1: the first range starts from the bias and the residual (read
+// before its own pixels are written: the residual may share y's buffer), the others from the
+// partial sums stored before; the last applies the activation.
+struct NCHW8cChannelRange {
+  int64_t c0, c1;
+  bool first, last;
+};
 
 // The im2col view of one group of a 2-D convolution input (plain fields: ISA files include no
 // class with inline member functions).
