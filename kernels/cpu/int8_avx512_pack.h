@@ -1,10 +1,11 @@
-// The packed tail of the AVX-512 int8 epilogues, shared by the GEMM epilogue
-// (int8_avx512vnni.cc) and the channel-lanes depthwise kernel (int8_dw_lanes_avx512vnni.cc):
-// requantized int32 lanes go to int16 with saturation, take the output zero point with
-// saturation, go to 8 bits with saturation and are clamped as bytes. Exact: each saturation is
-// monotone and [qmin, qmax] lies inside the 8-bit type's range, so the clamp of the saturated
-// value is the clamp of the true one. Internal linkage, like simd.h: each ISA file compiles its
-// own copy with its own flags.
+// The AVX-512 int8 epilogues' shared pieces, used by the GEMM epilogue (int8_avx512vnni.cc),
+// the channel-lanes depthwise kernel (int8_dw_lanes_avx512vnni.cc) and the direct depthwise
+// one (int8_dw_direct_avx512vnni.cc): Requantize on 16 int32 lanes (Q8RqHigh, Q8Rq64), and the
+// packed tail, where requantized int32 lanes go to int16 with saturation, take the output zero
+// point with saturation, go to 8 bits with saturation and are clamped as bytes. Exact: each
+// saturation is monotone and [qmin, qmax] lies inside the 8-bit type's range, so the clamp of the
+// saturated value is the clamp of the true one. Internal linkage, like simd.h: each ISA file
+// compiles its own copy with its own flags.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,35 @@
 
 namespace kiln::cpu {
 namespace {  // NOLINT(build/namespaces): internal linkage per ISA translation unit
+
+// Requantize of the int32 values in the low halves of the 64-bit lanes of x (sign ignored
+// above bit 31: _mm512_mul_epi32 reads the low 32 bits as signed), in 64-bit lanes: `round`
+// 2^(shift - 1) and `shift` in every lane (vpsravq: one uop; by an xmm count, two). Saturated
+// to int32 where `saturate`; callers leave it out where the result cannot leave int32 or a
+// narrower clamp follows.
+inline __m512i Q8Sat32(__m512i v) {
+  return _mm512_min_epi64(_mm512_max_epi64(v, _mm512_set1_epi64(INT32_MIN)),
+                          _mm512_set1_epi64(INT32_MAX));
+}
+inline __m512i Q8Rq64(__m512i x, __m512i mult, __m512i round, __m512i shift, bool saturate = true) {
+  const __m512i v = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(x, mult), round), shift);
+  return saturate ? Q8Sat32(v) : v;
+}
+
+// Requantize when shift s >= 33 (a requantization scale below 1/4, the usual case), before
+// the output zero point: with P = x M = H 2^32 + L (0 <= L < 2^32), floor((P + 2^(s-1)) / 2^s)
+// == (H + 2^(s-33)) >> (s - 32) exactly (L cannot carry past a multiple of 2^(s-32)), and
+// |H| <= 2^30, so everything after the two products runs on 16 int32 lanes. `mult` in every
+// int32 lane (vpmuldq reads the low one of each 64-bit lane), `round32` 2^(s-33), `shift32`
+// s - 32.
+// The even products' high halves move down by one masked vpshufd (dwords 1, 3 to 0, 2 of
+// each 128-bit lane) into the odd products, whose high halves are in place already.
+inline __m512i Q8RqHigh(__m512i x, __m512i mult, __m512i round32, __m512i shift32) {
+  const __m512i ev = _mm512_mul_epi32(x, mult);
+  const __m512i od = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), mult);
+  const __m512i hi = _mm512_mask_shuffle_epi32(od, 0x5555, ev, _MM_PERM_DDBB);
+  return _mm512_srav_epi32(_mm512_add_epi32(hi, round32), shift32);
+}
 
 // The output zero point in int16 lanes, the clamps in byte lanes.
 struct Q8PackConsts {

@@ -19,35 +19,6 @@ inline __mmask16 Q8Mask(int64_t n) {
   return n >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << n) - 1);
 }
 
-// Requantize of the int32 values in the low halves of the 64-bit lanes of x (sign ignored
-// above bit 31: _mm512_mul_epi32 reads the low 32 bits as signed), in 64-bit lanes: `round`
-// 2^(shift - 1) and `shift` in every lane (vpsravq: one uop; by an xmm count, two). Saturated
-// to int32 where `saturate`; callers leave it out where the result cannot leave int32 or a
-// narrower clamp follows.
-inline __m512i Q8Sat32(__m512i v) {
-  return _mm512_min_epi64(_mm512_max_epi64(v, _mm512_set1_epi64(INT32_MIN)),
-                          _mm512_set1_epi64(INT32_MAX));
-}
-inline __m512i Q8Rq64(__m512i x, __m512i mult, __m512i round, __m512i shift, bool saturate = true) {
-  const __m512i v = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(x, mult), round), shift);
-  return saturate ? Q8Sat32(v) : v;
-}
-
-// Requantize when shift s >= 33 (a requantization scale below 1/4, the usual case), before
-// the output zero point: with P = x M = H 2^32 + L (0 <= L < 2^32), floor((P + 2^(s-1)) / 2^s)
-// == (H + 2^(s-33)) >> (s - 32) exactly (L cannot carry past a multiple of 2^(s-32)), and
-// |H| <= 2^30, so everything after the two products runs on 16 int32 lanes. `mult` in every
-// int32 lane (vpmuldq reads the low one of each 64-bit lane), `round32` 2^(s-33), `shift32`
-// s - 32.
-// The even products' high halves move down by one masked vpshufd (dwords 1, 3 to 0, 2 of
-// each 128-bit lane) into the odd products, whose high halves are in place already.
-inline __m512i Q8RqHigh(__m512i x, __m512i mult, __m512i round32, __m512i shift32) {
-  const __m512i ev = _mm512_mul_epi32(x, mult);
-  const __m512i od = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), mult);
-  const __m512i hi = _mm512_mask_shuffle_epi32(od, 0x5555, ev, _MM_PERM_DDBB);
-  return _mm512_srav_epi32(_mm512_add_epi32(hi, round32), shift32);
-}
-
 // 16 codes of type t at p (masked) as int32.
 inline __m512i Q8LoadCodes(const void* p, QType t, __mmask16 m) {
   const __m128i raw = _mm_maskz_loadu_epi8(m, p);

@@ -52,6 +52,7 @@ constexpr Int8Kernels kVnniInt8 = {.isa = Isa::kAvx512Vnni,
                                    .add = QAddAvx512Vnni,
                                    .quantize = QuantizeF32Avx512Vnni,
                                    .interleave4 = QInterleave4Avx512Vnni,
+                                   .dw_direct = QDwDirectAvx512Vnni,
                                    .dw_lanes = QDwLanesAvx512Vnni,
                                    .dw_lanes_pixel_bytes = 64,
                                    .dw_lanes_column_pairs = true};

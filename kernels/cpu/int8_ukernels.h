@@ -135,6 +135,42 @@ void PrepareQDwU8(QDwU8Params& p);
 using QDwU8Fn = void (*)(const QDwU8Params& p, const uint8_t* plane, const int32_t* w,
                          int32_t correction, int32_t* acc);
 
+// Depthwise convolution straight from 8-bit input planes to 8-bit output planes, the sums
+// in registers (AVX-512 VNNI): window rows of up to 4 columns, dilation 1, no residual.
+// Each output's window row is one byte quad of the input row, so one vpdpbusd takes a window
+// row of 16 outputs: the quads come from plain unaligned loads, one per output phase (stride
+// 1: 4 loads, output 4j + r in lane j of load r; stride 2: 2 loads, output 2j + r), masked so
+// that bytes outside the input read the zero code. Sums start at offset - zero * sum(w) and
+// end in QRowParams' 8-bit epilogue (no residual, no weight zero point).
+//   stride 1 (stride_h and stride_w; out_w == in_w): the planes are one flat run, 64 outputs
+//     per step across rows; masks[(step * kernel_h + ky) * 4 + r] the bytes load r of window
+//     row ky reads inside the input.
+//   stride_w 2 (any stride_h): per output row, 64 outputs per step (two output rows per step
+//     where out_w <= 32); masks[(col_block) * 2 + r] per 32 columns, window rows outside the
+//     input read the zero code whole.
+// QConvCpu::Depthwise fills the masks (QDwDirectMasks).
+struct QDwDirectParams {
+  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t kernel_h = 3;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t pad_top = 0, pad_left = 0;
+  bool x_signed = false;  // i8 input codes, flipped to u8 on load
+  int32_t zero_code = 0;  // the input zero point in the unsigned domain
+  const uint64_t* masks = nullptr;
+  bool out_signed = false;  // i8 output codes (else u8)
+  int32_t out_zero = 0, qmin = 0, qmax = 255;
+};
+// The masks QDwDirectParams' form needs (a count of uint64s), and their values for `kernel_w`
+// window columns.
+int64_t QDwDirectMaskCount(const QDwDirectParams& p);
+void QDwDirectMasks(const QDwDirectParams& p, int64_t kernel_w, uint64_t* masks);
+// nc channels: input planes x + c * in_plane, output planes y + c * out_plane; per channel c
+// kernel_h weight quads quads + c * kernel_h (four s8 centred weights of a window row, 0 past
+// the window), the sums' start start[c] and the epilogue rows[c].
+using QDwDirectFn = void (*)(const QDwDirectParams& p, const uint8_t* x, int64_t in_plane, int nc,
+                             const int32_t* quads, const int32_t* start, const QRowParams* rows,
+                             uint8_t* y, int64_t out_plane);
+
 // Depthwise convolution of up to 16 channels at once with the channels in the lanes, where
 // the plane-at-a-time path's per-channel costs (centring, row setup, the epilogue call) exceed
 // the channel's arithmetic. One call does output rows [oy0, oy1) (a band) of nc <= 16
@@ -309,6 +345,9 @@ void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64
                             int32_t* d, int64_t ldd, int mr, int nr, bool accumulate);
 void QRequantRowAvx512Vnni(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
                            int64_t n);
+void QDwDirectAvx512Vnni(const QDwDirectParams& p, const uint8_t* x, int64_t in_plane, int nc,
+                         const int32_t* quads, const int32_t* start, const QRowParams* rows,
+                         uint8_t* y, int64_t out_plane);
 void QDwU8Avx512Vbmi(const QDwU8Params& p, const uint8_t* plane, const int32_t* w,
                      int32_t correction, int32_t* acc);
 void QInterleave4Avx512Vnni(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2,

@@ -218,14 +218,17 @@ QConvCpu QConvCpu::Depthwise(QConvSpec spec, const void* plain_w, bool w_signed,
   p.row = c.dw_phase_w_;
   p.phase_stride = c.dw_hp_ * c.dw_phase_w_;
   c.dw_plane_bytes_ = AlignUp(p.phase_stride * g.stride_w * 2);
-  // The 8-bit path: dilation 1, stride_w 1 or 2, up to 8 window columns, centred weights that
-  // fit s8 (symmetric int8 weights always do).
+  // The 8-bit paths (dw_direct, dw_u8): dilation 1, stride_w 1 or 2, up to 8 window columns
+  // (dw_direct: 4), centred weights that fit s8 (symmetric int8 weights always do).
   const int64_t quads = (g.kernel_w + 3) / 4;
-  bool fits = k.dw_u8 != nullptr && g.dilation_h == 1 && g.dilation_w == 1 &&
-              (g.stride_w == 1 || g.stride_w == 2) && quads <= kQDwU8MaxQuads;
+  bool fits = g.dilation_h == 1 && g.dilation_w == 1 && (g.stride_w == 1 || g.stride_w == 2) &&
+              quads <= kQDwU8MaxQuads;
   for (int32_t v : c.dw_w_) fits = fits && v >= -128 && v <= 127;
-  if (fits) {
-    c.dw_use_u8_ = true;
+  c.dw_use_direct_ = fits && k.dw_direct != nullptr && quads == 1 && !c.s_.residual &&
+                     c.s_.out_type != QType::kI32 &&
+                     ((g.stride_w == 2 && g.out_w > 16) || (g.stride_h == 1 && g.out_w == g.in_w));
+  if (fits && (k.dw_u8 != nullptr || c.dw_use_direct_)) {
+    c.dw_use_u8_ = k.dw_u8 != nullptr;
     QDwU8Params& u = c.dw_u8_;
     u.out_h = g.out_h;
     u.out_w = g.out_w;
@@ -234,7 +237,7 @@ QConvCpu QConvCpu::Depthwise(QConvSpec spec, const void* plain_w, bool w_signed,
     u.stride_h = g.stride_h;
     u.stride_w = g.stride_w;
     u.row = wp;
-    PrepareQDwU8(u);
+    if (c.dw_use_u8_) PrepareQDwU8(u);
     c.dw_quads_.assign(static_cast<size_t>(g.out_c * g.kernel_h * quads), 0);
     c.dw_wsum_.assign(static_cast<size_t>(g.out_c), 0);
     for (int64_t oc = 0; oc < g.out_c; ++oc) {
@@ -255,8 +258,42 @@ QConvCpu QConvCpu::Depthwise(QConvSpec spec, const void* plain_w, bool w_signed,
     if (epilogue_rows && g.out_plane() <= 256) c.dw_group_ = kQGemmMr;
   }
   c.MakeRows();
-  c.PrepareLanes();
+  if (c.dw_use_direct_) {
+    c.PrepareDirect();
+  } else {
+    c.PrepareLanes();
+  }
   return c;
+}
+
+void QConvCpu::PrepareDirect() {
+  const Conv2dGeometry& g = s_.g;
+  QDwDirectParams& p = dw_direct_;
+  p.in_h = g.in_h;
+  p.in_w = g.in_w;
+  p.out_h = g.out_h;
+  p.out_w = g.out_w;
+  p.kernel_h = g.kernel_h;
+  p.stride_h = g.stride_h;
+  p.stride_w = g.stride_w;
+  p.pad_top = g.pad_top;
+  p.pad_left = g.pad_left;
+  p.x_signed = s_.x_type == QType::kI8;
+  p.zero_code = s_.x_zero + (p.x_signed ? 128 : 0);
+  p.out_signed = s_.out_type == QType::kI8;
+  p.out_zero = s_.out_zero;
+  p.qmin = s_.qmin;
+  p.qmax = s_.qmax;
+  dw_direct_masks_.assign(static_cast<size_t>(QDwDirectMaskCount(p)), 0);
+  QDwDirectMasks(p, g.kernel_w, dw_direct_masks_.data());
+  dw_direct_start_.resize(static_cast<size_t>(g.out_c));
+  for (int64_t oc = 0; oc < g.out_c; ++oc) {
+    const auto i = static_cast<size_t>(oc);
+    // Wrapping int32, as the reference's sum (int8_ukernels.h).
+    dw_direct_start_[i] = static_cast<int32_t>(static_cast<uint32_t>(rows_[i].offset) -
+                                               static_cast<uint32_t>(p.zero_code) *
+                                                   static_cast<uint32_t>(dw_wsum_[i]));
+  }
 }
 
 void QConvCpu::PrepareLanes() {
@@ -405,6 +442,7 @@ void QConvCpu::PrepareLanes() {
 
 size_t QConvCpu::ScratchBytes() const {
   const Conv2dGeometry& g = s_.g;
+  if (depthwise_ && dw_use_direct_) return kAlign;
   if (depthwise_ && dw_use_lanes_) {
     return static_cast<size_t>(threads_ * (dw_tile_bytes_ + dw_otile_bytes_) + kAlign);
   }
@@ -938,6 +976,10 @@ void QConvCpu::RunGemm(const uint8_t* x, const int8_t* w, const void* residual, 
 
 void QConvCpu::RunDepthwise(const uint8_t* x, const void* residual, void* y, uint8_t* scratch,
                             ThreadPool* pool) const {
+  if (dw_use_direct_) {
+    RunDepthwiseDirect(x, y, pool);
+    return;
+  }
   if (dw_use_lanes_) {
     RunDepthwiseLanes(x, y, scratch, pool);
     return;
@@ -1056,6 +1098,26 @@ void QConvCpu::ZeroLanePadding(uint8_t* tile) const {
     std::memset(tile + r * wp * px, 0, static_cast<size_t>(left * px));
     std::memset(tile + (r * wp + left + dw_lanes_.in_w) * px, 0, static_cast<size_t>(right * px));
   }
+}
+
+// Channels claimed a few at a time (their costs are equal; claims even out the two vCPUs'
+// speeds, ClaimRanges), each call within one image.
+void QConvCpu::RunDepthwiseDirect(const uint8_t* x, void* y, ThreadPool* pool) const {
+  const Conv2dGeometry& g = s_.g;
+  const int64_t items = g.batch * g.out_c, in_plane = g.in_plane(), out_plane = g.out_plane();
+  QDwDirectParams params = dw_direct_;
+  params.masks = dw_direct_masks_.data();
+  const int slots = static_cast<int>(std::min<int64_t>(threads_, items));
+  const int64_t chunk = std::max<int64_t>(1, items / (8 * slots));
+  ClaimRanges(pool, slots, items, chunk, [&](int, int64_t b, int64_t e) {
+    for (int64_t i = b; i < e;) {
+      const int64_t c = i % g.out_c, nc = std::min(e - i, g.out_c - c);
+      k_->dw_direct(params, x + i * in_plane, in_plane, static_cast<int>(nc),
+                    dw_quads_.data() + c * g.kernel_h, dw_direct_start_.data() + c,
+                    rows_.data() + c, static_cast<uint8_t*>(y) + i * out_plane, out_plane);
+      i += nc;
+    }
+  });
 }
 
 // Items of 16 channels x a band of output rows, a tile per thread.

@@ -136,6 +136,15 @@ class QConvCpu {
   std::vector<int32_t> dw_pixel_offset_;  // QDwLanesParams::pixel_offset
   void RunDepthwiseLanes(const uint8_t* x, void* y, uint8_t* scratch, ThreadPool* pool) const;
   void ZeroLanePadding(uint8_t* tile) const;
+  // Depthwise without residual, 8-bit output, where the table has dw_direct and the layer fits
+  // it (QDwDirectParams; weight quads dw_quads_ with one quad per window row): before the
+  // other paths. Per channel the sums' start, bias - zero code * weight sum.
+  bool dw_use_direct_ = false;
+  QDwDirectParams dw_direct_;
+  std::vector<uint64_t> dw_direct_masks_;
+  std::vector<int32_t> dw_direct_start_;
+  void PrepareDirect();
+  void RunDepthwiseDirect(const uint8_t* x, void* y, ThreadPool* pool) const;
 };
 
 }  // namespace kiln::cpu

@@ -32,6 +32,10 @@ struct QCase {
   // 2^23 from the int32 limits (taps x 255 x 128 must stay below that): the residual's
   // addition saturates.
   bool saturating = false;
+  // 2-D only: the height's own stride (0: `stride`) and explicit pads, ONNX's order (top,
+  // left, bottom, right; empty: pad, pad + (stride > 1), pad, pad).
+  int64_t stride_h = 0;
+  std::vector<int64_t> pads;
 };
 
 std::string Describe(const QCase& q) {
@@ -42,7 +46,11 @@ std::string Describe(const QCase& q) {
          std::string(DTypeName(q.x)) + " w " + std::string(DTypeName(q.w_type)) + " out " +
          std::string(DTypeName(q.out)) + (q.w_zero ? " wzero" : "") +
          (q.residual ? " residual" : "") + (q.narrow ? " narrow" : "") + (q.one_d ? " 1d" : "") +
-         (q.low_shift ? " low-shift" : "") + (q.saturating ? " saturating" : "");
+         (q.low_shift ? " low-shift" : "") + (q.saturating ? " saturating" : "") +
+         (q.stride_h ? " stride_h " + std::to_string(q.stride_h) : "") +
+         (q.pads.empty() ? ""
+                         : " pads " + std::to_string(q.pads[0]) + "," + std::to_string(q.pads[1]) +
+                               "," + std::to_string(q.pads[2]) + "," + std::to_string(q.pads[3]));
 }
 
 int32_t RandomCode(std::mt19937& rng, DType t) {
@@ -131,23 +139,25 @@ QGraphs Build(const QCase& q, uint32_t seed) {
   const auto two = [&](int64_t v) {
     return q.one_d ? std::vector<int64_t>{v} : std::vector<int64_t>{v, v};
   };
-  node.attrs.Set("strides", two(q.stride));
+  const int64_t stride_h = q.stride_h ? q.stride_h : q.stride;
+  node.attrs.Set("strides", q.one_d ? two(q.stride) : std::vector<int64_t>{stride_h, q.stride});
   node.attrs.Set("dilations", two(q.dilation));
-  node.attrs.Set("pads", q.one_d
-                             ? std::vector<int64_t>{q.pad, q.pad}
-                             : std::vector<int64_t>{q.pad, q.pad + (q.stride > 1), q.pad, q.pad});
+  // Pads (top, left, bottom, right).
+  const std::vector<int64_t> pads =
+      !q.pads.empty() ? q.pads : std::vector<int64_t>{q.pad, q.pad + (q.stride > 1), q.pad, q.pad};
+  node.attrs.Set("pads", q.one_d ? std::vector<int64_t>{q.pad, q.pad} : pads);
   node.attrs.Set("out_dtype", std::string(DTypeName(q.out)));
   if (q.narrow) {
     node.attrs.Set("qmin", int64_t{q.out == DType::kU8 ? 20 : q.out == DType::kI8 ? -100 : -5000});
     node.attrs.Set("qmax", int64_t{q.out == DType::kU8 ? 230 : q.out == DType::kI8 ? 90 : 5000});
   }
   // The output shape (ONNX Conv arithmetic), to size the residual.
-  const auto out_dim = [&](int64_t in, int64_t k, int64_t pads) {
-    return (in + pads - ((k - 1) * q.dilation + 1)) / q.stride + 1;
+  const auto out_dim = [&](int64_t in, int64_t k, int64_t pad_sum, int64_t stride) {
+    return (in + pad_sum - ((k - 1) * q.dilation + 1)) / stride + 1;
   };
-  const Shape ys = q.one_d ? Shape{q.n, q.m, out_dim(q.w, q.kw, 2 * q.pad)}
-                           : Shape{q.n, q.m, out_dim(q.h, q.kh, 2 * q.pad),
-                                   out_dim(q.w, q.kw, 2 * q.pad + (q.stride > 1))};
+  const Shape ys = q.one_d ? Shape{q.n, q.m, out_dim(q.w, q.kw, 2 * q.pad, q.stride)}
+                           : Shape{q.n, q.m, out_dim(q.h, q.kh, pads[0] + pads[2], stride_h),
+                                   out_dim(q.w, q.kw, pads[1] + pads[3], q.stride)};
   Value out;
   out.name = "y";
   out.quant.scales = {0.1f};
@@ -470,7 +480,10 @@ TEST(QConvInt8, DepthwiseChannelLanes) {
   uint32_t seed = 750;
   const int64_t channels[] = {1, 5, 16, 17, 32, 40};
   for (int i = 0; i < 6; ++i) {
-    QCase q = Depthwise(channels[i], 3, 3, 1, 3 + 2 * i, 2 + 3 * i);  // 3x2 .. 13x17
+    // 3x2 .. 13x17, pads (1, 1, 1, 0): one column narrower than the input at stride 1, so
+    // not the direct path's.
+    QCase q = Depthwise(channels[i], 3, 3, 1, 3 + 2 * i, 2 + 3 * i);
+    q.pads = {1, 1, 1, 0};
     q.x = i % 2 ? DType::kI8 : DType::kU8;
     q.out = i % 3 ? DType::kU8 : DType::kI8;
     q.narrow = i % 4 == 1;
@@ -478,12 +491,13 @@ TEST(QConvInt8, DepthwiseChannelLanes) {
     q.w_type = i == 3 ? DType::kU8 : DType::kI8;
     q.w_zero = i == 3;
     q.n = i == 4 ? 2 : 1;
-    Check(q, seed++);  // 3x3 s1 p1
+    Check(q, seed++);  // 3x3 s1
     if (::testing::Test::HasFatalFailure()) return;
     q.stride = 2;
     Check(q, seed++);  // 3x3 s2
     if (::testing::Test::HasFatalFailure()) return;
     q.stride = 1;
+    q.pads.clear();
     q.kh = q.kw = 5;
     q.pad = 4;
     q.dilation = 2;
@@ -491,26 +505,32 @@ TEST(QConvInt8, DepthwiseChannelLanes) {
     if (::testing::Test::HasFatalFailure()) return;
   }
   for (DType out : {DType::kU8, DType::kI8}) {  // narrowed clamps at the usual shifts
-    QCase q = Depthwise(20, 3, 3, 1, 9, 11);
+    QCase q = Depthwise(20, 3, 3, 0, 9, 11);
     q.out = out;
     q.narrow = true;
     Check(q, seed++);
     if (::testing::Test::HasFatalFailure()) return;
   }
   QCase q = Depthwise(18, 3, 3, 1, 62, 60);  // a 64 x 62 tile: 254 KiB, one band
+  q.pads = {1, 1, 1, 0};
   Check(q, seed++);
   if (::testing::Test::HasFatalFailure()) return;
   q.kh = q.kw = 1;
   q.pad = 0;
+  q.pads = {0, 1, 0, 0};
   Check(q, seed++);  // 1x1 depthwise: one tap
   if (::testing::Test::HasFatalFailure()) return;
   // Planes whose tile passes 256 KiB run in bands of output rows (the rows above and below
   // the input zeroed per band): 3x3 s1 and s2, and 5x5 dilation 2 (a 9-row halo).
   q = Depthwise(17, 3, 3, 1, 101, 103);
   q.x = DType::kI8;
+  q.pads = {1, 1, 1, 0};
   Check(q, seed++);
   if (::testing::Test::HasFatalFailure()) return;
   q.stride = 2;
+  q.w_type = DType::kU8;  // centred weights past s8: not the direct path's
+  q.w_zero = true;
+  q.pads.clear();
   Check(q, seed++);
   if (::testing::Test::HasFatalFailure()) return;
   q.stride = 1;
@@ -542,17 +562,82 @@ TEST(QConvInt8, DepthwiseChannelLanes) {
   }
 }
 
+// The direct depthwise path (Int8Kernels::dw_direct, VNNI: windows of up to 4 columns,
+// dilation 1, centred weights in s8, no residual, 8-bit output). Stride 1 with the output as
+// wide as the input runs the plane as one flat run of 64-output steps: planes smaller than a
+// step, exactly one, rows longer than one, one-pixel-wide; window heights 1-5 (3 unrolled, the
+// others looped) and widths 1-4 with pads that keep the width, padding rows past the input
+// (outputs taller than it), batch 2 and channel counts that split unevenly. Stride 2 runs
+// output rows of 32-column blocks (two rows per step up to 32 columns): output widths 17-100
+// (one to four blocks, a block alone at the end), odd heights, pads 0 and 1 on either side,
+// a height stride of 1 or 3, window heights 1-5. Throughout u8 and i8 codes in and out,
+// narrowed clamps and shifts below 33 (the 64-bit epilogue).
+TEST(QConvInt8, DepthwiseDirect) {
+  uint32_t seed = 2600;
+  int variant = 0;
+  const auto vary = [&variant](QCase& q) {
+    q.x = variant % 2 ? DType::kI8 : DType::kU8;
+    q.out = variant % 3 == 1 ? DType::kI8 : DType::kU8;
+    q.narrow = variant % 4 == 2;
+    q.low_shift = variant % 5 == 3;
+    ++variant;
+  };
+  struct Flat {
+    int64_t c, h, w, kh, kw;
+    std::vector<int64_t> pads;  // top, left, bottom, right
+  };
+  for (const Flat& f : {Flat{5, 1, 1, 3, 3, {1, 1, 1, 1}}, Flat{3, 2, 3, 3, 3, {1, 1, 1, 1}},
+                        Flat{33, 7, 7, 3, 3, {1, 1, 1, 1}}, Flat{6, 8, 8, 3, 3, {1, 1, 1, 1}},
+                        Flat{7, 9, 9, 3, 3, {1, 1, 1, 1}}, Flat{9, 14, 14, 3, 3, {1, 1, 1, 1}},
+                        Flat{4, 13, 17, 3, 3, {1, 1, 1, 1}}, Flat{3, 3, 130, 3, 3, {1, 1, 1, 1}},
+                        Flat{3, 56, 5, 3, 3, {1, 1, 1, 1}}, Flat{4, 11, 1, 3, 3, {1, 1, 1, 1}},
+                        Flat{5, 10, 9, 1, 1, {0, 0, 0, 0}}, Flat{5, 10, 9, 2, 2, {0, 1, 1, 0}},
+                        Flat{5, 9, 10, 4, 4, {1, 2, 2, 1}}, Flat{5, 9, 10, 5, 3, {2, 1, 2, 1}},
+                        Flat{5, 12, 6, 1, 3, {0, 1, 0, 1}}, Flat{5, 6, 11, 3, 2, {2, 0, 2, 1}},
+                        Flat{5, 5, 21, 3, 3, {2, 1, 0, 1}}, Flat{5, 4, 15, 4, 4, {3, 3, 3, 0}}}) {
+    QCase q = Depthwise(f.c, f.kh, f.kw, 0, f.h, f.w);
+    q.pads = f.pads;
+    vary(q);
+    q.n = f.h == 14 ? 2 : 1;
+    Check(q, seed++);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  struct Strided {
+    int64_t h, w, kh, kw, stride_h;
+    std::vector<int64_t> pads;
+  };
+  for (const Strided& s :
+       {Strided{35, 34, 3, 3, 2, {1, 1, 1, 1}}, Strided{9, 33, 3, 3, 2, {0, 0, 0, 0}},
+        Strided{12, 64, 3, 3, 2, {1, 1, 1, 1}}, Strided{7, 66, 3, 3, 2, {1, 0, 1, 1}},
+        Strided{11, 112, 3, 3, 2, {1, 1, 1, 1}}, Strided{5, 130, 3, 3, 2, {0, 1, 1, 1}},
+        Strided{6, 200, 3, 3, 2, {1, 1, 1, 1}}, Strided{8, 70, 2, 2, 2, {0, 0, 0, 0}},
+        Strided{9, 67, 4, 4, 2, {1, 1, 2, 2}}, Strided{7, 40, 1, 3, 2, {0, 1, 0, 1}},
+        Strided{13, 50, 5, 3, 2, {2, 1, 2, 1}}, Strided{6, 40, 3, 3, 1, {1, 1, 1, 1}},
+        Strided{14, 72, 3, 3, 3, {1, 1, 1, 1}}}) {
+    QCase q = Depthwise(s.h % 2 ? 7 : 4, s.kh, s.kw, 0, s.h, s.w);
+    q.stride = 2;
+    q.stride_h = s.stride_h;
+    q.pads = s.pads;
+    q.n = s.w == 112 ? 2 : 1;
+    vary(q);
+    Check(q, seed++);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
 // The channel-lanes path's column pairs (QDwLanesParams::column_pairs: even input widths,
 // stride 1 with an even output width or stride 2): every window width 1-6 with left pads 0-2
-// (the pairs' shift of 0 or 1, and pair taps past the window), rows of 34 columns (a 64-pixel
-// transpose step ends inside a row), u8 and i8 codes; then planes in bands of output rows at
-// both strides, and odd output widths, which keep the tile of single columns.
+// (the pairs' shift of 0 or 1, and pair taps past the window), rows of 34 and 26 columns (a
+// 64-pixel transpose step ends inside a row), u8 and i8 codes; then planes in bands of output
+// rows at both strides, and odd output widths, which keep the tile of single columns. (The
+// direct path, DepthwiseDirect, takes the same-width stride-1 windows of up to 4 columns.)
 TEST(QConvInt8, DepthwiseColumnPairs) {
   uint32_t seed = 1900;
   for (int64_t kw = 1; kw <= 6; ++kw) {
     for (int64_t pad = 0; pad <= 2; ++pad) {
       for (int64_t stride = 1; stride <= 2; ++stride) {
-        QCase q = Depthwise(kw % 2 ? 17 : 32, 3, kw, pad, 5 + kw, 34);
+        // Stride 2 on 26 columns: output widths up to 16, which the direct path leaves here.
+        QCase q = Depthwise(kw % 2 ? 17 : 32, 3, kw, pad, 5 + kw, stride == 1 ? 34 : 26);
         q.stride = stride;
         q.x = (kw + pad) % 2 ? DType::kI8 : DType::kU8;
         q.low_shift = pad == 1;
@@ -562,7 +647,8 @@ TEST(QConvInt8, DepthwiseColumnPairs) {
     }
   }
   for (int64_t stride = 1; stride <= 2; ++stride) {
-    QCase q = Depthwise(20, 3, 3, 1, 100, 104);  // tiles past 256 KiB: bands
+    QCase q = Depthwise(20, 3, 5, 2, 100, 104);  // tiles past 256 KiB: bands (5 columns:
+                                                 // not the direct path's)
     q.stride = stride;
     q.n = 2;
     Check(q, seed++);
