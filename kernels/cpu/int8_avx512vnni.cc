@@ -342,14 +342,14 @@ void QGemmUkernelAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* b, int64
 
 namespace {
 
-// One panel of QGemmRequantAvx512Vnni, the output constants (rows[0]'s, shared by the
-// panels) made by the caller.
-__attribute__((always_inline)) inline void Q8GemmRequantPanel(
-    int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, const QRowParams* rows, int mr,
-    int nr, const int32_t* col_sum, const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy,
-    const Q8OutConsts& o, const Q8PackConsts& pk) {
-  const Q8Tile t =
-      Q8TileGemm(k4, reinterpret_cast<const int32_t*>(a), b, b_stride, Q8TileOffsets(rows, mr));
+// The fused epilogue of a tile started at its rows' offsets (Q8TileOffsets), the output
+// constants (rows[0]'s, shared by the panels) made by the caller.
+__attribute__((always_inline)) inline void Q8TileRequant(const Q8Tile& t, const QRowParams* rows,
+                                                         int mr, int nr, const int32_t* col_sum,
+                                                         const uint8_t* residual, int64_t ldr,
+                                                         uint8_t* y, int64_t ldy,
+                                                         const Q8OutConsts& o,
+                                                         const Q8PackConsts& pk) {
   const __mmask16 m0 = Q8Mask(nr), m1 = Q8Mask(nr > 16 ? nr - 16 : 0);
   if (residual && mr == kQGemmMr && nr > 16) {
     // The same with a residual (unrolled for the same reason).
@@ -401,6 +401,16 @@ __attribute__((always_inline)) inline void Q8GemmRequantPanel(
   Q8RequantEdgeTile(t, rows, mr, nr, col_sum, residual, ldr, y, ldy);
 }
 
+// One panel of QGemmRequantAvx512Vnni.
+__attribute__((always_inline)) inline void Q8GemmRequantPanel(
+    int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, const QRowParams* rows, int mr,
+    int nr, const int32_t* col_sum, const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy,
+    const Q8OutConsts& o, const Q8PackConsts& pk) {
+  const Q8Tile t =
+      Q8TileGemm(k4, reinterpret_cast<const int32_t*>(a), b, b_stride, Q8TileOffsets(rows, mr));
+  Q8TileRequant(t, rows, mr, nr, col_sum, residual, ldr, y, ldy, o, pk);
+}
+
 }  // namespace
 
 void QGemmRequantAvx512Vnni(int64_t k4, const int8_t* a, int64_t panels, const uint8_t* b,
@@ -427,6 +437,18 @@ void QGemmTapsAvx512Vnni(int64_t c4, int64_t taps, const int64_t* tap_off, const
     t = Q8TileGemm(c4, aw, b + tap_off[k], b_stride, t);
   }
   Q8TileStore(t, d, ldd, mr, nr, false);
+}
+
+void QGemmTapsRequantAvx512Vnni(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
+                                const uint8_t* b, int64_t b_stride, const QRowParams* rows, int mr,
+                                int nr, const int32_t* col_sum, const uint8_t* residual,
+                                int64_t ldr, uint8_t* y, int64_t ldy) {
+  Q8Tile t = Q8TileOffsets(rows, mr);
+  const int32_t* aw = reinterpret_cast<const int32_t*>(a);
+  for (int64_t k = 0; k < taps; ++k, aw += c4 * kQGemmMr) {
+    t = Q8TileGemm(c4, aw, b + tap_off[k], b_stride, t);
+  }
+  Q8TileRequant(t, rows, mr, nr, col_sum, residual, ldr, y, ldy, Q8Out(rows[0]), Q8Pack(rows[0]));
 }
 
 void QRequantRowAvx512Vnni(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,

@@ -18,6 +18,7 @@ struct Int8Kernels {
   QGemmRequantFn gemm_requant = nullptr;
   QGemvFn gemv = nullptr;
   QGemmTapsFn gemm_taps = nullptr;
+  QGemmTapsRequantFn gemm_taps_requant = nullptr;  // null: gemm_taps, then the rows epilogue
   QDwAccumulateFn dw_accumulate = nullptr;
   QCentreFn centre = nullptr;
   QAddFn add = nullptr;

@@ -100,6 +100,14 @@ using QGemmRequantFn = void (*)(int64_t k4, const int8_t* a, int64_t panels, con
                                 const int32_t* col_sum, const uint8_t* residual, int64_t ldr,
                                 uint8_t* y, int64_t ldy);
 
+// QGemmTapsFn's products with QGemmRequantFn's epilogue, one panel (the sums never leave
+// registers): rows [0, mr) over columns [0, nr) into y + r * ldy (8-bit output), with the
+// residual codes residual + r * ldr when residual is not null.
+using QGemmTapsRequantFn = void (*)(int64_t c4, int64_t taps, const int64_t* tap_off,
+                                    const int8_t* a, const uint8_t* b, int64_t b_stride,
+                                    const QRowParams* rows, int mr, int nr, const int32_t* col_sum,
+                                    const uint8_t* residual, int64_t ldr, uint8_t* y, int64_t ldy);
+
 // One column of the GEMM (a matrix-vector product, batch-1 fully connected layers):
 // d[r] = sum over g < k4, q < 4 of A[g][r][q] * x[4 g + q] for the 8 rows of panel `a`; x holds
 // 4 * k4 unsigned bytes.
@@ -369,6 +377,10 @@ void QGemvAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
 void QGemmTapsAvx512Vnni(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
                          const uint8_t* b, int64_t b_stride, int32_t* d, int64_t ldd, int mr,
                          int nr);
+void QGemmTapsRequantAvx512Vnni(int64_t c4, int64_t taps, const int64_t* tap_off, const int8_t* a,
+                                const uint8_t* b, int64_t b_stride, const QRowParams* rows, int mr,
+                                int nr, const int32_t* col_sum, const uint8_t* residual,
+                                int64_t ldr, uint8_t* y, int64_t ldy);
 void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
 void QDwLanesAvx512Vnni(const QDwLanesParams& p, const uint8_t* x, int64_t in_plane, int nc,
                         const int32_t* w, const QDwLaneBlock& b, uint8_t* y, int64_t out_plane,

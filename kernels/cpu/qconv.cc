@@ -763,10 +763,22 @@ void QConvCpu::GemmItem(int64_t chunk, int64_t tile, int64_t grp, const uint8_t*
     const int64_t oc0 = grp * ocpg_ + (pi - grp * panels_per_group_) * kQGemmMr;
     const int mr = static_cast<int>(std::min<int64_t>(kQGemmMr, (grp + 1) * ocpg_ - oc0));
     const bool rows_at_once = !s_.residual && s_.out_type != QType::kI32;
-    if (direct_) {
-      k_->gemm_taps(c4_, taps_, tap_bytes_.data(), a, reinterpret_cast<const uint8_t*>(xg + q0),
-                    plane_ * 4, d, nr_, mr, tn);
-    } else {
+    const uint8_t* taps_b = reinterpret_cast<const uint8_t*>(xg + q0);
+    // The taps' products and the epilogue in one call where the table has it (8-bit output):
+    // the sums never leave registers (the int32 tile stored and the rows epilogue's pass over
+    // it had cost as much as the products on mobilenetv2's stem).
+    const bool fused = direct_ && k_->gemm_taps_requant != nullptr && s_.out_type != QType::kI32;
+    if (fused && nruns == 1 && runs[0][2] == tn) {  // the tile is one run: straight out
+      const int64_t at = (n * g.out_c + oc0) * g.out_plane() + runs[0][1];
+      k_->gemm_taps_requant(c4_, taps_, tap_bytes_.data(), a, taps_b, plane_ * 4,
+                            rows_.data() + oc0, mr, tn, col_sum,
+                            residual ? static_cast<const uint8_t*>(residual) + at : nullptr,
+                            g.out_plane(), static_cast<uint8_t*>(y) + at, g.out_plane());
+      continue;
+    }
+    if (!fused && direct_) {
+      k_->gemm_taps(c4_, taps_, tap_bytes_.data(), a, taps_b, plane_ * 4, d, nr_, mr, tn);
+    } else if (!fused) {
       k_->gemm(k4_, a, panel, nr_ * 4, d, nr_, mr, tn, false);
     }
     if (s_.out_type != QType::kI32 && nruns > 0 && (nruns > 1 || runs[0][2] < tn)) {
@@ -792,6 +804,12 @@ void QConvCpu::GemmItem(int64_t chunk, int64_t tile, int64_t grp, const uint8_t*
         each_run_row([&](int64_t t, int64_t o, int64_t len) {
           std::memcpy(res_tile + t, res + o, static_cast<size_t>(len));
         });
+      }
+      if (fused) {
+        k_->gemm_taps_requant(c4_, taps_, tap_bytes_.data(), a, taps_b, plane_ * 4,
+                              rows_.data() + oc0, mr, tn, col_sum, residual ? res_tile : nullptr,
+                              64, bytes, 64);
+      } else if (residual) {
         for (int r = 0; r < mr; ++r) {
           // Columns outside the runs (the grid's dropped ones) read zeros: their outputs are
           // computed but never copied out.

@@ -658,6 +658,38 @@ TEST(QConvInt8, DepthwiseColumnPairs) {
   Check(q, seed++);
 }
 
+// The taps GEMM with its fused epilogue (Int8Kernels::gemm_taps_requant) on tiles that lie
+// inside one output row, written straight to the planes (with a residual read in place),
+// next to tiles broken by row ends (through a byte tile, the residual gathered): 3x3 stride 1
+// and stride 2 on rows of 100-131 columns, with residuals, weight zero points (column sums),
+// i8 and u8 codes, narrowed clamps.
+TEST(QConvInt8, TapsTilesInsideOneRow) {
+  uint32_t seed = 2900;
+  QCase q;
+  q.c = 8;
+  q.m = 16;
+  q.h = 4;
+  q.w = 100;
+  q.residual = true;
+  Check(q, seed++);
+  if (::testing::Test::HasFatalFailure()) return;
+  q.x = DType::kI8;
+  q.w_type = DType::kU8;
+  q.w_zero = true;
+  q.narrow = true;
+  Check(q, seed++);
+  if (::testing::Test::HasFatalFailure()) return;
+  q = QCase{};
+  q.c = 5;
+  q.m = 8;
+  q.stride = 2;
+  q.h = 9;
+  q.w = 131;
+  q.residual = true;
+  q.out = DType::kI8;
+  Check(q, seed++);
+}
+
 // Rows wider than one 64-column step of the quad interleave (QInterleave4Fn) and a channel
 // count that leaves a partial quad, pointwise and 3x3 (padded rows), i8 and u8 inputs; large
 // inputs of one or two quads, whose rows the threads split.
