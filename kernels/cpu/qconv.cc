@@ -224,9 +224,13 @@ QConvCpu QConvCpu::Depthwise(QConvSpec spec, const void* plain_w, bool w_signed,
   bool fits = g.dilation_h == 1 && g.dilation_w == 1 && (g.stride_w == 1 || g.stride_w == 2) &&
               quads <= kQDwU8MaxQuads;
   for (int32_t v : c.dw_w_) fits = fits && v >= -128 && v <= 127;
+  // dw_direct (QDwDirectParams): stride 1 on planes whose masks (1.5 bytes per output pixel
+  // for 3x3) stay within 64 KiB, stride 2 onto more than 16 columns (the row pairs of narrower
+  // outputs leave most lanes idle: 14 -> 7 took 25 us against the lanes' 9).
+  const bool flat = g.stride_h == 1 && g.stride_w == 1 && g.out_w == g.in_w &&
+                    (g.out_plane() + 63) / 64 * g.kernel_h * 4 * 8 <= 64 * 1024;
   c.dw_use_direct_ = fits && k.dw_direct != nullptr && quads == 1 && !c.s_.residual &&
-                     c.s_.out_type != QType::kI32 &&
-                     ((g.stride_w == 2 && g.out_w > 16) || (g.stride_h == 1 && g.out_w == g.in_w));
+                     c.s_.out_type != QType::kI32 && (flat || (g.stride_w == 2 && g.out_w > 16));
   if (fits && (k.dw_u8 != nullptr || c.dw_use_direct_)) {
     c.dw_use_u8_ = k.dw_u8 != nullptr;
     QDwU8Params& u = c.dw_u8_;

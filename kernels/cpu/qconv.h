@@ -111,7 +111,8 @@ class QConvCpu {
   int64_t dw_phase_w_ = 0, dw_hp_ = 0;
   // The 8-bit path (Int8Kernels::dw_u8), when the table has it and the layer fits it: padded
   // planes of dw_u8_.row bytes per row in the unsigned domain, weight quads [C][kh][quads],
-  // per-channel weight sums (for the zero-code correction).
+  // per-channel weight sums (for the zero-code correction; the quads and sums serve the
+  // direct path too).
   bool dw_use_u8_ = false;
   QDwU8Params dw_u8_;
   std::vector<int32_t> dw_quads_, dw_wsum_;

@@ -571,7 +571,8 @@ TEST(QConvInt8, DepthwiseChannelLanes) {
 // output rows of 32-column blocks (two rows per step up to 32 columns): output widths 17-100
 // (one to four blocks, a block alone at the end), odd heights, pads 0 and 1 on either side,
 // a height stride of 1 or 3, window heights 1-5. Throughout u8 and i8 codes in and out,
-// narrowed clamps and shifts below 33 (the 64-bit epilogue).
+// narrowed clamps and shifts below 33 (the 64-bit epilogue). Last a stride-1 plane too large
+// for the direct path's masks.
 TEST(QConvInt8, DepthwiseDirect) {
   uint32_t seed = 2600;
   int variant = 0;
@@ -623,6 +624,8 @@ TEST(QConvInt8, DepthwiseDirect) {
     Check(q, seed++);
     if (::testing::Test::HasFatalFailure()) return;
   }
+  // A plane whose masks would pass 64 KiB (46,000 pixels): the lanes path, in bands.
+  Check(Depthwise(3, 3, 3, 1, 200, 230), seed++);
 }
 
 // The channel-lanes path's column pairs (QDwLanesParams::column_pairs: even input widths,
