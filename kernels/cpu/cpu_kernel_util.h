@@ -3,6 +3,7 @@
 // cases a fast routine does not cover (so registering a fast kernel never loses an op).
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 
@@ -27,6 +28,27 @@ Expected<std::optional<PoolWindow2d>> ResolvePoolWindow2d(const KernelContext& c
 // The same from a node's attributes, input shape and output count (a kernel's `accepts`).
 Expected<std::optional<PoolWindow2d>> ResolvePoolWindow2d(const Attributes& attrs, const Shape& x,
                                                           size_t num_outputs);
+
+// Calls fn(begin, end) over [0, n) elements in shares of whole 64-element blocks, one per
+// thread (elementwise int8 kernels).
+template <typename F>
+void SplitElements(ThreadPool* pool, int64_t n, const F& fn) {
+  constexpr int64_t kMinShare = 16384;  // below this, one thread is faster than a hand-off
+  const int threads = pool ? pool->num_threads() : 1;
+  const int64_t shares = std::min<int64_t>(threads, (n + kMinShare - 1) / kMinShare);
+  if (shares <= 1) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  const int64_t blocks = (n + 63) / 64;
+  pool->ParallelFor(shares, [&](int64_t s0, int64_t s1) {
+    for (int64_t s = s0; s < s1; ++s) {
+      const int64_t b = std::min(n, blocks * s / shares * 64);
+      const int64_t e = std::min(n, blocks * (s + 1) / shares * 64);
+      if (e > b) fn(b, e);
+    }
+  });
+}
 
 // Base for adapters that may hand a node to the reference kernel: Prepare() either fills the
 // fast path or sets `fallback_`, and Run()/ScratchBytes() forward to it.

@@ -17,6 +17,7 @@ void RegisterCpuKernels(KernelRegistry& r) {
   cpu::RegisterCpuResizeKernels(r);
   cpu::RegisterQConvInt8(r);
   cpu::RegisterQEltwiseInt8(r);
+  cpu::RegisterQLookupInt8(r);
   cpu::RegisterQGemmInt8(r);
   cpu::RegisterQPoolInt8(r);
   cpu::RegisterQGlobalPoolInt8(r);

@@ -205,6 +205,18 @@ inline void Q8AddPortable(const QAddParams& p, const void* a, const void* b, voi
   }
 }
 
+// Elements [i0, n) of QMulScalarFn.
+inline void Q8MulScalarPortable(const QMulParams& p, const uint8_t* a, int32_t b, uint8_t* y,
+                                int64_t i0, int64_t n) {
+  for (int64_t i = i0; i < n; ++i) {
+    const int32_t v = static_cast<int32_t>(Q8Clamp64(
+        static_cast<int64_t>(Q8Requantize((Q8Load(a, p.a_type, i) - p.a_zero) * b, p.requant)) +
+            p.out_zero,
+        p.qmin, p.qmax));
+    y[i] = static_cast<uint8_t>(v);  // the code's byte (i8: two's complement)
+  }
+}
+
 // Elements [i0, n) of QuantizeF32Fn (the reference's arithmetic, in float: rint of a float is
 // the double path's result, and a sum past 2^24 saturates either way).
 inline void Q8QuantizePortable(const float* x, int64_t i0, int64_t n, float scale, int32_t zero,

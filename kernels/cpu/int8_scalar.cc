@@ -42,4 +42,12 @@ void QGemvScalar(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) {
   Q8GemvPortable(k4, a, x, d);
 }
 
+void QMapBytesScalar(const uint8_t* table, const uint8_t* x, uint8_t* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = table[x[i]];
+}
+
+void QMulScalarScalar(const QMulParams& p, const uint8_t* a, int32_t b, uint8_t* y, int64_t n) {
+  Q8MulScalarPortable(p, a, b, y, 0, n);
+}
+
 }  // namespace kiln::cpu

@@ -20,7 +20,9 @@ constexpr Int8Kernels kScalarInt8 = {.isa = Isa::kScalar,
                                      .dw_accumulate = QDwAccumulateScalar,
                                      .centre = QCentreScalar,
                                      .add = QAddScalar,
-                                     .quantize = QuantizeF32Scalar};
+                                     .quantize = QuantizeF32Scalar,
+                                     .map_bytes = QMapBytesScalar,
+                                     .mul_scalar = QMulScalarScalar};
 #if defined(__x86_64__) || defined(__i386__)
 constexpr Int8Kernels kAvx2Int8 = {.isa = Isa::kAvx2,
                                    .gemm_nr = 16,
@@ -34,6 +36,8 @@ constexpr Int8Kernels kAvx2Int8 = {.isa = Isa::kAvx2,
                                    .centre = QCentreAvx2,
                                    .add = QAddAvx2,
                                    .quantize = QuantizeF32Avx2,
+                                   .map_bytes = QMapBytesScalar,
+                                   .mul_scalar = QMulScalarScalar,
                                    .interleave4 = QInterleave4Avx2,
                                    .dw_lanes = QDwLanesAvx2,
                                    .dw_lanes_pixel_bytes = 32,
@@ -52,6 +56,8 @@ constexpr Int8Kernels kVnniInt8 = {.isa = Isa::kAvx512Vnni,
                                    .centre = QCentreAvx512Vnni,
                                    .add = QAddAvx512Vnni,
                                    .quantize = QuantizeF32Avx512Vnni,
+                                   .map_bytes = QMapBytesScalar,
+                                   .mul_scalar = QMulScalarAvx512Vnni,
                                    .interleave4 = QInterleave4Avx512Vnni,
                                    .dw_direct = QDwDirectAvx512Vnni,
                                    .dw_lanes = QDwLanesAvx512Vnni,
@@ -59,6 +65,7 @@ constexpr Int8Kernels kVnniInt8 = {.isa = Isa::kAvx512Vnni,
                                    .dw_lanes_column_pairs = true};
 constexpr Int8Kernels WithVbmi(Int8Kernels k) {
   k.dw_u8 = QDwU8Avx512Vbmi;
+  k.map_bytes = QMapBytesAvx512Vbmi;
   return k;
 }
 constexpr Int8Kernels kVnniVbmiInt8 = WithVbmi(kVnniInt8);

@@ -23,6 +23,8 @@ struct Int8Kernels {
   QCentreFn centre = nullptr;
   QAddFn add = nullptr;
   QuantizeF32Fn quantize = nullptr;
+  QMapBytesFn map_bytes = nullptr;
+  QMulScalarFn mul_scalar = nullptr;
   QDwU8Fn dw_u8 = nullptr;  // where the CPU also has AVX-512 VBMI (vpermb builds byte quads)
   QInterleave4Fn interleave4 = nullptr;  // null: the portable (SSE2) version in qconv.cc
   QDwDirectFn dw_direct = nullptr;       // null: depthwise layers take the other paths

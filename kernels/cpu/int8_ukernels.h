@@ -306,6 +306,23 @@ using QInterleave4Fn = void (*)(const uint8_t* r0, const uint8_t* r1, const uint
                                 const uint8_t* r3, int64_t n, int64_t rows, int64_t src_stride,
                                 uint32_t flip, uint32_t* d, int64_t dst_stride);
 
+// y[i] = table[x[i]] for n bytes (256-entry byte table): QLookup of 8-bit codes and QConcat's
+// per-input requantization, whose output code is a function of the input code alone. y may
+// alias x.
+using QMapBytesFn = void (*)(const uint8_t* table, const uint8_t* x, uint8_t* y, int64_t n);
+
+// QMul of a plane by one centred code (a per-channel operand broadcast over the plane: the
+// squeeze-excite scaling of efficientnet-like models):
+//   y[i] = clamp(out_zero + Requantize((a[i] - a_zero) * b, requant), qmin, qmax)
+// with |b| <= 255 (8-bit codes), so the product fits int32. y may alias a.
+struct QMulParams {
+  QType a_type = QType::kU8, out_type = QType::kU8;
+  int32_t a_zero = 0, out_zero = 0, qmin = 0, qmax = 255;
+  Requant requant;
+};
+using QMulScalarFn = void (*)(const QMulParams& p, const uint8_t* a, int32_t b, uint8_t* y,
+                              int64_t n);
+
 // QuantizeLinear of n floats, per tensor, as the reference does it: x / scale in float,
 // rounded half to even, plus the zero point, NaN to 0, saturated to u8/i8.
 using QuantizeF32Fn = void (*)(const float* x, int64_t n, float scale, int32_t zero, QType out,
@@ -323,6 +340,8 @@ void QuantizeF32Scalar(const float* x, int64_t n, float scale, int32_t zero, QTy
 void QRequantRowsScalar(const QRowParams* rows, int mr, const int32_t* d, int64_t ldd,
                         const int32_t* col_sum, uint8_t* y, int64_t ldy, int64_t n);
 void QGemvScalar(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d);
+void QMapBytesScalar(const uint8_t* table, const uint8_t* x, uint8_t* y, int64_t n);
+void QMulScalarScalar(const QMulParams& p, const uint8_t* a, int32_t b, uint8_t* y, int64_t n);
 void QDwAccumulateScalar(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc);
 #if defined(__x86_64__) || defined(__i386__)
 void QGemmUkernelAvx2(int64_t k4, const int8_t* a, const uint8_t* b, int64_t b_stride, int32_t* d,
@@ -356,6 +375,8 @@ void QRequantRowAvx512Vnni(const QRowParams& p, const int32_t* d, const int32_t*
 void QDwDirectAvx512Vnni(const QDwDirectParams& p, const uint8_t* x, int64_t in_plane, int nc,
                          const int32_t* quads, const int32_t* start, const QRowParams* rows,
                          uint8_t* y, int64_t out_plane);
+void QMapBytesAvx512Vbmi(const uint8_t* table, const uint8_t* x, uint8_t* y, int64_t n);
+void QMulScalarAvx512Vnni(const QMulParams& p, const uint8_t* a, int32_t b, uint8_t* y, int64_t n);
 void QDwU8Avx512Vbmi(const QDwU8Params& p, const uint8_t* plane, const int32_t* w,
                      int32_t correction, int32_t* acc);
 void QInterleave4Avx512Vnni(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2,

@@ -1,39 +1,22 @@
 // Elementwise int8 ops on the CPU int8 kernels: QAdd of same-shaped operands (the residual
-// adds of quantized CNNs; broadcasting ones stay with the reference kernel) and per-tensor
-// QuantizeLinear from f32 (a quantized model's input). Bit-exact with the reference kernels;
+// adds of quantized CNNs; broadcasting ones stay with the reference kernel), QMul of a tensor
+// by a per-run factor (squeeze-excite) and per-tensor QuantizeLinear from f32 (a quantized
+// model's input). Bit-exact with the reference kernels;
 // the work is split over the session's pool in 64-element-aligned shares.
 #include <algorithm>
 
 #include "ir/quant_code.h"
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/cpu_kernel_util.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/int8_table.h"
+#include "kernels/reference/broadcast.h"
 #include "kernels/reference/quantized_util.h"
 
 namespace kiln::cpu {
 namespace {
 
 QType ToQType(DType t) { return t == DType::kU8 ? QType::kU8 : QType::kI8; }
-
-// Calls fn(begin, end) over [0, n) in shares of whole 64-element blocks.
-template <typename F>
-void SplitElements(ThreadPool* pool, int64_t n, const F& fn) {
-  constexpr int64_t kMinShare = 16384;  // below this, one thread is faster than a hand-off
-  const int threads = pool ? pool->num_threads() : 1;
-  const int64_t shares = std::min<int64_t>(threads, (n + kMinShare - 1) / kMinShare);
-  if (shares <= 1) {
-    fn(0, n);
-    return;
-  }
-  const int64_t blocks = (n + 63) / 64;
-  pool->ParallelFor(shares, [&](int64_t s0, int64_t s1) {
-    for (int64_t s = s0; s < s1; ++s) {
-      const int64_t b = std::min(n, blocks * s / shares * 64);
-      const int64_t e = std::min(n, blocks * (s + 1) / shares * 64);
-      if (e > b) fn(b, e);
-    }
-  });
-}
 
 bool ClampInRange(const Node& node, DType out) {
   return ClampWithinCodes(ReadClamp(node.attrs, out), out);
@@ -91,6 +74,82 @@ class QAddCpu : public Kernel {
   const Int8Kernels* k_ = nullptr;
   QAddParams p_;
   int64_t n_ = 0;
+  ThreadPool* pool_ = nullptr;
+};
+
+// QMul where one operand is broadcast over runs of the other (a per-channel factor scaling
+// each plane: squeeze-excite): per run one QMulScalarFn call with that factor's centred code.
+// Other shapes (same-shaped operands, broadcasts inside a run) go to the reference kernel.
+class QMulCpu : public CpuKernelBase {
+ public:
+  explicit QMulCpu(Isa isa) : CpuKernelBase(isa) {}
+  Status Prepare(const KernelContext& ctx) override {
+    k_ = GetInt8Kernels(isa_);
+    const Value &a = ctx.input(0), &b = ctx.input(1), &y = ctx.output(0);
+    const QuantClamp c = ReadClamp(ctx.attrs(), y.dtype);
+    if (k_ == nullptr || !Is8BitCode(a.dtype) || !Is8BitCode(b.dtype) || !Is8BitCode(y.dtype) ||
+        !ClampWithinCodes(c, y.dtype)) {
+      return UseReference(ctx);
+    }
+    KILN_ASSIGN_OR_RETURN(BroadcastPlan plan, MakeBroadcastPlan(y.shape, {a.shape, b.shape}));
+    const size_t rank = plan.dims.size();
+    // After merging: [runs, run] (or one run) where one operand is contiguous along the run
+    // and across runs, and the other constant along the run.
+    if (rank == 0 || rank > 2 || plan.dims[rank - 1] < 16) return UseReference(ctx);
+    int full = -1;
+    for (int i = 0; i < 2; ++i) {
+      const auto& st = plan.strides[static_cast<size_t>(i)];
+      const auto& other = plan.strides[static_cast<size_t>(1 - i)];
+      if (st[rank - 1] == 1 && (rank == 1 || st[0] == plan.dims[1]) && other[rank - 1] == 0) {
+        full = i;
+      }
+    }
+    if (full < 0) return UseReference(ctx);
+    full_ = full;
+    run_ = plan.dims[rank - 1];
+    runs_ = rank == 2 ? plan.dims[0] : 1;
+    factor_stride_ = rank == 2 ? plan.strides[static_cast<size_t>(1 - full)][0] : 0;
+    const Value& f = full == 0 ? b : a;
+    const Value& x = full == 0 ? a : b;
+    factor_signed_ = f.dtype == DType::kI8;
+    factor_zero_ = ZeroPointOf(f);
+    KILN_ASSIGN_OR_RETURN(std::vector<Requant> rq, ReadRequant(ctx.input(2), 1));
+    p_.requant = rq[0];
+    p_.a_type = ToQType(x.dtype);
+    p_.a_zero = ZeroPointOf(x);
+    p_.out_type = ToQType(y.dtype);
+    p_.out_zero = ZeroPointOf(y);
+    p_.qmin = c.lo;
+    p_.qmax = c.hi;
+    pool_ = ctx.thread_pool();
+    return Status::Ok();
+  }
+
+ protected:
+  Status RunFast(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
+                 void*) override {
+    const auto* x = static_cast<const uint8_t*>(inputs[static_cast<size_t>(full_)].data);
+    const auto* f = static_cast<const uint8_t*>(inputs[static_cast<size_t>(1 - full_)].data);
+    auto* y = static_cast<uint8_t*>(outputs[0].data);
+    // Runs in ranges of at least 16K elements per hand-off.
+    const int64_t grain = std::max<int64_t>(1, 16384 / run_);
+    ParallelOrInline(pool_, runs_, grain, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const uint8_t byte = f[r * factor_stride_];
+        const int32_t code = factor_signed_ ? static_cast<int8_t>(byte) : byte;
+        k_->mul_scalar(p_, x + r * run_, code - factor_zero_, y + r * run_, run_);
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  const Int8Kernels* k_ = nullptr;
+  QMulParams p_;
+  int full_ = 0;  // the operand read whole (0: A, 1: B); the other gives one factor per run
+  int64_t run_ = 0, runs_ = 1, factor_stride_ = 0;
+  bool factor_signed_ = false;
+  int32_t factor_zero_ = 0;
   ThreadPool* pool_ = nullptr;
 };
 
@@ -152,6 +211,7 @@ class QuantizeCpu : public Kernel {
 }  // namespace
 
 void RegisterQEltwiseInt8(KernelRegistry& r) {
+  RegisterCpuInt8Codes<QMulCpu>(r, OpType::kQMul);
   KernelTraits add;
   add.accepts = AcceptsQAdd;
   KernelTraits quantize;

@@ -1,8 +1,8 @@
-// The int8 QAdd, QuantizeLinear, MaxPool and QGlobalAveragePool kernels against the reference
-// kernels, bit for bit, at every int8 flavour this CPU runs with 1 and 2 threads: random sizes
-// (vector tails, multi-share splits), u8/i8 operands and outputs, random zero points and
-// multipliers, narrowed clamps; QuantizeLinear with ties, NaN, infinities and values far outside
-// the 8-bit range.
+// The int8 QAdd, QMul, QLookup, QConcat, QuantizeLinear, MaxPool and QGlobalAveragePool kernels
+// against the reference kernels, bit for bit, at every int8 flavour this CPU runs with 1 and 2
+// threads: random sizes (vector tails, multi-share splits), u8/i8 operands and outputs, random zero
+// points and multipliers, narrowed clamps; QuantizeLinear with ties, NaN, infinities and values far
+// outside the 8-bit range.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -275,6 +275,146 @@ TEST(QEltwiseInt8, GlobalAveragePoolOnCodes) {
     ExpectBitExact(g, feeds, true,
                    "QGlobalAveragePool " + std::to_string(c) + "x" + std::to_string(h) + "x" +
                        std::to_string(w));
+  }
+}
+
+// The requantization pair (multiplier, shift) with the shift on either side of 33 (the
+// high-half and 64-bit forms of the SIMD epilogues).
+std::vector<int32_t> RandomRequant(std::mt19937& rng, int32_t shift_lo, int32_t shift_span) {
+  return {static_cast<int32_t>((1u << 30) + rng() % (1u << 30)),
+          shift_lo + static_cast<int32_t>(rng() % static_cast<uint32_t>(shift_span))};
+}
+
+int32_t RandomZero(std::mt19937& rng, DType t) {
+  return static_cast<int32_t>(rng() % 256) - (t == DType::kI8 ? 128 : 0);
+}
+
+// QMul of a tensor by a factor broadcast over runs of it (squeeze-excite: [N, C, H, W] x
+// [N or 1, C, 1, 1], either operand order, and a scalar factor), u8/i8 operands and outputs,
+// shifts 29-40 (both epilogue forms), narrowed clamps, runs from 16 to 5000 elements with
+// vector tails; runs shorter than 16 and same-shaped operands, which the reference kernel
+// keeps, for their results.
+TEST(QEltwiseInt8, QMulPerRunFactor) {
+  std::mt19937 rng(29);
+  const DType types[] = {DType::kU8, DType::kI8};
+  struct Case {
+    Shape a, b;
+    bool fast;
+  };
+  const Case cases[] = {{{1, 8, 7, 7}, {1, 8, 1, 1}, true},    {{1, 5, 56, 57}, {1, 5, 1, 1}, true},
+                        {{2, 6, 4, 4}, {2, 6, 1, 1}, true},    {{2, 6, 9, 3}, {1, 6, 1, 1}, true},
+                        {{1, 3, 1, 1}, {1, 3, 40, 41}, true},  {{1, 4, 16, 30}, {1, 1, 1, 1}, true},
+                        {{1, 16, 2, 2}, {1, 16, 1, 1}, true},  {{1, 24, 5000}, {1, 24, 1}, true},
+                        {{1, 6, 3, 3}, {1, 6, 1, 1}, true},    {{1, 6, 5, 5}, {1, 6, 5, 5}, true},
+                        {{1, 3, 130, 2}, {1, 3, 130, 1}, true}};
+  for (int i = 0; i < 3 * static_cast<int>(std::size(cases)); ++i) {
+    const Case& k = cases[i % std::size(cases)];
+    const DType ta = types[rng() % 2], tb = types[rng() % 2], ty = types[rng() % 2];
+    Graph g;
+    std::vector<HostTensor> feeds;
+    const ValueId a = AddInput(g, feeds, "a", ta, k.a, RandomZero(rng, ta), rng);
+    const ValueId b = AddInput(g, feeds, "b", tb, k.b, RandomZero(rng, tb), rng);
+    // Products up to 2^16 against scales near s_a s_b / s_y: shifts 29-40.
+    const std::vector<int32_t> rq = RandomRequant(rng, 29, 12);
+    const ValueId c = g.AddConstant("rq", DType::kI32, {1, 2}, ConstantBytes::Copy(rq.data(), 8));
+    Value out;
+    out.name = "y";
+    out.quant.scales = {0.1f};
+    out.quant.zero_points = {RandomZero(rng, ty)};
+    const ValueId y = g.AddValue(out);
+    Node node;
+    node.name = "mul";
+    node.op = OpType::kQMul;
+    node.inputs = {a, b, c};
+    node.outputs = {y};
+    node.attrs.Set("out_dtype", std::string(DTypeName(ty)));
+    if (i % 3 == 2) {
+      node.attrs.Set("qmin", int64_t{ty == DType::kU8 ? 10 : -90});
+      node.attrs.Set("qmax", int64_t{ty == DType::kU8 ? 200 : 100});
+    }
+    g.outputs().push_back(y);
+    g.AddNode(std::move(node));
+    ASSERT_TRUE(InferNode(g, 0).ok());
+    ExpectBitExact(g, feeds, k.fast, "QMul " + ShapeToString(k.a) + " x " + ShapeToString(k.b));
+  }
+}
+
+// QLookup of 8-bit codes through a random table of 8-bit codes: u8/i8 in and out, sizes with
+// tails and several shares.
+TEST(QEltwiseInt8, QLookupRandomTables) {
+  std::mt19937 rng(31);
+  const DType types[] = {DType::kU8, DType::kI8};
+  for (int i = 0; i < 12; ++i) {
+    const int64_t n = 1 + static_cast<int64_t>(rng() % (i < 8 ? 300 : 70000));
+    const DType tx = types[i % 2], ty = types[i / 2 % 2];
+    Graph g;
+    std::vector<HostTensor> feeds;
+    const ValueId x = AddInput(g, feeds, "x", tx, {1, n}, RandomZero(rng, tx), rng);
+    std::vector<uint8_t> table(256);
+    for (auto& e : table) e = static_cast<uint8_t>(rng());
+    const ValueId t = g.AddConstant("t", ty, {256}, ConstantBytes::Copy(table.data(), 256));
+    Value out;
+    out.name = "y";
+    out.quant.scales = {0.1f};
+    out.quant.zero_points = {RandomZero(rng, ty)};
+    const ValueId y = g.AddValue(out);
+    Node node;
+    node.name = "lookup";
+    node.op = OpType::kQLookup;
+    node.inputs = {x, t};
+    node.outputs = {y};
+    g.outputs().push_back(y);
+    g.AddNode(std::move(node));
+    ASSERT_TRUE(InferNode(g, 0).ok());
+    ExpectBitExact(g, feeds, true, "QLookup n " + std::to_string(n));
+  }
+}
+
+// QConcat of 2-4 inputs of mixed u8/i8 codes along every axis, some inputs already in the
+// output's parameters (copied), sizes whose shares split runs; batch 2.
+TEST(QEltwiseInt8, QConcatRequantizesOrCopies) {
+  std::mt19937 rng(37);
+  const DType types[] = {DType::kU8, DType::kI8};
+  for (int i = 0; i < 16; ++i) {
+    const int inputs = 2 + i % 3;
+    const int64_t axis = i % 4;
+    const bool large = i >= 12;
+    Shape base = {1 + i % 2, large ? 24 : 3, large ? 40 : 5, large ? 41 : 7};
+    const DType ty = types[rng() % 2];
+    const int32_t zy = RandomZero(rng, ty);
+    Graph g;
+    std::vector<HostTensor> feeds;
+    std::vector<ValueId> ins;
+    std::vector<int32_t> rq;
+    for (int k = 0; k < inputs; ++k) {
+      Shape s = base;
+      s[static_cast<size_t>(axis)] = 1 + static_cast<int64_t>(rng() % 4);
+      const bool same = k == 1;  // in the output's parameters: copied
+      const DType tx = same ? ty : types[rng() % 2];
+      ins.push_back(
+          AddInput(g, feeds, "x" + std::to_string(k), tx, s, same ? zy : RandomZero(rng, tx), rng));
+      const std::vector<int32_t> r =
+          same ? std::vector<int32_t>{1 << 30, 30} : RandomRequant(rng, 29, 4);
+      rq.insert(rq.end(), r.begin(), r.end());
+    }
+    ins.push_back(g.AddConstant("rq", DType::kI32, {inputs, 2},
+                                ConstantBytes::Copy(rq.data(), rq.size() * 4)));
+    Value out;
+    out.name = "y";
+    out.quant.scales = {0.1f};
+    out.quant.zero_points = {zy};
+    const ValueId y = g.AddValue(out);
+    Node node;
+    node.name = "concat";
+    node.op = OpType::kQConcat;
+    node.inputs = ins;
+    node.outputs = {y};
+    node.attrs.Set("axis", axis);
+    node.attrs.Set("out_dtype", std::string(DTypeName(ty)));
+    g.outputs().push_back(y);
+    g.AddNode(std::move(node));
+    ASSERT_TRUE(InferNode(g, 0).ok()) << i;
+    ExpectBitExact(g, feeds, true, "QConcat case " + std::to_string(i));
   }
 }
 
