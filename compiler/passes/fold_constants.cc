@@ -11,6 +11,30 @@
 #include "runtime/session.h"
 
 namespace kiln {
+
+Expected<std::vector<ConstantBytes>> EvaluateConstantNode(const Graph& g, const Node& node) {
+  auto mini = std::make_shared<Graph>();
+  Node copy = node;
+  for (ValueId& in : copy.inputs) {
+    if (in == kNoValue) continue;
+    const Value& v = g.value(in);
+    in = mini->AddConstant(v.name, v.dtype, v.shape, *v.constant);
+  }
+  for (ValueId& out : copy.outputs) {
+    if (out == kNoValue) continue;
+    Value v = g.value(out);
+    v.producer = kNoNode;
+    out = mini->AddValue(std::move(v));
+    mini->outputs().push_back(out);
+  }
+  mini->AddNode(std::move(copy));
+  KILN_ASSIGN_OR_RETURN(auto session, Session::Create(mini));
+  KILN_ASSIGN_OR_RETURN(std::vector<HostTensor> outs, session->Run(std::vector<HostTensor>{}));
+  std::vector<ConstantBytes> result;
+  for (HostTensor& t : outs) result.push_back(ConstantBytes::FromVector(std::move(t.bytes)));
+  return result;
+}
+
 namespace {
 
 // Shape and Size need only the (static) input shape, not its data.
@@ -37,30 +61,6 @@ Expected<std::vector<ConstantBytes>> EvaluateShapeOp(const Graph& g, const Node&
   }
   std::vector<ConstantBytes> result;
   result.push_back(ConstantBytes::Copy(data.data(), data.size() * sizeof(int64_t)));
-  return result;
-}
-
-// Runs `node` alone on the CPU reference executor with its constant inputs.
-Expected<std::vector<ConstantBytes>> EvaluateNode(const Graph& g, const Node& node) {
-  auto mini = std::make_shared<Graph>();
-  Node copy = node;
-  for (ValueId& in : copy.inputs) {
-    if (in == kNoValue) continue;
-    const Value& v = g.value(in);
-    in = mini->AddConstant(v.name, v.dtype, v.shape, *v.constant);
-  }
-  for (ValueId& out : copy.outputs) {
-    if (out == kNoValue) continue;
-    Value v = g.value(out);
-    v.producer = kNoNode;
-    out = mini->AddValue(std::move(v));
-    mini->outputs().push_back(out);
-  }
-  mini->AddNode(std::move(copy));
-  KILN_ASSIGN_OR_RETURN(auto session, Session::Create(mini));
-  KILN_ASSIGN_OR_RETURN(std::vector<HostTensor> outs, session->Run(std::vector<HostTensor>{}));
-  std::vector<ConstantBytes> result;
-  for (HostTensor& t : outs) result.push_back(ConstantBytes::FromVector(std::move(t.bytes)));
   return result;
 }
 
@@ -103,7 +103,7 @@ Status PropagateShapesAndFold(Graph& g, FoldConstantsStats* stats) {
     // DequantizeLinear of a constant is a quantized weight or bias: it stays, so that the
     // lower-qdq pass can run its consumer on the integer values.
     if (node.op == OpType::kDequantizeLinear) continue;
-    auto folded = shape_only ? EvaluateShapeOp(g, node) : EvaluateNode(g, node);
+    auto folded = shape_only ? EvaluateShapeOp(g, node) : EvaluateConstantNode(g, node);
     if (!folded.ok()) {
       // Not fatal: the node stays and runs at run time (or fails later with this reason).
       for (ValueId out : node.outputs) {

@@ -369,6 +369,42 @@ TEST(LowerQdq, HandWrittenQdqConvBecomesQConv) {
   }
 }
 
+// A float conv between float tensors whose weights come quantized (DequantizeLinear of int8
+// codes: what the quantize pass writes for a layer whose pattern does not lower, e.g. one in a
+// float region): the DequantizeLinear is folded, so the conv reads an f32 constant (which
+// pack-weights lays out for the fast kernels) instead of dequantizing per run on the reference
+// kernel. The values are the dequantized codes; the output does not change.
+TEST(LowerQdq, DequantizedWeightsOfAFloatConvFold) {
+  GraphBuilder b;
+  const ValueId x = b.Input("x", {1, 2, 3, 3});
+  const std::vector<int8_t> wcodes = {1, -2, 3, -4, 5, -6, 7, -128};
+  const ValueId wq = b.graph().AddConstant("wq", DType::kI8, {4, 2, 1, 1},
+                                           ConstantBytes::Copy(wcodes.data(), wcodes.size()));
+  const int8_t wz = 0;
+  const ValueId wd =
+      b.Op(OpType::kDequantizeLinear, "wd",
+           {wq, b.Const("ws", {}, {0.1f}),
+            b.graph().AddConstant("wz", DType::kI8, {}, ConstantBytes::Copy(&wz, 1))});
+  const ValueId y =
+      b.Op(OpType::kFusedConv, "conv", {x, wd, b.Const("bias", {4}, {0.1f, 0.2f, -0.3f, 0.f})});
+  b.Output(y);
+  Graph g = b.Take();
+  const auto in = testing::RandomInputs(g, 5);
+  const auto before = testing::RunGraph(g, in);
+  const std::string ir = testing::RunPassForTest(MakeLowerQdqPass(), g);
+  EXPECT_EQ(ir,
+            "graph main(%x: f32[1,2,3,3]) -> (%conv: f32[1,4,3,3])\n"
+            "  const %wd: f32[4,2,1,1] (32 bytes)\n"
+            "  const %bias: f32[4] (16 bytes)\n"
+            "  %conv = FusedConv(%x, %wd, %bias) : f32[1,4,3,3]  # conv\n");
+  ASSERT_EQ(g.num_nodes(), 1u);
+  const float* w = g.value(g.node(0).inputs[1]).constant->as<float>();
+  for (size_t i = 0; i < wcodes.size(); ++i) EXPECT_EQ(w[i], wcodes[i] * 0.1f) << i;
+  const auto after = testing::RunGraph(g, in);
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0].bytes, before[0].bytes);
+}
+
 TEST(Equalize, PreservesTheFunctionAndBalancesRanges) {
   GraphBuilder b;
   const ValueId x = b.Input("x", {1, 3, 6, 6});
