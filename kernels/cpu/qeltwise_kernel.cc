@@ -1,9 +1,10 @@
 // Elementwise int8 ops on the CPU int8 kernels: QAdd of same-shaped operands (the residual
-// adds of quantized CNNs; broadcasting ones stay with the reference kernel), QMul of a tensor
-// by a per-run factor (squeeze-excite) and per-tensor QuantizeLinear from f32 (a quantized
-// model's input). Bit-exact with the reference kernels;
-// the work is split over the session's pool in 64-element-aligned shares.
+// adds of quantized CNNs) or of a tensor and a per-run operand (a per-channel bias), QMul of a
+// tensor by a per-run factor (squeeze-excite) and per-tensor QuantizeLinear from f32 (a
+// quantized model's input). Other broadcasts stay with the reference kernel. Bit-exact with the
+// reference kernels; the work is split over the session's pool in 64-element-aligned shares.
 #include <algorithm>
+#include <optional>
 
 #include "ir/quant_code.h"
 #include "kernels/cpu/cpu_features.h"
@@ -34,6 +35,38 @@ bool AcceptsQAdd(const Graph& graph, const Node& node) {
          b.shape == y.shape && graph.value(node.inputs[2]).is_constant() &&
          ClampInRange(node, y.dtype);
 }
+
+// A binary op whose broadcast plan is [runs, run] (or one run) with one operand contiguous
+// along the run and across runs (`full`, 0 or 1) and the other constant along each run (one
+// factor per run, `factor_stride` elements apart): [N, C, H, W] with [N or 1, C, 1, 1], either
+// order, or a scalar. Runs shorter than `min_run` do not count.
+struct PerRunBroadcast {
+  int full = 0;
+  int64_t run = 0, runs = 1, factor_stride = 0;
+};
+std::optional<PerRunBroadcast> FindPerRunBroadcast(const Shape& y, const Shape& a, const Shape& b,
+                                                   int64_t min_run) {
+  auto plan = MakeBroadcastPlan(y, {a, b});
+  if (!plan.ok()) return std::nullopt;
+  const size_t rank = plan->dims.size();
+  if (rank == 0 || rank > 2 || plan->dims[rank - 1] < min_run) return std::nullopt;
+  for (int i = 0; i < 2; ++i) {
+    const auto& st = plan->strides[static_cast<size_t>(i)];
+    const auto& other = plan->strides[static_cast<size_t>(1 - i)];
+    if (st[rank - 1] == 1 && (rank == 1 || st[0] == plan->dims[1]) && other[rank - 1] == 0) {
+      PerRunBroadcast r;
+      r.full = i;
+      r.run = plan->dims[rank - 1];
+      r.runs = rank == 2 ? plan->dims[0] : 1;
+      r.factor_stride = rank == 2 ? other[0] : 0;
+      return r;
+    }
+  }
+  return std::nullopt;
+}
+
+// The code of byte b in type t.
+int32_t CodeOf(DType t, uint8_t b) { return t == DType::kI8 ? static_cast<int8_t>(b) : b; }
 
 class QAddCpu : public Kernel {
  public:
@@ -91,27 +124,16 @@ class QMulCpu : public CpuKernelBase {
         !ClampWithinCodes(c, y.dtype)) {
       return UseReference(ctx);
     }
-    KILN_ASSIGN_OR_RETURN(BroadcastPlan plan, MakeBroadcastPlan(y.shape, {a.shape, b.shape}));
-    const size_t rank = plan.dims.size();
-    // After merging: [runs, run] (or one run) where one operand is contiguous along the run
-    // and across runs, and the other constant along the run.
-    if (rank == 0 || rank > 2 || plan.dims[rank - 1] < 16) return UseReference(ctx);
-    int full = -1;
-    for (int i = 0; i < 2; ++i) {
-      const auto& st = plan.strides[static_cast<size_t>(i)];
-      const auto& other = plan.strides[static_cast<size_t>(1 - i)];
-      if (st[rank - 1] == 1 && (rank == 1 || st[0] == plan.dims[1]) && other[rank - 1] == 0) {
-        full = i;
-      }
-    }
-    if (full < 0) return UseReference(ctx);
+    const auto plan = FindPerRunBroadcast(y.shape, a.shape, b.shape, 16);
+    if (!plan) return UseReference(ctx);
+    const int full = plan->full;
     full_ = full;
-    run_ = plan.dims[rank - 1];
-    runs_ = rank == 2 ? plan.dims[0] : 1;
-    factor_stride_ = rank == 2 ? plan.strides[static_cast<size_t>(1 - full)][0] : 0;
+    run_ = plan->run;
+    runs_ = plan->runs;
+    factor_stride_ = plan->factor_stride;
     const Value& f = full == 0 ? b : a;
     const Value& x = full == 0 ? a : b;
-    factor_signed_ = f.dtype == DType::kI8;
+    factor_type_ = f.dtype;
     factor_zero_ = ZeroPointOf(f);
     KILN_ASSIGN_OR_RETURN(std::vector<Requant> rq, ReadRequant(ctx.input(2), 1));
     p_.requant = rq[0];
@@ -135,8 +157,7 @@ class QMulCpu : public CpuKernelBase {
     const int64_t grain = std::max<int64_t>(1, 16384 / run_);
     ParallelOrInline(pool_, runs_, grain, [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
-        const uint8_t byte = f[r * factor_stride_];
-        const int32_t code = factor_signed_ ? static_cast<int8_t>(byte) : byte;
+        const int32_t code = CodeOf(factor_type_, f[r * factor_stride_]);
         k_->mul_scalar(p_, x + r * run_, code - factor_zero_, y + r * run_, run_);
       }
     });
@@ -148,8 +169,91 @@ class QMulCpu : public CpuKernelBase {
   QMulParams p_;
   int full_ = 0;  // the operand read whole (0: A, 1: B); the other gives one factor per run
   int64_t run_ = 0, runs_ = 1, factor_stride_ = 0;
-  bool factor_signed_ = false;
+  DType factor_type_ = DType::kU8;
   int32_t factor_zero_ = 0;
+  ThreadPool* pool_ = nullptr;
+};
+
+// QAdd where one operand is broadcast over runs of the other (a per-channel bias added to a
+// plane). With one operand fixed per run the output code is a function of the other's code,
+// so each run is a byte map (QMapBytesFn) through a 256-entry table made from the reference's
+// arithmetic: the full operand's rescaled codes tabulated at prepare, the factor's added and
+// the sum requantized per run (256 entries against runs of at least 256 codes).
+bool AcceptsQAddPerRun(const Graph& graph, const Node& node) {
+  if (node.inputs.size() != 3 || node.outputs.size() != 1) return false;
+  for (ValueId v : node.inputs) {
+    if (v == kNoValue) return false;
+  }
+  const Value& a = graph.value(node.inputs[0]);
+  const Value& b = graph.value(node.inputs[1]);
+  const Value& y = graph.value(node.outputs[0]);
+  return Is8BitCode(a.dtype) && Is8BitCode(b.dtype) && Is8BitCode(y.dtype) &&
+         graph.value(node.inputs[2]).is_constant() && ClampInRange(node, y.dtype) &&
+         FindPerRunBroadcast(y.shape, a.shape, b.shape, 256).has_value();
+}
+
+class QAddPerRunCpu : public Kernel {
+ public:
+  explicit QAddPerRunCpu(Isa isa) : isa_(isa) {}
+  Status Prepare(const KernelContext& ctx) override {
+    k_ = GetInt8Kernels(isa_);
+    if (!k_)
+      return Unsupported("this CPU cannot run the " + std::string(IsaName(isa_)) + " int8 kernels");
+    const Value &a = ctx.input(0), &b = ctx.input(1), &y = ctx.output(0);
+    const auto plan = FindPerRunBroadcast(y.shape, a.shape, b.shape, 256);
+    if (!plan) return Internal("QAdd: not a per-run broadcast");
+    plan_ = *plan;
+    KILN_ASSIGN_OR_RETURN(std::vector<Requant> rq, ReadRequant(ctx.input(2), 3));
+    const Value& full = plan_.full == 0 ? a : b;
+    const Value& factor = plan_.full == 0 ? b : a;
+    const Requant r_full = rq[static_cast<size_t>(plan_.full)];
+    const int32_t z_full = ZeroPointOf(full);
+    for (int v = 0; v < 256; ++v) {
+      rescaled_[v] = Requantize(
+          (CodeOf(full.dtype, static_cast<uint8_t>(v)) - z_full) * (int32_t{1} << kAddLeftShift),
+          r_full);
+    }
+    r_factor_ = rq[static_cast<size_t>(1 - plan_.full)];
+    factor_type_ = factor.dtype;
+    factor_zero_ = ZeroPointOf(factor);
+    ro_ = rq[2];
+    out_zero_ = ZeroPointOf(y);
+    clamp_ = ReadClamp(ctx.attrs(), y.dtype);
+    pool_ = ctx.thread_pool();
+    return Status::Ok();
+  }
+  Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
+             void*) override {
+    const auto* x = static_cast<const uint8_t*>(inputs[static_cast<size_t>(plan_.full)].data);
+    const auto* f = static_cast<const uint8_t*>(inputs[static_cast<size_t>(1 - plan_.full)].data);
+    auto* y = static_cast<uint8_t*>(outputs[0].data);
+    const int64_t grain = std::max<int64_t>(1, 16384 / plan_.run);
+    ParallelOrInline(pool_, plan_.runs, grain, [&](int64_t r0, int64_t r1) {
+      uint8_t table[256];
+      for (int64_t r = r0; r < r1; ++r) {
+        const int32_t fv =
+            Requantize((CodeOf(factor_type_, f[r * plan_.factor_stride]) - factor_zero_) *
+                           (int32_t{1} << kAddLeftShift),
+                       r_factor_);
+        for (int v = 0; v < 256; ++v) {
+          table[v] = static_cast<uint8_t>(RequantizeToOutput(WrappingAdd(rescaled_[v], fv), ro_,
+                                                             out_zero_, clamp_.lo, clamp_.hi));
+        }
+        k_->map_bytes(table, x + r * plan_.run, y + r * plan_.run, plan_.run);
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  Isa isa_;
+  const Int8Kernels* k_ = nullptr;
+  PerRunBroadcast plan_;
+  int32_t rescaled_[256] = {};  // the full operand's codes, rescaled (by byte)
+  Requant r_factor_, ro_;
+  DType factor_type_ = DType::kU8;
+  int32_t factor_zero_ = 0, out_zero_ = 0;
+  QuantClamp clamp_;
   ThreadPool* pool_ = nullptr;
 };
 
@@ -214,6 +318,8 @@ void RegisterQEltwiseInt8(KernelRegistry& r) {
   RegisterCpuInt8Codes<QMulCpu>(r, OpType::kQMul);
   KernelTraits add;
   add.accepts = AcceptsQAdd;
+  KernelTraits add_per_run;
+  add_per_run.accepts = AcceptsQAddPerRun;
   KernelTraits quantize;
   quantize.accepts = AcceptsQuantize;
   for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512Vnni}) {
@@ -221,6 +327,9 @@ void RegisterQEltwiseInt8(KernelRegistry& r) {
       r.Register(
           KernelKey{OpType::kQAdd, ExecutorKind::kCpu, t, Layout::kPlain, isa},
           [isa] { return std::make_unique<QAddCpu>(isa); }, add);
+      r.Register(
+          KernelKey{OpType::kQAdd, ExecutorKind::kCpu, t, Layout::kPlain, isa},
+          [isa] { return std::make_unique<QAddPerRunCpu>(isa); }, add_per_run);
     }
     r.Register(
         KernelKey{OpType::kQuantizeLinear, ExecutorKind::kCpu, DType::kF32, Layout::kPlain, isa},

@@ -60,6 +60,17 @@ void ExpectBitExact(const Graph& g, const std::vector<HostTensor>& feeds, bool f
   }
 }
 
+// The requantization pair (multiplier, shift) with the shift on either side of 33 (the
+// high-half and 64-bit forms of the SIMD epilogues).
+std::vector<int32_t> RandomRequant(std::mt19937& rng, int32_t shift_lo, int32_t shift_span) {
+  return {static_cast<int32_t>((1u << 30) + rng() % (1u << 30)),
+          shift_lo + static_cast<int32_t>(rng() % static_cast<uint32_t>(shift_span))};
+}
+
+int32_t RandomZero(std::mt19937& rng, DType t) {
+  return static_cast<int32_t>(rng() % 256) - (t == DType::kI8 ? 128 : 0);
+}
+
 TEST(QEltwiseInt8, QAddRandom) {
   std::mt19937 rng(11);
   const DType types[] = {DType::kU8, DType::kI8};
@@ -138,6 +149,62 @@ TEST(QEltwiseInt8, QAddBroadcastStaysReference) {
   auto inferred = InferNode(g, 0);
   ASSERT_TRUE(inferred.ok()) << inferred.ToString();
   ExpectBitExact(g, feeds, false, "broadcast QAdd");
+}
+
+// QAdd of a tensor and an operand broadcast over runs of it (a per-channel bias: [N, C, H, W]
+// + [N or 1, C, 1, 1], either order, a scalar), runs of at least 256 codes (byte maps through
+// per-run tables), u8/i8 operands and outputs, the multipliers of QAddRandom, narrowed clamps;
+// shorter runs, and an operand shared by the images of a batch (three broadcast axes), stay with
+// the reference kernel.
+TEST(QEltwiseInt8, QAddPerRunOperand) {
+  std::mt19937 rng(41);
+  const DType types[] = {DType::kU8, DType::kI8};
+  struct Case {
+    Shape a, b;
+    bool fast;
+  };
+  const Case cases[] = {{{1, 24, 40, 41}, {1, 24, 1, 1}, true},
+                        {{2, 5, 16, 16}, {2, 5, 1, 1}, true},
+                        {{2, 3, 20, 30}, {1, 3, 1, 1}, false},
+                        {{1, 3, 1, 1}, {1, 3, 20, 20}, true},
+                        {{1, 4, 30, 30}, {1}, true},
+                        {{1, 6, 10, 10}, {1, 6, 1, 1}, false}};
+  int i = 0;
+  for (const Case& k : cases) {
+    for (int rep = 0; rep < 3; ++rep, ++i) {
+      const DType ta = types[rng() % 2], tb = types[rng() % 2], ty = types[rng() % 2];
+      Graph g;
+      std::vector<HostTensor> feeds;
+      const ValueId a = AddInput(g, feeds, "a", ta, k.a, RandomZero(rng, ta), rng);
+      const ValueId b = AddInput(g, feeds, "b", tb, k.b, RandomZero(rng, tb), rng);
+      std::vector<int32_t> rq;
+      for (int r = 0; r < 3; ++r) {
+        const std::vector<int32_t> q = RandomRequant(rng, r < 2 ? 30 : 50, 4);
+        rq.insert(rq.end(), q.begin(), q.end());
+      }
+      const ValueId c =
+          g.AddConstant("rq", DType::kI32, {3, 2}, ConstantBytes::Copy(rq.data(), 24));
+      Value out;
+      out.name = "y";
+      out.quant.scales = {0.1f};
+      out.quant.zero_points = {RandomZero(rng, ty)};
+      const ValueId y = g.AddValue(out);
+      Node node;
+      node.name = "add";
+      node.op = OpType::kQAdd;
+      node.inputs = {a, b, c};
+      node.outputs = {y};
+      node.attrs.Set("out_dtype", std::string(DTypeName(ty)));
+      if (i % 3 == 1) {
+        node.attrs.Set("qmin", int64_t{ty == DType::kU8 ? 10 : -90});
+        node.attrs.Set("qmax", int64_t{ty == DType::kU8 ? 200 : 100});
+      }
+      g.outputs().push_back(y);
+      g.AddNode(std::move(node));
+      ASSERT_TRUE(InferNode(g, 0).ok());
+      ExpectBitExact(g, feeds, k.fast, "QAdd " + ShapeToString(k.a) + " + " + ShapeToString(k.b));
+    }
+  }
 }
 
 // Scales: a power of two (x * (1 / scale) exact), two that are not, a subnormal one with a
@@ -276,17 +343,6 @@ TEST(QEltwiseInt8, GlobalAveragePoolOnCodes) {
                    "QGlobalAveragePool " + std::to_string(c) + "x" + std::to_string(h) + "x" +
                        std::to_string(w));
   }
-}
-
-// The requantization pair (multiplier, shift) with the shift on either side of 33 (the
-// high-half and 64-bit forms of the SIMD epilogues).
-std::vector<int32_t> RandomRequant(std::mt19937& rng, int32_t shift_lo, int32_t shift_span) {
-  return {static_cast<int32_t>((1u << 30) + rng() % (1u << 30)),
-          shift_lo + static_cast<int32_t>(rng() % static_cast<uint32_t>(shift_span))};
-}
-
-int32_t RandomZero(std::mt19937& rng, DType t) {
-  return static_cast<int32_t>(rng() % 256) - (t == DType::kI8 ? 128 : 0);
 }
 
 // QMul of a tensor by a factor broadcast over runs of it (squeeze-excite: [N, C, H, W] x

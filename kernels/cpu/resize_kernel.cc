@@ -1,13 +1,16 @@
-// Resize-13 / Upsample-9 (f32) for the CNN case: only the last two axes resized, nearest or
-// linear, no tf_crop_and_resize. Per-row and per-column source tables are built once in
+// Resize-13 / Upsample-9 (f32, and 8-bit codes where every output reads one input element:
+// a quantized model's nearest upsampling) for the CNN case: only the last two axes resized,
+// nearest or linear, no tf_crop_and_resize. Per-row and per-column source tables are built once in
 // Prepare() from the same coordinate and tap functions as the reference kernel, and the run is
 // table lookups and (linear) the reference's separable sum in its order, so results are
 // bit-equal. Table-driven portable C++, not SIMD: no target model spends time here. Other
 // cases go to the reference kernel.
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "ir/ops/resize_params.h"
+#include "ir/quant_code.h"
 #include "kernels/cpu/cpu_kernel_util.h"
 #include "kernels/cpu/cpu_kernels.h"
 
@@ -53,6 +56,11 @@ class ResizeCpu : public CpuKernelBase {
     planes_ = NumElements(p.input) / std::max<int64_t>(1, in_h_ * in_w_);
     y_active_ = BuildAxis(p, rank - 2, &y_lo_, &y_hi_, &wy_);
     x_active_ = BuildAxis(p, rank - 1, &x_lo_, &x_hi_, &wx_);
+    // 8-bit codes (a quantized model's upsampling): only gathers, which move codes exactly.
+    codes_ = ctx.input(0).dtype != DType::kF32;
+    if (codes_ && (y_active_ || x_active_ || !Is8BitCode(ctx.input(0).dtype))) {
+      return UseReference(ctx);
+    }
     pool_ = ctx.thread_pool();
     return Status::Ok();
   }
@@ -60,6 +68,10 @@ class ResizeCpu : public CpuKernelBase {
  protected:
   Status RunFast(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
                  void*) override {
+    if (codes_) {
+      Gather(static_cast<const uint8_t*>(inputs[0].data), static_cast<uint8_t*>(outputs[0].data));
+      return Status::Ok();
+    }
     const float* x = inputs[0].as<const float>();
     float* y = outputs[0].as<float>();
     auto body = [&](int64_t r0, int64_t r1) {
@@ -92,6 +104,13 @@ class ResizeCpu : public CpuKernelBase {
         }
       }
     };
+    ForRows(body);
+    return Status::Ok();
+  }
+
+  // body(r0, r1) over output rows (plane * out_h + row), over the pool where there are enough.
+  template <typename F>
+  void ForRows(const F& body) const {
     const int64_t rows = planes_ * out_h_;
     const int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, out_w_));
     if (pool_ && pool_->num_threads() > 1 && rows > grain) {
@@ -99,7 +118,23 @@ class ResizeCpu : public CpuKernelBase {
     } else {
       body(0, rows);
     }
-    return Status::Ok();
+  }
+
+  // The gather of 8-bit codes (no interpolation on either axis): each output row copies the
+  // columns x_lo_ of its source row y_lo_; a row equal to the one before is copied whole.
+  void Gather(const uint8_t* x, uint8_t* y) const {
+    ForRows([&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t plane = r / out_h_, oy = r % out_h_;
+        uint8_t* out = y + r * out_w_;
+        if (oy > 0 && r > r0 && y_lo_[oy] == y_lo_[oy - 1]) {
+          std::memcpy(out, out - out_w_, static_cast<size_t>(out_w_));
+          continue;
+        }
+        const uint8_t* src = x + (plane * in_h_ + y_lo_[oy]) * in_w_;
+        for (int64_t ox = 0; ox < out_w_; ++ox) out[ox] = src[x_lo_[ox]];
+      }
+    });
   }
 
  private:
@@ -144,6 +179,7 @@ class ResizeCpu : public CpuKernelBase {
   }
 
   bool linear_ = false, y_active_ = false, x_active_ = false;
+  bool codes_ = false;  // u8/i8 codes (gathers only)
   int64_t in_h_ = 0, in_w_ = 0, out_h_ = 0, out_w_ = 0, planes_ = 0;
   std::vector<int64_t> y_lo_, y_hi_, x_lo_, x_hi_;
   std::vector<float> wy_, wx_;
@@ -155,6 +191,8 @@ class ResizeCpu : public CpuKernelBase {
 void RegisterCpuResizeKernels(KernelRegistry& r) {
   RegisterCpuF32<ResizeCpu>(r, OpType::kResize);
   RegisterCpuF32<ResizeCpu>(r, OpType::kUpsample);
+  RegisterCpuInt8Codes<ResizeCpu>(r, OpType::kResize);
+  RegisterCpuInt8Codes<ResizeCpu>(r, OpType::kUpsample);
 }
 
 }  // namespace kiln::cpu
