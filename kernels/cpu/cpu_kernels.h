@@ -23,7 +23,7 @@ void RegisterCpuResizeKernels(KernelRegistry& r);   // resize_kernel.cc
 void RegisterQConvInt8(KernelRegistry& r);        // qconv_kernel.cc
 void RegisterQEltwiseInt8(KernelRegistry& r);     // qeltwise_kernel.cc: QAdd, QMul, QuantizeLinear
 void RegisterQGemmInt8(KernelRegistry& r);        // qgemm_kernel.cc
-void RegisterQPoolInt8(KernelRegistry& r);        // qpool_kernel.cc: MaxPool on 8-bit codes
+void RegisterQPoolInt8(KernelRegistry& r);        // qpool_kernel.cc: MaxPool, QAveragePool
 void RegisterQGlobalPoolInt8(KernelRegistry& r);  // qglobal_pool_kernel.cc: QGlobalAveragePool
 void RegisterQLookupInt8(KernelRegistry& r);      // qlookup_kernel.cc: QLookup, QConcat
 

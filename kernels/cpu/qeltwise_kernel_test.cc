@@ -1,8 +1,8 @@
-// The int8 QAdd, QMul, QLookup, QConcat, QuantizeLinear, MaxPool and QGlobalAveragePool kernels
-// against the reference kernels, bit for bit, at every int8 flavour this CPU runs with 1 and 2
-// threads: random sizes (vector tails, multi-share splits), u8/i8 operands and outputs, random zero
-// points and multipliers, narrowed clamps; QuantizeLinear with ties, NaN, infinities and values far
-// outside the 8-bit range.
+// The int8 QAdd, QMul, QLookup, QConcat, QuantizeLinear, MaxPool, QAveragePool and
+// QGlobalAveragePool kernels against the reference kernels, bit for bit, at every int8 flavour
+// this CPU runs with 1 and 2 threads: random sizes (vector tails, multi-share splits), u8/i8
+// operands and outputs, random zero points and multipliers, narrowed clamps; QuantizeLinear
+// with ties, NaN, infinities and values far outside the 8-bit range.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -342,6 +342,68 @@ TEST(QEltwiseInt8, GlobalAveragePoolOnCodes) {
     ExpectBitExact(g, feeds, true,
                    "QGlobalAveragePool " + std::to_string(c) + "x" + std::to_string(h) + "x" +
                        std::to_string(w));
+  }
+}
+
+// QAveragePool of 8-bit codes: windows inside the input (2x2 stride 2 on even and odd planes,
+// 3x3 stride 1 and 2, 4x4 = 16 taps, 1x3, 2x1) through the fast kernel's sum tables; padded
+// windows (count_include_pad either way), ceil_mode windows past the input and a 5x5 window
+// (25 taps), which the reference kernel keeps; u8/i8 in and out, narrowed clamps, batch 2.
+TEST(QEltwiseInt8, AveragePoolOnCodes) {
+  std::mt19937 rng(43);
+  struct Case {
+    int64_t h, w, kh, kw, stride, pad;
+    bool ceil, include_pad;
+  };
+  const Case cases[] = {{56, 56, 2, 2, 2, 0, false, false}, {13, 15, 2, 2, 2, 0, false, false},
+                        {9, 11, 3, 3, 1, 0, false, false},  {17, 12, 3, 3, 2, 0, false, true},
+                        {12, 20, 4, 4, 4, 0, false, false}, {5, 40, 1, 3, 1, 0, false, false},
+                        {8, 3, 2, 1, 2, 0, false, false},   {9, 9, 3, 3, 1, 1, false, false},
+                        {9, 9, 3, 3, 2, 1, false, true},    {7, 7, 2, 2, 2, 0, true, false},
+                        {12, 12, 5, 5, 1, 0, false, false}};
+  int i = 0;
+  for (const Case& k : cases) {
+    for (int rep = 0; rep < 2; ++rep, ++i) {
+      const DType t = i % 2 ? DType::kI8 : DType::kU8;
+      const DType out_t = i % 3 == 1 ? DType::kI8 : DType::kU8;
+      Graph g;
+      std::vector<HostTensor> feeds;
+      const ValueId x =
+          AddInput(g, feeds, "x", t, {1 + rep, 3 + i % 5, k.h, k.w}, RandomZero(rng, t), rng);
+      std::vector<int32_t> rq;
+      for (int64_t c = 1; c <= k.kh * k.kw; ++c) {
+        const std::vector<int32_t> r = RandomRequant(rng, 30, 4);
+        rq.insert(rq.end(), r.begin(), r.end());
+      }
+      const ValueId r = g.AddConstant("rq", DType::kI32, {k.kh * k.kw, 2},
+                                      ConstantBytes::Copy(rq.data(), rq.size() * 4));
+      Value out;
+      out.name = "y";
+      out.quant.scales = {0.05f};
+      out.quant.zero_points = {RandomZero(rng, out_t)};
+      const ValueId y = g.AddValue(out);
+      Node node;
+      node.op = OpType::kQAveragePool;
+      node.inputs = {x, r};
+      node.outputs = {y};
+      node.attrs.Set("kernel_shape", std::vector<int64_t>{k.kh, k.kw});
+      node.attrs.Set("strides", std::vector<int64_t>{k.stride, k.stride});
+      node.attrs.Set("pads", std::vector<int64_t>{k.pad, k.pad, k.pad, k.pad});
+      node.attrs.Set("ceil_mode", int64_t{k.ceil});
+      node.attrs.Set("count_include_pad", int64_t{k.include_pad});
+      node.attrs.Set("out_dtype", std::string(DTypeName(out_t)));
+      if (i % 4 == 3) {
+        node.attrs.Set("qmin", int64_t{out_t == DType::kU8 ? 10 : -100});
+        node.attrs.Set("qmax", int64_t{out_t == DType::kU8 ? 200 : 90});
+      }
+      g.outputs().push_back(y);
+      g.AddNode(std::move(node));
+      auto inferred = InferNode(g, 0);
+      ASSERT_TRUE(inferred.ok()) << inferred.ToString();
+      ExpectBitExact(g, feeds, true,
+                     "QAveragePool " + std::to_string(k.h) + "x" + std::to_string(k.w) + " k" +
+                         std::to_string(k.kh) + "x" + std::to_string(k.kw));
+    }
   }
 }
 

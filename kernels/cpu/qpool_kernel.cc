@@ -1,13 +1,18 @@
-// MaxPool on 8-bit codes (a quantized model's pools move codes, which are ordered like the real
-// values): a vertical max of the window's rows, then a horizontal max over each output's
-// columns, per plane; 2-D and 1-D, any stride, no dilation, ceil_mode, windows that always hold
-// an input element (pads smaller than the window). Other shapes go to the reference.
+// MaxPool and QAveragePool on 8-bit codes. MaxPool (a quantized model's pools move codes, which
+// are ordered like the real values): a vertical max of the window's rows, then a horizontal max
+// over each output's columns, per plane; 2-D and 1-D, any stride, no dilation, ceil_mode, windows
+// that always hold an input element (pads smaller than the window). Other shapes go to the
+// reference.
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "ir/ops/window_geometry.h"
+#include "ir/quant_code.h"
 #include "kernels/cpu/cpu_kernel_util.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/reference/quantized_util.h"
+#include "kernels/requantize.h"
 
 namespace kiln::cpu {
 namespace {
@@ -132,10 +137,99 @@ class QMaxPoolCpu : public CpuKernelBase {
   ThreadPool* pool_ = nullptr;
 };
 
+// QAveragePool of 8-bit codes to 8-bit codes where every window lies inside the input (no
+// padding reached, so every window has all kernel_h x kernel_w taps: densenet's 2x2 stride-2
+// transitions): per output row the window rows' column sums of the codes (uint16, in the
+// unsigned domain), each output the sum of its window's columns, then its code from a table
+// of every possible sum made at prepare from the reference's arithmetic (sum - taps x zero
+// point, requantized, clamped). Windows of up to 16 taps; others go to the reference.
+class QAveragePoolCpu : public CpuKernelBase {
+ public:
+  explicit QAveragePoolCpu(Isa isa) : CpuKernelBase(isa) {}
+
+  Status Prepare(const KernelContext& ctx) override {
+    const Value& x = ctx.input(0);
+    const DType out = ctx.output(0).dtype;
+    const QuantClamp clamp = ReadClamp(ctx.attrs(), out);
+    KILN_ASSIGN_OR_RETURN(auto window, ResolvePoolWindow2d(ctx));
+    if (!window || !Is8BitCode(x.dtype) || !Is8BitCode(out) || !ClampWithinCodes(clamp, out) ||
+        !ctx.has_input(1)) {
+      return UseReference(ctx);
+    }
+    p_ = *window;
+    const int64_t taps = p_.kernel_h * p_.kernel_w;
+    // Every window inside the input: the tap count is always `taps`, whatever
+    // count_include_pad says.
+    if (taps > 16 || p_.pad_top < 0 || p_.pad_left < 0 || p_.pad_top > 0 || p_.pad_left > 0 ||
+        (p_.out_h - 1) * p_.stride_h + p_.kernel_h > p_.in_h ||
+        (p_.out_w - 1) * p_.stride_w + p_.kernel_w > p_.in_w) {
+      return UseReference(ctx);
+    }
+    KILN_ASSIGN_OR_RETURN(std::vector<Requant> rq, ReadRequant(ctx.input(1), taps));
+    flip_ = x.dtype == DType::kI8 ? 0x80 : 0;
+    // Sums of codes in the unsigned domain (i8 codes + 128: the zero point moves with them).
+    const int32_t zero = ZeroPointOf(x) + (flip_ ? 128 : 0), out_zero = ZeroPointOf(ctx.output(0));
+    table_.resize(static_cast<size_t>(255 * taps + 1));
+    for (int32_t sum = 0; sum <= 255 * taps; ++sum) {
+      table_[static_cast<size_t>(sum)] = static_cast<uint8_t>(
+          RequantizeToOutput(sum - static_cast<int32_t>(taps) * zero,
+                             rq[static_cast<size_t>(taps - 1)], out_zero, clamp.lo, clamp.hi));
+    }
+    planes_ = x.shape[0] * x.shape[1];
+    pool_ = ctx.thread_pool();
+    shares_ = std::max<int64_t>(1, std::min<int64_t>(pool_ ? pool_->num_threads() : 1, planes_));
+    return Status::Ok();
+  }
+
+ protected:
+  // Per share one row of column sums, in cache lines of its own.
+  int64_t ShareBytes() const { return (p_.in_w * 2 + 63) / 64 * 64; }
+  size_t FastScratchBytes() const override { return static_cast<size_t>(shares_ * ShareBytes()); }
+
+  Status RunFast(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
+                 void* scratch) override {
+    const auto* x = static_cast<const uint8_t*>(inputs[0].data);
+    auto* y = static_cast<uint8_t*>(outputs[0].data);
+    const int64_t in_plane = p_.in_h * p_.in_w, out_plane = p_.out_h * p_.out_w;
+    const uint8_t* table = table_.data();
+    auto share = [&](int64_t s) {
+      auto* __restrict cols =
+          reinterpret_cast<uint16_t*>(static_cast<uint8_t*>(scratch) + s * ShareBytes());
+      for (int64_t pl = planes_ * s / shares_; pl < planes_ * (s + 1) / shares_; ++pl) {
+        for (int64_t oy = 0; oy < p_.out_h; ++oy) {
+          const uint8_t* __restrict row = x + pl * in_plane + oy * p_.stride_h * p_.in_w;
+          for (int64_t i = 0; i < p_.in_w; ++i) cols[i] = static_cast<uint8_t>(row[i] ^ flip_);
+          for (int64_t ky = 1; ky < p_.kernel_h; ++ky) {
+            const uint8_t* __restrict r = row + ky * p_.in_w;
+            for (int64_t i = 0; i < p_.in_w; ++i) cols[i] += static_cast<uint8_t>(r[i] ^ flip_);
+          }
+          uint8_t* yr = y + pl * out_plane + oy * p_.out_w;
+          for (int64_t ox = 0; ox < p_.out_w; ++ox) {
+            const uint16_t* c = cols + ox * p_.stride_w;
+            uint32_t sum = 0;
+            for (int64_t kx = 0; kx < p_.kernel_w; ++kx) sum += c[kx];
+            yr[ox] = table[sum];
+          }
+        }
+      }
+    };
+    RunShares(pool_, shares_, share);
+    return Status::Ok();
+  }
+
+ private:
+  PoolWindow2d p_;
+  uint8_t flip_ = 0;
+  std::vector<uint8_t> table_;  // the output code of every window sum
+  int64_t planes_ = 0, shares_ = 1;
+  ThreadPool* pool_ = nullptr;
+};
+
 }  // namespace
 
 void RegisterQPoolInt8(KernelRegistry& r) {
   RegisterCpuInt8Codes<QMaxPoolCpu>(r, OpType::kMaxPool);
+  RegisterCpuInt8Codes<QAveragePoolCpu>(r, OpType::kQAveragePool);
 }
 
 }  // namespace kiln::cpu
