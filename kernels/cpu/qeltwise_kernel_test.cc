@@ -302,6 +302,49 @@ TEST(QEltwiseInt8, MaxPoolOnCodes) {
   }
 }
 
+// The 3x3 max pools on flat planes: stride 1 with pads of 1 (planes 1x1, 1xN, Nx1, 2x2 up to
+// 28x28) and stride 2 on planes up to 32 wide with pads 0 and 1, ceil_mode (a last window of
+// one row or column: its centre past the input) or not; u8 and i8, batch 2.
+TEST(QEltwiseInt8, MaxPool3x3FlatPlanes) {
+  std::mt19937 rng(47);
+  struct Case {
+    int64_t h, w, stride, pad;
+    bool ceil;
+  };
+  const Case cases[] = {{1, 1, 1, 1, false},   {1, 9, 1, 1, false},   {9, 1, 1, 1, false},
+                        {2, 2, 1, 1, false},   {7, 7, 1, 1, false},   {14, 14, 1, 1, false},
+                        {28, 28, 1, 1, false}, {5, 13, 1, 1, false},  {14, 14, 2, 0, true},
+                        {14, 14, 2, 1, false}, {7, 7, 2, 0, true},    {28, 28, 2, 0, false},
+                        {15, 9, 2, 1, true},   {32, 32, 2, 1, false}, {3, 3, 2, 0, true},
+                        {6, 6, 2, 1, true},    {10, 8, 2, 1, true},   {1, 5, 2, 0, true}};
+  int i = 0;
+  for (const Case& k : cases) {
+    for (DType t : {DType::kU8, DType::kI8}) {
+      Graph g;
+      std::vector<HostTensor> feeds;
+      const ValueId x = AddInput(g, feeds, "x", t, {1 + i++ % 2, 5, k.h, k.w}, 0, rng);
+      Value out;
+      out.name = "y";
+      const ValueId y = g.AddValue(out);
+      Node node;
+      node.op = OpType::kMaxPool;
+      node.inputs = {x};
+      node.outputs = {y};
+      node.attrs.Set("kernel_shape", std::vector<int64_t>{3, 3});
+      node.attrs.Set("strides", std::vector<int64_t>{k.stride, k.stride});
+      node.attrs.Set("pads", std::vector<int64_t>{k.pad, k.pad, k.pad, k.pad});
+      if (k.ceil) node.attrs.Set("ceil_mode", int64_t{1});
+      g.outputs().push_back(y);
+      g.AddNode(std::move(node));
+      auto inferred = InferNode(g, 0);
+      if (!inferred.ok()) continue;  // a window shape ONNX has no output for
+      ExpectBitExact(g, feeds, true,
+                     "MaxPool 3x3 s" + std::to_string(k.stride) + " on " + std::to_string(k.h) +
+                         "x" + std::to_string(k.w));
+    }
+  }
+}
+
 // QGlobalAveragePool on 8-bit codes: planes from 1 code to 4096 (past the SWAR sum's flush
 // every 128 words), u8/i8 inputs and outputs with random zero points, requantization multipliers
 // and shifts, narrowed clamps; a large enough map to split over two threads.
