@@ -302,10 +302,11 @@ TEST(QEltwiseInt8, MaxPoolOnCodes) {
   }
 }
 
-// The 3x3 max pools on flat planes: stride 1 with pads of 1 (planes 1x1, 1xN, Nx1, 2x2 up to
-// 28x28) and stride 2 on planes up to 32 wide with pads 0 and 1, ceil_mode (a last window of
-// one row or column: its centre past the input) or not; u8 and i8, batch 2.
-TEST(QEltwiseInt8, MaxPool3x3FlatPlanes) {
+// The max pools on flat planes: 3x3 at stride 1 with pads of 1 (planes 1x1, 1xN, Nx1, 2x2 up
+// to 28x28) and at stride 2 on planes up to 32 wide with pads 0 and 1, ceil_mode (a last window
+// of one row or column: its centre past the input) or not; 2x2 stride 2 tiling the plane, and
+// odd planes that it does not tile; u8 and i8, batch 2.
+TEST(QEltwiseInt8, MaxPoolFlatPlanes) {
   std::mt19937 rng(47);
   struct Case {
     int64_t h, w, stride, pad;
@@ -341,6 +342,29 @@ TEST(QEltwiseInt8, MaxPool3x3FlatPlanes) {
       ExpectBitExact(g, feeds, true,
                      "MaxPool 3x3 s" + std::to_string(k.stride) + " on " + std::to_string(k.h) +
                          "x" + std::to_string(k.w));
+    }
+  }
+  // 2x2 stride 2 tiling the plane (flat row pairs), and odd sizes that do not tile it.
+  for (const auto& [h, w] :
+       {std::pair<int64_t, int64_t>{28, 28}, {2, 2}, {14, 6}, {7, 7}, {6, 9}}) {
+    for (DType t : {DType::kU8, DType::kI8}) {
+      Graph g;
+      std::vector<HostTensor> feeds;
+      const ValueId x = AddInput(g, feeds, "x", t, {2, 3, h, w}, 0, rng);
+      Value out;
+      out.name = "y";
+      const ValueId y = g.AddValue(out);
+      Node node;
+      node.op = OpType::kMaxPool;
+      node.inputs = {x};
+      node.outputs = {y};
+      node.attrs.Set("kernel_shape", std::vector<int64_t>{2, 2});
+      node.attrs.Set("strides", std::vector<int64_t>{2, 2});
+      g.outputs().push_back(y);
+      g.AddNode(std::move(node));
+      ASSERT_TRUE(InferNode(g, 0).ok());
+      ExpectBitExact(g, feeds, true,
+                     "MaxPool 2x2 s2 on " + std::to_string(h) + "x" + std::to_string(w));
     }
   }
 }
