@@ -23,17 +23,23 @@ bool ClampInRange(const Node& node, DType out) {
   return ClampWithinCodes(ReadClamp(node.attrs, out), out);
 }
 
-bool AcceptsQAdd(const Graph& graph, const Node& node) {
+// A QAdd of two 8-bit operands to 8-bit codes with its requantization constant and a clamp
+// inside the output type (what both fast QAdd kernels need besides their shapes).
+bool IsInt8QAdd(const Graph& graph, const Node& node) {
   if (node.inputs.size() != 3 || node.outputs.size() != 1) return false;
   for (ValueId v : node.inputs) {
     if (v == kNoValue) return false;
   }
-  const Value& a = graph.value(node.inputs[0]);
-  const Value& b = graph.value(node.inputs[1]);
-  const Value& y = graph.value(node.outputs[0]);
-  return Is8BitCode(a.dtype) && Is8BitCode(b.dtype) && Is8BitCode(y.dtype) && a.shape == y.shape &&
-         b.shape == y.shape && graph.value(node.inputs[2]).is_constant() &&
-         ClampInRange(node, y.dtype);
+  const DType y = graph.value(node.outputs[0]).dtype;
+  return Is8BitCode(graph.value(node.inputs[0]).dtype) &&
+         Is8BitCode(graph.value(node.inputs[1]).dtype) && Is8BitCode(y) &&
+         graph.value(node.inputs[2]).is_constant() && ClampInRange(node, y);
+}
+
+bool AcceptsQAdd(const Graph& graph, const Node& node) {
+  if (!IsInt8QAdd(graph, node)) return false;
+  const Shape& y = graph.value(node.outputs[0]).shape;
+  return graph.value(node.inputs[0]).shape == y && graph.value(node.inputs[1]).shape == y;
 }
 
 // A binary op whose broadcast plan is [runs, run] (or one run) with one operand contiguous
@@ -180,16 +186,10 @@ class QMulCpu : public CpuKernelBase {
 // arithmetic: the full operand's rescaled codes tabulated at prepare, the factor's added and
 // the sum requantized per run (256 entries against runs of at least 256 codes).
 bool AcceptsQAddPerRun(const Graph& graph, const Node& node) {
-  if (node.inputs.size() != 3 || node.outputs.size() != 1) return false;
-  for (ValueId v : node.inputs) {
-    if (v == kNoValue) return false;
-  }
-  const Value& a = graph.value(node.inputs[0]);
-  const Value& b = graph.value(node.inputs[1]);
-  const Value& y = graph.value(node.outputs[0]);
-  return Is8BitCode(a.dtype) && Is8BitCode(b.dtype) && Is8BitCode(y.dtype) &&
-         graph.value(node.inputs[2]).is_constant() && ClampInRange(node, y.dtype) &&
-         FindPerRunBroadcast(y.shape, a.shape, b.shape, 256).has_value();
+  return IsInt8QAdd(graph, node) &&
+         FindPerRunBroadcast(graph.value(node.outputs[0]).shape, graph.value(node.inputs[0]).shape,
+                             graph.value(node.inputs[1]).shape, 256)
+             .has_value();
 }
 
 class QAddPerRunCpu : public Kernel {
