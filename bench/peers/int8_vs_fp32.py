@@ -8,7 +8,11 @@ warm-ups and `runs` timed runs; print the median of the per-round medians for bo
 speed-up fp32 / int8, and the load average before and after.
 
   python3 bench/peers/int8_vs_fp32.py NAME=FP32.onnx:INT8.kiln... [--threads 1,2]
-      [--rounds 3] [--runs 20] [--kiln build/kiln] [--isa auto]
+      [--rounds 3] [--runs 20] [--kiln build/kiln] [--isa auto] [--fp32-arg=ARG ...]
+
+--fp32-arg passes ARG to `kiln bench` of every fp32 model (repeatable): e.g.
+--fp32-arg=--input-shape --fp32-arg=x=1,3,320,320 for a model with symbolic input dims (the
+.kiln files have their shapes fixed when quantized).
 """
 import argparse
 import json
@@ -20,9 +24,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
-def bench(binary, model, threads, runs, isa):
+def bench(binary, model, threads, runs, isa, extra=()):
     cmd = [binary, "bench", model, "--threads", str(threads), "--runs", str(runs), "--warmup",
-           "10", "--isa", isa, "--json"]
+           "10", "--isa", isa, "--json", *extra]
     if model.endswith(".kiln"):
         cmd.append("--allow-unsigned")
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
@@ -43,6 +47,8 @@ def main():
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--isa", default="auto")
     ap.add_argument("--kiln", default=os.path.join(ROOT, "build", "kiln"))
+    ap.add_argument("--fp32-arg", action="append", default=[],
+                    help="an argument for kiln bench of the fp32 models (repeatable)")
     args = ap.parse_args()
     print(f"load average {loadavg()}")
     print(f"{'model':14s} {'T':>2s} {'fp32 ms':>9s} {'int8 ms':>9s} {'fp32/int8':>9s} "
@@ -53,7 +59,7 @@ def main():
         for threads in [int(t) for t in args.threads.split(",")]:
             f_ms, i_ms = [], []
             for _ in range(args.rounds):
-                f_ms.append(bench(args.kiln, fp32, threads, args.runs, args.isa)[0])
+                f_ms.append(bench(args.kiln, fp32, threads, args.runs, args.isa, args.fp32_arg)[0])
                 i, i_sess, i_rss = bench(args.kiln, int8, threads, args.runs, args.isa)
                 i_ms.append(i)
             f, i = statistics.median(f_ms), statistics.median(i_ms)
