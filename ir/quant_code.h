@@ -40,4 +40,9 @@ inline int32_t QuantCodeMax(DType t) {
 // The 8-bit code types (u8, i8): the int8 kernels' operands.
 inline bool Is8BitCode(DType t) { return t == DType::kU8 || t == DType::kI8; }
 
+// The code a stored byte stands for in an 8-bit code type (i8: two's complement).
+inline int32_t ByteCode(DType t, uint8_t b) {
+  return t == DType::kI8 ? static_cast<int8_t>(b) : static_cast<int32_t>(b);
+}
+
 }  // namespace kiln

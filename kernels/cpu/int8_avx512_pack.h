@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "kernels/requantize.h"
+
 #if defined(__AVX512BW__)
 #include <immintrin.h>
 
@@ -45,6 +47,29 @@ inline __m512i Q8RqHigh(__m512i x, __m512i mult, __m512i round32, __m512i shift3
   return _mm512_srav_epi32(_mm512_add_epi32(hi, round32), shift32);
 }
 
+// One requantization (a multiplier and shift shared by all 16 lanes) in the form its shift
+// takes: Q8RqHigh's where shift >= 33, else the 64-bit one.
+struct Q8Requant16 {
+  __m512i mult, round32, shift32, round64, shift64;
+  bool high;
+};
+inline Q8Requant16 Q8MakeRequant16(Requant r) {
+  const bool high = r.shift >= 33;
+  return {_mm512_set1_epi32(r.multiplier),
+          _mm512_set1_epi32(high ? int32_t{1} << (r.shift - 33) : 0),
+          _mm512_set1_epi32(high ? r.shift - 32 : 0),
+          _mm512_set1_epi64(int64_t{1} << (r.shift - 1)),
+          _mm512_set1_epi64(r.shift),
+          high};
+}
+// Requantize of 16 int32 lanes, saturated to int32 (before the output zero point).
+inline __m512i Q8Requant16Lanes(__m512i x, const Q8Requant16& q) {
+  if (q.high) return Q8RqHigh(x, q.mult, q.round32, q.shift32);
+  const __m512i ev = Q8Rq64(x, q.mult, q.round64, q.shift64);
+  const __m512i od = Q8Rq64(_mm512_srli_epi64(x, 32), q.mult, q.round64, q.shift64);
+  return _mm512_mask_shuffle_epi32(ev, 0xaaaa, od, _MM_PERM_CDAB);
+}
+
 // The output zero point in int16 lanes, the clamps in byte lanes.
 struct Q8PackConsts {
   __m512i zero16, qmin8, qmax8;
@@ -69,6 +94,12 @@ inline __m512i Q8PackBytes(__m512i lo, __m512i hi, const Q8PackConsts& pk) {
     return _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(lo, hi), pk.qmin8), pk.qmax8);
   }
   return _mm512_min_epu8(_mm512_max_epu8(_mm512_packus_epi16(lo, hi), pk.qmin8), pk.qmax8);
+}
+
+// Four vectors of requantized int32 lanes as 64 clamped codes: per 128-bit lane k, v[0]'s
+// lanes 4k..4k+3, then v[1]'s, v[2]'s and v[3]'s (callers put them in order with one permute).
+inline __m512i Q8PackFour(__m512i v0, __m512i v1, __m512i v2, __m512i v3, const Q8PackConsts& pk) {
+  return Q8PackBytes(Q8PackWords(v0, v1, pk), Q8PackWords(v2, v3, pk), pk);
 }
 
 }  // namespace

@@ -452,36 +452,27 @@ void QGemmTapsRequantAvx512Vnni(int64_t c4, int64_t taps, const int64_t* tap_off
 }
 
 void QMulScalarAvx512Vnni(const QMulParams& p, const uint8_t* a, int32_t b, uint8_t* y, int64_t n) {
-  // Per 64 codes: four vectors of centred products, each requantized (Q8RqHigh, or the 64-bit
-  // form below shift 33), then the packed tail (zero point, saturations, clamp).
+  // Per 64 codes: four vectors of centred products, each requantized (Q8Requant16Lanes), then
+  // the packed tail (zero point, saturations, clamp) and one permute into code order.
   const __m512i zero = _mm512_set1_epi32(p.a_zero), scale = _mm512_set1_epi32(b);
-  const __m512i mult = _mm512_set1_epi32(p.requant.multiplier);
-  const int32_t s = p.requant.shift;
-  const bool high = s >= 33;
-  const __m512i round32 = _mm512_set1_epi32(high ? int32_t{1} << (s - 33) : 0);
-  const __m512i shift32 = _mm512_set1_epi32(high ? s - 32 : 0);
-  const __m512i round64 = _mm512_set1_epi64(int64_t{1} << (s - 1)), shift64 = _mm512_set1_epi64(s);
+  const Q8Requant16 rq = Q8MakeRequant16(p.requant);
   const Q8PackConsts pk = Q8Pack(p.out_zero, p.qmin, p.qmax, p.out_type == QType::kI8);
   const bool is_signed = p.a_type == QType::kI8;
   const auto product = [&](__m128i codes) {
     const __m512i c = is_signed ? _mm512_cvtepi8_epi32(codes) : _mm512_cvtepu8_epi32(codes);
-    const __m512i v = _mm512_mullo_epi32(_mm512_sub_epi32(c, zero), scale);
-    if (high) return Q8RqHigh(v, mult, round32, shift32);
-    const __m512i ev = Q8Rq64(v, mult, round64, shift64);
-    const __m512i od = Q8Rq64(_mm512_srli_epi64(v, 32), mult, round64, shift64);
-    return _mm512_mask_shuffle_epi32(ev, 0xaaaa, od, _MM_PERM_CDAB);
+    return Q8Requant16Lanes(_mm512_mullo_epi32(_mm512_sub_epi32(c, zero), scale), rq);
   };
-  // Q8PackBytes' order: per 128-bit lane k, vectors 0-3's lanes 4k..4k+3; back to code order.
+  // Q8PackFour's lane k dword j holds codes 16 j + 4 k .. + 3.
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
   for (int64_t i = 0; i < n; i += 64) {
     const int64_t left = n - i;
     const __mmask64 m = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
     const __m512i x = _mm512_maskz_loadu_epi8(m, a + i);
-    const __m512i lo = Q8PackWords(product(_mm512_extracti32x4_epi32(x, 0)),
-                                   product(_mm512_extracti32x4_epi32(x, 1)), pk);
-    const __m512i hi = Q8PackWords(product(_mm512_extracti32x4_epi32(x, 2)),
-                                   product(_mm512_extracti32x4_epi32(x, 3)), pk);
-    const __m512i out = _mm512_permutexvar_epi32(order, Q8PackBytes(lo, hi, pk));
+    const __m512i out =
+        _mm512_permutexvar_epi32(order, Q8PackFour(product(_mm512_extracti32x4_epi32(x, 0)),
+                                                   product(_mm512_extracti32x4_epi32(x, 1)),
+                                                   product(_mm512_extracti32x4_epi32(x, 2)),
+                                                   product(_mm512_extracti32x4_epi32(x, 3)), pk));
     if (left >= 64) {
       _mm512_storeu_si512(y + i, out);
     } else {

@@ -18,37 +18,19 @@ namespace {
 // One channel's epilogue constants (QRowParams' 8-bit epilogue without residual or weight
 // zero point; the offset is in the sums' start already).
 struct DirectEpilogue {
-  __m512i mult, round32, shift32;  // the high-half form (Q8RqHigh)
-  __m512i round64, shift64;        // the 64-bit form
-  bool high;
+  Q8Requant16 requant;
   Q8PackConsts pack;
 };
 
 inline DirectEpilogue MakeEpilogue(const QDwDirectParams& p, const QRowParams& row) {
-  const int32_t s = row.requant.shift;
-  return {_mm512_set1_epi32(row.requant.multiplier),
-          _mm512_set1_epi32(row.high_round),
-          _mm512_set1_epi32(row.high_shift),
-          _mm512_set1_epi64(int64_t{1} << (s - 1)),
-          _mm512_set1_epi64(s),
-          row.high_shift > 0,
-          Q8Pack(p.out_zero, p.qmin, p.qmax, p.out_signed)};
+  return {Q8MakeRequant16(row.requant), Q8Pack(p.out_zero, p.qmin, p.qmax, p.out_signed)};
 }
 
-// Requantize on 16 int32 lanes, saturated to int32 (before the zero point).
-inline __m512i Requant(__m512i acc, const DirectEpilogue& e) {
-  if (e.high) return Q8RqHigh(acc, e.mult, e.round32, e.shift32);
-  const __m512i ev = Q8Rq64(acc, e.mult, e.round64, e.shift64);
-  const __m512i od = Q8Rq64(_mm512_srli_epi64(acc, 32), e.mult, e.round64, e.shift64);
-  return _mm512_mask_shuffle_epi32(ev, 0xaaaa, od, _MM_PERM_CDAB);
-}
-
-// The four accumulators' 64 output codes: per 128-bit lane L, a's lanes 4L..4L+3, then b's,
-// c's and d's (Q8PackWords / Q8PackBytes).
+// The four accumulators' 64 output codes, in Q8PackFour's order.
 inline __m512i PackFour(const __m512i (&acc)[4], const DirectEpilogue& e) {
-  const __m512i lo = Q8PackWords(Requant(acc[0], e), Requant(acc[1], e), e.pack);
-  const __m512i hi = Q8PackWords(Requant(acc[2], e), Requant(acc[3], e), e.pack);
-  return Q8PackBytes(lo, hi, e.pack);
+  return Q8PackFour(Q8Requant16Lanes(acc[0], e.requant), Q8Requant16Lanes(acc[1], e.requant),
+                    Q8Requant16Lanes(acc[2], e.requant), Q8Requant16Lanes(acc[3], e.requant),
+                    e.pack);
 }
 
 inline __mmask64 BytesMask(int64_t n) { return n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1; }

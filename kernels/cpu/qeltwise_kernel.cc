@@ -71,9 +71,6 @@ std::optional<PerRunBroadcast> FindPerRunBroadcast(const Shape& y, const Shape& 
   return std::nullopt;
 }
 
-// The code of byte b in type t.
-int32_t CodeOf(DType t, uint8_t b) { return t == DType::kI8 ? static_cast<int8_t>(b) : b; }
-
 class QAddCpu : public Kernel {
  public:
   explicit QAddCpu(Isa isa) : isa_(isa) {}
@@ -163,7 +160,7 @@ class QMulCpu : public CpuKernelBase {
     const int64_t grain = std::max<int64_t>(1, 16384 / run_);
     ParallelOrInline(pool_, runs_, grain, [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
-        const int32_t code = CodeOf(factor_type_, f[r * factor_stride_]);
+        const int32_t code = ByteCode(factor_type_, f[r * factor_stride_]);
         k_->mul_scalar(p_, x + r * run_, code - factor_zero_, y + r * run_, run_);
       }
     });
@@ -210,7 +207,7 @@ class QAddPerRunCpu : public Kernel {
     const int32_t z_full = ZeroPointOf(full);
     for (int v = 0; v < 256; ++v) {
       rescaled_[v] = Requantize(
-          (CodeOf(full.dtype, static_cast<uint8_t>(v)) - z_full) * (int32_t{1} << kAddLeftShift),
+          (ByteCode(full.dtype, static_cast<uint8_t>(v)) - z_full) * (int32_t{1} << kAddLeftShift),
           r_full);
     }
     r_factor_ = rq[static_cast<size_t>(1 - plan_.full)];
@@ -232,7 +229,7 @@ class QAddPerRunCpu : public Kernel {
       uint8_t table[256];
       for (int64_t r = r0; r < r1; ++r) {
         const int32_t fv =
-            Requantize((CodeOf(factor_type_, f[r * plan_.factor_stride]) - factor_zero_) *
+            Requantize((ByteCode(factor_type_, f[r * plan_.factor_stride]) - factor_zero_) *
                            (int32_t{1} << kAddLeftShift),
                        r_factor_);
         for (int v = 0; v < 256; ++v) {

@@ -19,9 +19,6 @@
 namespace kiln::cpu {
 namespace {
 
-// The code that byte b stands for in type t.
-int32_t CodeOfByte(DType t, int b) { return t == DType::kI8 ? static_cast<int8_t>(b) : b; }
-
 class QLookupCpu : public CpuKernelBase {
  public:
   explicit QLookupCpu(Isa isa) : CpuKernelBase(isa) {}
@@ -82,7 +79,8 @@ class QConcatCpu : public CpuKernelBase {
       const int32_t zx = ZeroPointOf(x);
       bool identity = true;
       for (int b = 0; b < 256; ++b) {
-        const int32_t v = RequantizeToOutput(CodeOfByte(x.dtype, b) - zx, rq[i], zy, lo, hi);
+        const int32_t v =
+            RequantizeToOutput(ByteCode(x.dtype, static_cast<uint8_t>(b)) - zx, rq[i], zy, lo, hi);
         tables_[i][b] = static_cast<uint8_t>(v);
         identity = identity && tables_[i][b] == b;
       }
