@@ -170,17 +170,22 @@ class QMaxPoolCpu : public CpuKernelBase {
     row_ = std::max(p_.pad_left + p_.in_w, (p_.out_w - 1) * p_.stride_w + p_.kernel_w);
     row_ += row_ % 2;
     p_.row = row_;
-    same_ = p_.stride_h == 1 && p_.stride_w == 1 && p_.kernel_h == 3 && p_.kernel_w == 3 &&
-            p_.pad_top == 1 && p_.pad_bottom == 1 && p_.pad_left == 1 && p_.pad_right == 1 &&
-            p_.out_h == p_.in_h && p_.out_w == p_.in_w;
-    // (The checks above keep every window inside the input by one tap at least.)
-    blocks2_ = p_.kernel_h == 2 && p_.kernel_w == 2 && p_.stride_h == 2 && p_.stride_w == 2 &&
+    const bool k3 = p_.kernel_h == 3 && p_.kernel_w == 3;
+    path_ = Path::kRows;
+    if (k3 && p_.stride_h == 1 && p_.stride_w == 1 && p_.pad_top == 1 && p_.pad_bottom == 1 &&
+        p_.pad_left == 1 && p_.pad_right == 1 && p_.out_h == p_.in_h && p_.out_w == p_.in_w) {
+      path_ = Path::kSame3x3;
+    } else if (p_.kernel_h == 2 && p_.kernel_w == 2 && p_.stride_h == 2 && p_.stride_w == 2 &&
                p_.pad_top == 0 && p_.pad_left == 0 && p_.in_h == 2 * p_.out_h &&
-               p_.in_w == 2 * p_.out_w;
-    // Stride 2 only on planes up to 32 wide: on googlenet int8's 112 -> 56 pool the four-fold
-    // maxima cost more than they saved (90 -> 135 us).
-    stride2_ = p_.stride_h == 2 && p_.stride_w == 2 && p_.kernel_h == 3 && p_.kernel_w == 3 &&
-               p_.pad_top <= 1 && p_.pad_left <= 1 && p_.in_w <= 32;
+               p_.in_w == 2 * p_.out_w) {
+      path_ = Path::kBlocks2x2;
+    } else if (k3 && p_.stride_h == 2 && p_.stride_w == 2 && p_.pad_top <= 1 && p_.pad_left <= 1 &&
+               p_.in_w <= 32) {
+      // Only on planes up to 32 wide: on googlenet int8's 112 -> 56 pool the four-fold maxima
+      // cost more than they saved (90 -> 135 us). (The checks above keep every window inside
+      // the input by one tap at least.)
+      path_ = Path::kStride2By3x3;
+    }
     planes_ = x[0] * x[1];
     pool_ = ctx.thread_pool();
     shares_ = std::max<int64_t>(1, std::min<int64_t>(pool_ ? pool_->num_threads() : 1, planes_));
@@ -192,60 +197,49 @@ class QMaxPoolCpu : public CpuKernelBase {
   // the same line on every row (this pool ran slower at two threads than at one).
   int64_t ShareBytes() const {
     const int64_t plane = p_.in_h * p_.in_w;
-    return (std::max(2 * row_ + 64, same_ || blocks2_ ? plane
-                                    : stride2_        ? 2 * plane
-                                                      : 0) +
-            63) /
-           64 * 64;
+    const int64_t flat = path_ == Path::kStride2By3x3 ? 2 * plane
+                         : path_ == Path::kRows       ? 0
+                                                      : plane;
+    return (std::max(2 * row_ + 64, flat) + 63) / 64 * 64;
   }
   size_t FastScratchBytes() const override { return static_cast<size_t>(shares_ * ShareBytes()); }
 
+  // Planes [pl0, pl1) of x into y by the path Prepare chose, v the share's scratch.
+  template <typename T>
+  void Planes(const T* x, T* y, T* v, int64_t pl0, int64_t pl1) const {
+    const int64_t in_plane = p_.in_h * p_.in_w, out_plane = p_.out_h * p_.out_w;
+    for (int64_t pl = pl0; pl < pl1; ++pl) {
+      const T* xp = x + pl * in_plane;
+      T* yp = y + pl * out_plane;
+      switch (path_) {
+        case Path::kBlocks2x2:
+          MaxPool2x2Blocks(p_.in_w, xp, yp, v, p_.out_h);
+          break;
+        case Path::kSame3x3:
+          MaxPool3x3SamePlane(p_.in_h, p_.in_w, xp, yp, v);
+          break;
+        case Path::kStride2By3x3:
+          MaxPool3x3Stride2Plane(p_, xp, yp, v, v + in_plane);
+          break;
+        case Path::kRows:
+          MaxPoolPlane(p_, xp, yp, v);
+          break;
+      }
+    }
+  }
+
   Status RunFast(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
                  void* scratch) override {
-    const int64_t in_plane = p_.in_h * p_.in_w, out_plane = p_.out_h * p_.out_w;
     auto share = [&](int64_t s) {
       auto* v = static_cast<uint8_t*>(scratch) + s * ShareBytes();
       std::memset(v, signed_ ? 0x80 : 0x00, static_cast<size_t>(row_));  // the lowest code
       const int64_t pl0 = planes_ * s / shares_, pl1 = planes_ * (s + 1) / shares_;
-      if (blocks2_) {
-        for (int64_t pl = pl0; pl < pl1; ++pl) {
-          if (signed_) {
-            MaxPool2x2Blocks(p_.in_w, static_cast<const int8_t*>(inputs[0].data) + pl * in_plane,
-                             static_cast<int8_t*>(outputs[0].data) + pl * out_plane,
-                             reinterpret_cast<int8_t*>(v), p_.out_h);
-          } else {
-            MaxPool2x2Blocks(p_.in_w, static_cast<const uint8_t*>(inputs[0].data) + pl * in_plane,
-                             static_cast<uint8_t*>(outputs[0].data) + pl * out_plane, v, p_.out_h);
-          }
-        }
-        return;
-      }
-      for (int64_t pl = pl0; pl < pl1; ++pl) {
-        if (same_ && signed_) {
-          MaxPool3x3SamePlane(
-              p_.in_h, p_.in_w, static_cast<const int8_t*>(inputs[0].data) + pl * in_plane,
-              static_cast<int8_t*>(outputs[0].data) + pl * out_plane, reinterpret_cast<int8_t*>(v));
-        } else if (stride2_ && signed_) {
-          auto* vs = reinterpret_cast<int8_t*>(v);
-          MaxPool3x3Stride2Plane(p_, static_cast<const int8_t*>(inputs[0].data) + pl * in_plane,
-                                 static_cast<int8_t*>(outputs[0].data) + pl * out_plane, vs,
-                                 vs + in_plane);
-        } else if (stride2_) {
-          MaxPool3x3Stride2Plane(p_, static_cast<const uint8_t*>(inputs[0].data) + pl * in_plane,
-                                 static_cast<uint8_t*>(outputs[0].data) + pl * out_plane, v,
-                                 v + in_plane);
-        } else if (same_) {
-          MaxPool3x3SamePlane(p_.in_h, p_.in_w,
-                              static_cast<const uint8_t*>(inputs[0].data) + pl * in_plane,
-                              static_cast<uint8_t*>(outputs[0].data) + pl * out_plane, v);
-        } else if (signed_) {
-          MaxPoolPlane(p_, static_cast<const int8_t*>(inputs[0].data) + pl * in_plane,
-                       static_cast<int8_t*>(outputs[0].data) + pl * out_plane,
-                       reinterpret_cast<int8_t*>(v));
-        } else {
-          MaxPoolPlane(p_, static_cast<const uint8_t*>(inputs[0].data) + pl * in_plane,
-                       static_cast<uint8_t*>(outputs[0].data) + pl * out_plane, v);
-        }
+      if (signed_) {
+        Planes(static_cast<const int8_t*>(inputs[0].data), static_cast<int8_t*>(outputs[0].data),
+               reinterpret_cast<int8_t*>(v), pl0, pl1);
+      } else {
+        Planes(static_cast<const uint8_t*>(inputs[0].data), static_cast<uint8_t*>(outputs[0].data),
+               v, pl0, pl1);
       }
     };
     RunShares(pool_, shares_, share);
@@ -255,9 +249,10 @@ class QMaxPoolCpu : public CpuKernelBase {
  private:
   MaxPoolGeometry p_;
   bool signed_ = false;
-  bool same_ = false;     // MaxPool3x3SamePlane's windows
-  bool stride2_ = false;  // MaxPool3x3Stride2Plane's
-  bool blocks2_ = false;  // MaxPool2x2Blocks'
+  // MaxPoolPlane, or the flat kernels' windows: MaxPool3x3SamePlane, MaxPool2x2Blocks,
+  // MaxPool3x3Stride2Plane.
+  enum class Path { kRows, kSame3x3, kBlocks2x2, kStride2By3x3 };
+  Path path_ = Path::kRows;
   int64_t row_ = 0, planes_ = 0, shares_ = 1;
   ThreadPool* pool_ = nullptr;
 };
@@ -285,7 +280,7 @@ class QAveragePoolCpu : public CpuKernelBase {
     const int64_t taps = p_.kernel_h * p_.kernel_w;
     // Every window inside the input: the tap count is always `taps`, whatever
     // count_include_pad says.
-    if (taps > 16 || p_.pad_top < 0 || p_.pad_left < 0 || p_.pad_top > 0 || p_.pad_left > 0 ||
+    if (taps > 16 || p_.pad_top != 0 || p_.pad_left != 0 ||
         (p_.out_h - 1) * p_.stride_h + p_.kernel_h > p_.in_h ||
         (p_.out_w - 1) * p_.stride_w + p_.kernel_w > p_.in_w) {
       return UseReference(ctx);
