@@ -231,17 +231,8 @@ QConvCpu QConvCpu::Depthwise(QConvSpec spec, const void* plain_w, bool w_signed,
                     (g.out_plane() + 63) / 64 * g.kernel_h * 4 * 8 <= 64 * 1024;
   c.dw_use_direct_ = fits && k.dw_direct != nullptr && quads == 1 && !c.s_.residual &&
                      c.s_.out_type != QType::kI32 && (flat || (g.stride_w == 2 && g.out_w > 16));
-  if (fits && (k.dw_u8 != nullptr || c.dw_use_direct_)) {
-    c.dw_use_u8_ = k.dw_u8 != nullptr;
-    QDwU8Params& u = c.dw_u8_;
-    u.out_h = g.out_h;
-    u.out_w = g.out_w;
-    u.kernel_h = g.kernel_h;
-    u.quads = quads;
-    u.stride_h = g.stride_h;
-    u.stride_w = g.stride_w;
-    u.row = wp;
-    if (c.dw_use_u8_) PrepareQDwU8(u);
+  c.dw_use_u8_ = fits && k.dw_u8 != nullptr;
+  if (c.dw_use_u8_ || c.dw_use_direct_) {  // both read the weight quads and sums
     c.dw_quads_.assign(static_cast<size_t>(g.out_c * g.kernel_h * quads), 0);
     c.dw_wsum_.assign(static_cast<size_t>(g.out_c), 0);
     for (int64_t oc = 0; oc < g.out_c; ++oc) {
@@ -256,6 +247,17 @@ QConvCpu QConvCpu::Depthwise(QConvSpec spec, const void* plain_w, bool w_signed,
         }
       }
     }
+  }
+  if (c.dw_use_u8_) {
+    QDwU8Params& u = c.dw_u8_;
+    u.out_h = g.out_h;
+    u.out_w = g.out_w;
+    u.kernel_h = g.kernel_h;
+    u.quads = quads;
+    u.stride_h = g.stride_h;
+    u.stride_w = g.stride_w;
+    u.row = wp;
+    PrepareQDwU8(u);
     // The plane and the 64 bytes a last-row load may read past it.
     c.dw_plane_bytes_ = std::max(c.dw_plane_bytes_, AlignUp(c.dw_hp_ * wp + 64));
     const bool epilogue_rows = !c.s_.residual && c.s_.out_type != QType::kI32;
