@@ -64,14 +64,14 @@ Expected<std::vector<ConstantBytes>> EvaluateShapeOp(const Graph& g, const Node&
   return result;
 }
 
+}  // namespace
+
 bool AllInputsConstant(const Graph& g, const Node& node) {
   for (ValueId in : node.inputs) {
     if (in != kNoValue && !g.value(in).is_constant()) return false;
   }
   return true;
 }
-
-}  // namespace
 
 Status PropagateShapesAndFold(Graph& g, FoldConstantsStats* stats) {
   FoldConstantsStats local;

@@ -20,6 +20,9 @@ struct FoldConstantsStats {
 // graph outputs. A node that cannot be evaluated (no kernel yet) is kept for run time.
 Status PropagateShapesAndFold(Graph& graph, FoldConstantsStats* stats = nullptr);
 
+// Whether every present input of `node` is a constant.
+bool AllInputsConstant(const Graph& g, const Node& node);
+
 // Runs `node`, whose present inputs are all constants, alone on the CPU reference executor and
 // returns its outputs' bytes (in output order, absent outputs skipped).
 Expected<std::vector<ConstantBytes>> EvaluateConstantNode(const Graph& g, const Node& node);

@@ -56,14 +56,7 @@ class LowerQdqPass : public Pass {
     for (NodeId id : rw.LiveNodes()) {
       const Node& n = rw.node(id);
       if (n.op == OpType::kQuantizeLinear) ctx.Count("q-left");
-      if (n.op == OpType::kDequantizeLinear) {
-        bool constant = true;
-        for (ValueId in : n.inputs) {
-          constant = constant && (in == kNoValue || rw.value(in).is_constant());
-        }
-        if (!constant) ctx.Count("dq-left");  // the constant ones are folded below
-        continue;
-      }
+      if (n.op == OpType::kDequantizeLinear) continue;  // counted after the folding below
       const ValueId out = n.outputs.empty() ? kNoValue : n.outputs[0];
       float_ops += out != kNoValue && rw.value(out).dtype == DType::kF32;
     }
@@ -87,10 +80,7 @@ class LowerQdqPass : public Pass {
           node.outputs[0] == kNoValue) {
         continue;
       }
-      bool constant = true;
-      for (ValueId in : node.inputs)
-        constant = constant && (in == kNoValue || g.value(in).is_constant());
-      if (!constant) continue;
+      if (!AllInputsConstant(g, node)) continue;
       KILN_ASSIGN_OR_RETURN(std::vector<ConstantBytes> out, EvaluateConstantNode(g, node));
       Value& v = g.value(node.outputs[0]);
       if (out.size() != 1 || out[0].size() != v.byte_size()) {
@@ -101,9 +91,13 @@ class LowerQdqPass : public Pass {
       g.node(id).outputs[0] = kNoValue;  // dead now
       ++folded;
     }
-    if (folded == 0) return Status::Ok();
-    ctx.Count("dq-folded", folded);
-    g.RemoveDeadNodesAndValues();
+    if (folded > 0) {
+      ctx.Count("dq-folded", folded);
+      g.RemoveDeadNodesAndValues();
+    }
+    for (const Node& node : g.nodes()) {
+      if (node.op == OpType::kDequantizeLinear) ctx.Count("dq-left");
+    }
     return Status::Ok();
   }
 };
