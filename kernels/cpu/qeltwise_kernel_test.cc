@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <random>
 
 #include "ir/op_schema.h"
@@ -69,6 +70,29 @@ std::vector<int32_t> RandomRequant(std::mt19937& rng, int32_t shift_lo, int32_t 
 
 int32_t RandomZero(std::mt19937& rng, DType t) {
   return static_cast<int32_t>(rng() % 256) - (t == DType::kI8 ? 128 : 0);
+}
+
+// Finishes a one-node graph: a new value "y" (quantized per tensor, scale `scale` and zero
+// point `zero`, where `zero` is given) as `node`'s output and the graph's, then the node's
+// inference.
+Status FinishOneNode(Graph& g, Node node, std::optional<int32_t> zero, float scale = 0.1f) {
+  Value out;
+  out.name = "y";
+  if (zero) {
+    out.quant.scales = {scale};
+    out.quant.zero_points = {*zero};
+  }
+  const ValueId y = g.AddValue(out);
+  node.outputs = {y};
+  g.outputs().push_back(y);
+  g.AddNode(std::move(node));
+  return InferNode(g, 0);
+}
+
+// A folded Relu/Clip: the node's clamp narrowed to [lo, hi].
+void Narrow(Node& node, int64_t lo, int64_t hi) {
+  node.attrs.Set("qmin", lo);
+  node.attrs.Set("qmax", hi);
 }
 
 TEST(QEltwiseInt8, QAddRandom) {
@@ -184,24 +208,16 @@ TEST(QEltwiseInt8, QAddPerRunOperand) {
       }
       const ValueId c =
           g.AddConstant("rq", DType::kI32, {3, 2}, ConstantBytes::Copy(rq.data(), 24));
-      Value out;
-      out.name = "y";
-      out.quant.scales = {0.1f};
-      out.quant.zero_points = {RandomZero(rng, ty)};
-      const ValueId y = g.AddValue(out);
       Node node;
       node.name = "add";
       node.op = OpType::kQAdd;
       node.inputs = {a, b, c};
-      node.outputs = {y};
       node.attrs.Set("out_dtype", std::string(DTypeName(ty)));
       if (i % 3 == 1) {
-        node.attrs.Set("qmin", int64_t{ty == DType::kU8 ? 10 : -90});
-        node.attrs.Set("qmax", int64_t{ty == DType::kU8 ? 200 : 100});
+        Narrow(node, ty == DType::kU8 ? 10 : -90, ty == DType::kU8 ? 200 : 100);
       }
-      g.outputs().push_back(y);
-      g.AddNode(std::move(node));
-      ASSERT_TRUE(InferNode(g, 0).ok());
+      const Status inferred = FinishOneNode(g, std::move(node), RandomZero(rng, ty));
+      ASSERT_TRUE(inferred.ok()) << inferred.ToString();
       ExpectBitExact(g, feeds, k.fast, "QAdd " + ShapeToString(k.a) + " + " + ShapeToString(k.b));
     }
   }
@@ -324,20 +340,14 @@ TEST(QEltwiseInt8, MaxPoolFlatPlanes) {
       Graph g;
       std::vector<HostTensor> feeds;
       const ValueId x = AddInput(g, feeds, "x", t, {1 + i++ % 2, 5, k.h, k.w}, 0, rng);
-      Value out;
-      out.name = "y";
-      const ValueId y = g.AddValue(out);
       Node node;
       node.op = OpType::kMaxPool;
       node.inputs = {x};
-      node.outputs = {y};
       node.attrs.Set("kernel_shape", std::vector<int64_t>{3, 3});
       node.attrs.Set("strides", std::vector<int64_t>{k.stride, k.stride});
       node.attrs.Set("pads", std::vector<int64_t>{k.pad, k.pad, k.pad, k.pad});
       if (k.ceil) node.attrs.Set("ceil_mode", int64_t{1});
-      g.outputs().push_back(y);
-      g.AddNode(std::move(node));
-      auto inferred = InferNode(g, 0);
+      const Status inferred = FinishOneNode(g, std::move(node), std::nullopt);
       if (!inferred.ok()) continue;  // a window shape ONNX has no output for
       ExpectBitExact(g, feeds, true,
                      "MaxPool 3x3 s" + std::to_string(k.stride) + " on " + std::to_string(k.h) +
@@ -351,18 +361,13 @@ TEST(QEltwiseInt8, MaxPoolFlatPlanes) {
       Graph g;
       std::vector<HostTensor> feeds;
       const ValueId x = AddInput(g, feeds, "x", t, {2, 3, h, w}, 0, rng);
-      Value out;
-      out.name = "y";
-      const ValueId y = g.AddValue(out);
       Node node;
       node.op = OpType::kMaxPool;
       node.inputs = {x};
-      node.outputs = {y};
       node.attrs.Set("kernel_shape", std::vector<int64_t>{2, 2});
       node.attrs.Set("strides", std::vector<int64_t>{2, 2});
-      g.outputs().push_back(y);
-      g.AddNode(std::move(node));
-      ASSERT_TRUE(InferNode(g, 0).ok());
+      const Status inferred = FinishOneNode(g, std::move(node), std::nullopt);
+      ASSERT_TRUE(inferred.ok()) << inferred.ToString();
       ExpectBitExact(g, feeds, true,
                      "MaxPool 2x2 s2 on " + std::to_string(h) + "x" + std::to_string(w));
     }
@@ -444,15 +449,9 @@ TEST(QEltwiseInt8, AveragePoolOnCodes) {
       }
       const ValueId r = g.AddConstant("rq", DType::kI32, {k.kh * k.kw, 2},
                                       ConstantBytes::Copy(rq.data(), rq.size() * 4));
-      Value out;
-      out.name = "y";
-      out.quant.scales = {0.05f};
-      out.quant.zero_points = {RandomZero(rng, out_t)};
-      const ValueId y = g.AddValue(out);
       Node node;
       node.op = OpType::kQAveragePool;
       node.inputs = {x, r};
-      node.outputs = {y};
       node.attrs.Set("kernel_shape", std::vector<int64_t>{k.kh, k.kw});
       node.attrs.Set("strides", std::vector<int64_t>{k.stride, k.stride});
       node.attrs.Set("pads", std::vector<int64_t>{k.pad, k.pad, k.pad, k.pad});
@@ -460,12 +459,9 @@ TEST(QEltwiseInt8, AveragePoolOnCodes) {
       node.attrs.Set("count_include_pad", int64_t{k.include_pad});
       node.attrs.Set("out_dtype", std::string(DTypeName(out_t)));
       if (i % 4 == 3) {
-        node.attrs.Set("qmin", int64_t{out_t == DType::kU8 ? 10 : -100});
-        node.attrs.Set("qmax", int64_t{out_t == DType::kU8 ? 200 : 90});
+        Narrow(node, out_t == DType::kU8 ? 10 : -100, out_t == DType::kU8 ? 200 : 90);
       }
-      g.outputs().push_back(y);
-      g.AddNode(std::move(node));
-      auto inferred = InferNode(g, 0);
+      const Status inferred = FinishOneNode(g, std::move(node), RandomZero(rng, out_t), 0.05f);
       ASSERT_TRUE(inferred.ok()) << inferred.ToString();
       ExpectBitExact(g, feeds, true,
                      "QAveragePool " + std::to_string(k.h) + "x" + std::to_string(k.w) + " k" +
@@ -502,24 +498,16 @@ TEST(QEltwiseInt8, QMulPerRunFactor) {
     // Products up to 2^16 against scales near s_a s_b / s_y: shifts 29-40.
     const std::vector<int32_t> rq = RandomRequant(rng, 29, 12);
     const ValueId c = g.AddConstant("rq", DType::kI32, {1, 2}, ConstantBytes::Copy(rq.data(), 8));
-    Value out;
-    out.name = "y";
-    out.quant.scales = {0.1f};
-    out.quant.zero_points = {RandomZero(rng, ty)};
-    const ValueId y = g.AddValue(out);
     Node node;
     node.name = "mul";
     node.op = OpType::kQMul;
     node.inputs = {a, b, c};
-    node.outputs = {y};
     node.attrs.Set("out_dtype", std::string(DTypeName(ty)));
     if (i % 3 == 2) {
-      node.attrs.Set("qmin", int64_t{ty == DType::kU8 ? 10 : -90});
-      node.attrs.Set("qmax", int64_t{ty == DType::kU8 ? 200 : 100});
+      Narrow(node, ty == DType::kU8 ? 10 : -90, ty == DType::kU8 ? 200 : 100);
     }
-    g.outputs().push_back(y);
-    g.AddNode(std::move(node));
-    ASSERT_TRUE(InferNode(g, 0).ok());
+    const Status inferred = FinishOneNode(g, std::move(node), RandomZero(rng, ty));
+    ASSERT_TRUE(inferred.ok()) << inferred.ToString();
     ExpectBitExact(g, feeds, k.fast, "QMul " + ShapeToString(k.a) + " x " + ShapeToString(k.b));
   }
 }
@@ -538,19 +526,12 @@ TEST(QEltwiseInt8, QLookupRandomTables) {
     std::vector<uint8_t> table(256);
     for (auto& e : table) e = static_cast<uint8_t>(rng());
     const ValueId t = g.AddConstant("t", ty, {256}, ConstantBytes::Copy(table.data(), 256));
-    Value out;
-    out.name = "y";
-    out.quant.scales = {0.1f};
-    out.quant.zero_points = {RandomZero(rng, ty)};
-    const ValueId y = g.AddValue(out);
     Node node;
     node.name = "lookup";
     node.op = OpType::kQLookup;
     node.inputs = {x, t};
-    node.outputs = {y};
-    g.outputs().push_back(y);
-    g.AddNode(std::move(node));
-    ASSERT_TRUE(InferNode(g, 0).ok());
+    const Status inferred = FinishOneNode(g, std::move(node), RandomZero(rng, ty));
+    ASSERT_TRUE(inferred.ok()) << inferred.ToString();
     ExpectBitExact(g, feeds, true, "QLookup n " + std::to_string(n));
   }
 }
@@ -584,21 +565,14 @@ TEST(QEltwiseInt8, QConcatRequantizesOrCopies) {
     }
     ins.push_back(g.AddConstant("rq", DType::kI32, {inputs, 2},
                                 ConstantBytes::Copy(rq.data(), rq.size() * 4)));
-    Value out;
-    out.name = "y";
-    out.quant.scales = {0.1f};
-    out.quant.zero_points = {zy};
-    const ValueId y = g.AddValue(out);
     Node node;
     node.name = "concat";
     node.op = OpType::kQConcat;
     node.inputs = ins;
-    node.outputs = {y};
     node.attrs.Set("axis", axis);
     node.attrs.Set("out_dtype", std::string(DTypeName(ty)));
-    g.outputs().push_back(y);
-    g.AddNode(std::move(node));
-    ASSERT_TRUE(InferNode(g, 0).ok()) << i;
+    const Status inferred = FinishOneNode(g, std::move(node), zy);
+    ASSERT_TRUE(inferred.ok()) << i << inferred.ToString();
     ExpectBitExact(g, feeds, true, "QConcat case " + std::to_string(i));
   }
 }
