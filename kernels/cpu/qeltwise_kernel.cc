@@ -4,7 +4,9 @@
 // quantized model's input). Other broadcasts stay with the reference kernel. Bit-exact with the
 // reference kernels; the work is split over the session's pool in 64-element-aligned shares.
 #include <algorithm>
+#include <array>
 #include <optional>
+#include <vector>
 
 #include "ir/quant_code.h"
 #include "kernels/cpu/cpu_features.h"
@@ -181,7 +183,8 @@ class QMulCpu : public CpuKernelBase {
 // plane). With one operand fixed per run the output code is a function of the other's code,
 // so each run is a byte map (QMapBytesFn) through a 256-entry table made from the reference's
 // arithmetic: the full operand's rescaled codes tabulated at prepare, the factor's added and
-// the sum requantized per run (256 entries against runs of at least 256 codes).
+// the sum requantized per run (256 entries against runs of at least 256 codes); for a constant
+// operand every run's table made at prepare.
 bool AcceptsQAddPerRun(const Graph& graph, const Node& node) {
   return IsInt8QAdd(graph, node) &&
          FindPerRunBroadcast(graph.value(node.outputs[0]).shape, graph.value(node.inputs[0]).shape,
@@ -217,6 +220,14 @@ class QAddPerRunCpu : public Kernel {
     out_zero_ = ZeroPointOf(y);
     clamp_ = ReadClamp(ctx.attrs(), y.dtype);
     pool_ = ctx.thread_pool();
+    // A constant operand (a bias): every run's table once, here.
+    tables_.clear();
+    if (factor.is_constant()) {
+      const auto* f = static_cast<const uint8_t*>(factor.constant->data());
+      tables_.resize(static_cast<size_t>(plan_.runs));
+      for (int64_t r = 0; r < plan_.runs; ++r)
+        MakeTable(f, r, tables_[static_cast<size_t>(r)].data());
+    }
     return Status::Ok();
   }
   Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
@@ -228,15 +239,13 @@ class QAddPerRunCpu : public Kernel {
     ParallelOrInline(pool_, plan_.runs, grain, [&](int64_t r0, int64_t r1) {
       uint8_t table[256];
       for (int64_t r = r0; r < r1; ++r) {
-        const int32_t fv =
-            Requantize((ByteCode(factor_type_, f[r * plan_.factor_stride]) - factor_zero_) *
-                           (int32_t{1} << kAddLeftShift),
-                       r_factor_);
-        for (int v = 0; v < 256; ++v) {
-          table[v] = static_cast<uint8_t>(RequantizeToOutput(WrappingAdd(rescaled_[v], fv), ro_,
-                                                             out_zero_, clamp_.lo, clamp_.hi));
+        const uint8_t* t = table;
+        if (tables_.empty()) {
+          MakeTable(f, r, table);
+        } else {
+          t = tables_[static_cast<size_t>(r)].data();
         }
-        k_->map_bytes(table, x + r * plan_.run, y + r * plan_.run, plan_.run);
+        k_->map_bytes(t, x + r * plan_.run, y + r * plan_.run, plan_.run);
       }
     });
     return Status::Ok();
@@ -246,7 +255,21 @@ class QAddPerRunCpu : public Kernel {
   Isa isa_;
   const Int8Kernels* k_ = nullptr;
   PerRunBroadcast plan_;
+  // Run r's output code of every byte of the full operand: its rescaled code plus the factor's,
+  // requantized (the reference's arithmetic).
+  void MakeTable(const uint8_t* f, int64_t r, uint8_t* table) const {
+    const int32_t fv =
+        Requantize((ByteCode(factor_type_, f[r * plan_.factor_stride]) - factor_zero_) *
+                       (int32_t{1} << kAddLeftShift),
+                   r_factor_);
+    for (int v = 0; v < 256; ++v) {
+      table[v] = static_cast<uint8_t>(
+          RequantizeToOutput(WrappingAdd(rescaled_[v], fv), ro_, out_zero_, clamp_.lo, clamp_.hi));
+    }
+  }
+
   int32_t rescaled_[256] = {};  // the full operand's codes, rescaled (by byte)
+  std::vector<std::array<uint8_t, 256>> tables_;  // per run, where the factor is a constant
   Requant r_factor_, ro_;
   DType factor_type_ = DType::kU8;
   int32_t factor_zero_ = 0, out_zero_ = 0;

@@ -179,7 +179,7 @@ TEST(QEltwiseInt8, QAddBroadcastStaysReference) {
 // + [N or 1, C, 1, 1], either order, a scalar), runs of at least 256 codes (byte maps through
 // per-run tables), u8/i8 operands and outputs, the multipliers of QAddRandom, narrowed clamps;
 // shorter runs, and an operand shared by the images of a batch (three broadcast axes), stay with
-// the reference kernel.
+// the reference kernel. Every third case has the smaller operand a constant (tables at prepare).
 TEST(QEltwiseInt8, QAddPerRunOperand) {
   std::mt19937 rng(41);
   const DType types[] = {DType::kU8, DType::kI8};
@@ -200,7 +200,18 @@ TEST(QEltwiseInt8, QAddPerRunOperand) {
       Graph g;
       std::vector<HostTensor> feeds;
       const ValueId a = AddInput(g, feeds, "a", ta, k.a, RandomZero(rng, ta), rng);
-      const ValueId b = AddInput(g, feeds, "b", tb, k.b, RandomZero(rng, tb), rng);
+      ValueId b = AddInput(g, feeds, "b", tb, k.b, RandomZero(rng, tb), rng);
+      if (rep == 2 && NumElements(k.b) < NumElements(k.a)) {
+        // A constant operand (a bias): the kernel makes every run's table at prepare.
+        Value& fed = g.value(b);
+        const QuantParams q = fed.quant;
+        b = g.AddConstant(
+            "b_const", tb, k.b,
+            ConstantBytes::Copy(feeds.back().bytes.data(), feeds.back().bytes.size()));
+        g.value(b).quant = q;
+        g.inputs().pop_back();  // "b" is fed no more
+        feeds.pop_back();
+      }
       std::vector<int32_t> rq;
       for (int r = 0; r < 3; ++r) {
         const std::vector<int32_t> q = RandomRequant(rng, r < 2 ? 30 : 50, 4);
