@@ -232,7 +232,9 @@ class QMaxPoolCpu : public CpuKernelBase {
                  void* scratch) override {
     auto share = [&](int64_t s) {
       auto* v = static_cast<uint8_t*>(scratch) + s * ShareBytes();
-      std::memset(v, signed_ ? 0x80 : 0x00, static_cast<size_t>(row_));  // the lowest code
+      if (path_ == Path::kRows) {  // MaxPoolPlane pads its rows with the lowest code
+        std::memset(v, signed_ ? 0x80 : 0x00, static_cast<size_t>(row_));
+      }
       const int64_t pl0 = planes_ * s / shares_, pl1 = planes_ * (s + 1) / shares_;
       if (signed_) {
         Planes(static_cast<const int8_t*>(inputs[0].data), static_cast<int8_t*>(outputs[0].data),
