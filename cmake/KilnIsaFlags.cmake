@@ -11,8 +11,10 @@
 set(KILN_AVX2_FLAGS -mavx2 -mfma -mf16c -ffp-contract=off -falign-functions=64)
 # GCC 12's avx512fintrin.h trips -Wmaybe-uninitialized on its own _mm512_undefined_ps (GCC bug
 # 105593); the warning says nothing about our code.
-set(KILN_AVX512_FLAGS ${KILN_AVX2_FLAGS} -mavx512f -mavx512bw -mavx512vl -mavx512dq
-    -Wno-maybe-uninitialized)
+set(KILN_AVX512_FLAGS ${KILN_AVX2_FLAGS} -mavx512f -mavx512bw -mavx512vl -mavx512dq)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  list(APPEND KILN_AVX512_FLAGS -Wno-maybe-uninitialized)
+endif()
 set(KILN_AVX512VNNI_FLAGS ${KILN_AVX512_FLAGS} -mavx512vnni)
 # VBMI is no Isa of its own (kernels/cpu/cpu_features.h): *_avx512vbmi.cc files hold kernels the
 # avx512vnni table adds where the CPU also has VBMI.

@@ -42,12 +42,17 @@ esac
 JOBS="${KILN_FUZZ_JOBS:-2}"
 BINARY="kiln_${TARGET}_fuzz"
 
-# -O1 -g1 (line tables), as the sanitizer build of scripts/test.sh: what the reports need, and
-# about half the compile time of -O2 -g (the build was 13 of this script's 22 minutes in CI).
-cmake -S "$ROOT" -B "$BUILD" -DKILN_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DKILN_BUILD_TESTS=OFF \
-  -DKILN_BUILD_BENCH=OFF >/dev/null
+# A tree configured with KILN_FUZZ (scripts/test.sh's sanitizer tree) is used as it is: the
+# target is built there, on the libraries its tests use. Otherwise the tree is configured for
+# fuzzing alone: -O1 -g1 (line tables), as that sanitizer tree, what the reports need at about
+# half the compile time of -O2 -g.
+source "$ROOT/scripts/lib/build_env.sh"
+if ! grep -qs '^KILN_FUZZ:BOOL=ON' "$BUILD/CMakeCache.txt"; then
+  cmake -S "$ROOT" -B "$BUILD" -DKILN_SANITIZE=ON -DKILN_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+    -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_BENCH=OFF "${kiln_cmake_launcher[@]}" >/dev/null
+fi
 cmake --build "$BUILD" -j"$JOBS" --target "$BINARY" >/dev/null
 
 # Undefined behaviour is a finding too (the CMake flags let UBSan recover by default).

@@ -14,7 +14,9 @@ build_dir=${KILN_BUILD_DIR:-build}
 shared=${KILN_SHARED_DIR:-../shared}
 
 bash scripts/install-deps.sh
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_BENCH=OFF >/dev/null
+source scripts/lib/build_env.sh  # Ninja, ccache
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_BENCH=OFF \
+  "${kiln_cmake_launcher[@]}" >/dev/null
 cmake --build "$build_dir" --target kiln -j"$(nproc)"
 
 model=$shared/models/squeezenet/model.onnx

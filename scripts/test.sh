@@ -1,12 +1,29 @@
 #!/usr/bin/env bash
-# What CI runs: install dependencies (Debian packages; a pip venv with onnx/onnxruntime and the
-# test data generated with it, tests/setup_python_tools.sh); build and run the whole suite under AddressSanitizer +
-# UBSan (KILN_ASAN=0 skips it); the deterministic fuzz gate (scripts/fuzz.sh, fixed seed: the
-# repository's seed corpora replayed plus a bounded number of new inputs per target:
-# KILN_FUZZ_RUNS for the .kiln loader, KILN_ONNX_FUZZ_RUNS for the ONNX import path; 0 skips
-# both); then build everything (Release, with tests) and run ctest, whose summary closes the log.
+# What CI runs (.ci/run), and what a new machine runs first (README.md):
+#   1. dependencies: Debian packages (scripts/install-deps.sh) and a pip venv with onnx and
+#      onnxruntime and the test data made with it (tests/setup_python_tools.sh);
+#   2. the sanitizer tree, BUILD-asan (clang, AddressSanitizer + UBSan, -O1): the whole suite
+#      (each real model on its first reference data set), then the deterministic fuzz gate
+#      (scripts/fuzz.sh: the repository's seed corpora replayed plus a bounded number of new
+#      inputs, KILN_FUZZ_RUNS for the .kiln loader and KILN_ONNX_FUZZ_RUNS for the ONNX import
+#      path; 0 skips both), whose targets are built in the same tree: the libraries are compiled
+#      once for both. KILN_ASAN=0 skips this step;
+#   3. the Release tree, BUILD (GCC, -O2, with the benchmarks, which must keep compiling): the
+#      tests labelled `suite` and `binary` (ctest -L), in the build that ships: the cross-module
+#      suites (conformance, every real model on every data set, the command line, model-file
+#      security, the DSP sweep, the Slurm job array) and the checks of the built files. The
+#      `unit` and `opencl` tests run once, in the sanitizer tree. Its ctest summary closes the log.
+# Every run starts from cold caches, as a new machine does: PoCL's kernel cache, Kiln's OpenCL
+# program cache and anything else under XDG_CACHE_HOME point at a new folder, and each tree's
+# test-cache (tests/test_environment.cmake) is emptied before its suite. What is kept between
+# runs, and why it cannot change an outcome: the build trees (CMake rebuilds what changed), the
+# compiler cache (ccache: scripts/lib/build_env.sh) and the Python venv (kept only while its
+# pinned versions match; the data made with it carries a stamp of those versions and of the
+# generator script's text).
+# The time of each step is printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/build_env.sh
 
 build_dir=${KILN_BUILD_DIR:-build}
 jobs=${KILN_JOBS:-$(nproc)}
@@ -14,32 +31,75 @@ fuzz_runs=${KILN_FUZZ_RUNS:-200000}
 onnx_fuzz_runs=${KILN_ONNX_FUZZ_RUNS:-100000}
 asan=${KILN_ASAN:-1}
 
+step_names=()
+step_seconds=()
+step_start=$SECONDS
+# step NAME: closes the step before (recording its time) and opens NAME.
+step() {
+  if ((${#step_names[@]})); then step_seconds+=($((SECONDS - step_start))); fi
+  step_names+=("$1")
+  step_start=$SECONDS
+  echo "== test.sh: $1"
+}
+report_steps() {
+  step_seconds+=($((SECONDS - step_start)))
+  echo "== test.sh: step times"
+  local i
+  for i in "${!step_names[@]}"; do
+    printf '  %-34s %4d:%02d\n' "${step_names[$i]}" $((step_seconds[i] / 60)) $((step_seconds[i] % 60))
+  done
+  printf '  %-34s %4d:%02d\n' total $((SECONDS / 60)) $((SECONDS % 60))
+}
+
+# Cold caches for everything this run starts (the compiler cache's folder was fixed above).
+run_state=$(mktemp -d "${TMPDIR:-/tmp}/kiln-test.XXXXXX")
+trap 'rm -rf "$run_state"' EXIT
+export XDG_CACHE_HOME=$run_state/xdg POCL_CACHE_DIR=$run_state/pocl KILN_CACHE_DIR=$run_state/kiln
+export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizer/lsan.supp"
+
+step "dependencies"
 bash scripts/install-deps.sh --fuzz
-# pip onnx/onnxruntime venv, the current onnx node suite and the exporter-style models, read by
-# the OnnxCurrentNodeSuite and ExporterModels tests of both builds below.
 bash tests/setup_python_tools.sh "$PWD/$build_dir-pytools"
+# Read by the OnnxCurrentNodeSuite, ExporterModels and quantized-import tests of both trees.
 export KILN_PYTOOLS_DIR="$PWD/$build_dir-pytools"
+
 if [[ $asan != 0 ]]; then
-  # -O1 -g1 (line tables, no variable info): what the sanitizers need for their reports, and
-  # about half the compile time of -O2 -g (24 instead of about 45 minutes on 2 cores, the
-  # longest step of CI); the suite then runs in about 7-15 minutes.
-  cmake -S . -B "$build_dir-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_SANITIZE=ON \
-    -DKILN_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
-    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
+  step "sanitizer tree: build"
+  # -O1 -g1 (line tables, no variable info): what the sanitizers' reports need, at about half
+  # the compile time of -O2 -g.
+  cmake -S . -B "$build_dir-asan" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_SANITIZE=ON -DKILN_FUZZ=ON -DKILN_BUILD_BENCH=OFF \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" "${kiln_cmake_launcher[@]}" >/dev/null
   cmake --build "$build_dir-asan" -j"$jobs"
-  # Each real model's second and later reference data sets run only in the Release suite
-  # below: under the sanitizers they take the same code paths as the first with other
-  # numbers, and cost about 6 minutes of the 2-core CI budget (densenet121_rw's second set
-  # alone 160 s).
+  step "sanitizer tree: suite"
+  rm -rf "$build_dir-asan/test-cache"
+  # In the Release suite only: each real model's second and later reference data sets (under the
+  # sanitizers they take the same code paths as the first with other numbers), and the three
+  # largest random-weight architectures, whose convolutions, pools, concatenations and residual
+  # adds the other models and the kernel tests already take through the sanitizers (together
+  # 3.6 minutes of CPU under them).
   ctest --test-dir "$build_dir-asan" --output-on-failure -j2 \
-    -E 'RealModelTest\.MatchesReferenceOutputs/.*_test_data_set_[1-9]'
+    -E 'RealModelTest\.MatchesReferenceOutputs/(.*_test_data_set_[1-9]|(densenet121|resnet18|googlenet)_rw_)'
+  if [[ $fuzz_runs -gt 0 ]]; then
+    step "sanitizer tree: fuzz gate"
+    bash scripts/fuzz.sh loader --runs "$fuzz_runs" --build "$build_dir-asan"
+    bash scripts/fuzz.sh onnx_import --runs "$onnx_fuzz_runs" --build "$build_dir-asan"
+  fi
 fi
-if [[ $fuzz_runs -gt 0 ]]; then
-  bash scripts/fuzz.sh loader --runs "$fuzz_runs" --build "$build_dir-fuzz"
-  bash scripts/fuzz.sh onnx_import --runs "$onnx_fuzz_runs" --build "$build_dir-fuzz"
-fi
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_TESTS=ON
-cmake --build "$build_dir" -j"$jobs"
-# Unit tests, the cross-module suites (conformance, real models, CLI bad input, model-file
-# security) and the runtime link check.
-ctest --test-dir "$build_dir" --output-on-failure -j2
+
+step "Release tree: build"
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_TESTS=ON -DKILN_BUILD_BENCH=ON \
+  "${kiln_cmake_launcher[@]}" >/dev/null
+cmake --build "$build_dir" -j"$jobs" --target kiln_release_suite
+step "Release tree: suite"
+rm -rf "$build_dir/test-cache"
+set +e
+ctest --test-dir "$build_dir" --output-on-failure -j2 -L 'suite|binary' |
+  tee "$run_state/release-ctest.log"
+rc=${PIPESTATUS[0]}
+set -e
+report_steps
+# ctest's summary again, so that it closes the log.
+sed -n '/tests passed, /,$p' "$run_state/release-ctest.log"
+exit "$rc"

@@ -10,12 +10,20 @@ Non-tensor inputs/outputs (sequences, maps, optionals) are skipped: Kiln has ten
 OUT_DIR/VERSION records the onnx version; an existing complete suite of the same version is
 kept (a second run costs nothing).
 """
+import hashlib
 import os
 import shutil
 import sys
 
 import onnx
 from onnx import numpy_helper
+
+
+def script_digest():
+    """What the stamp keys on besides the pinned versions: this script's own text, so that data
+    made by an older generator is made anew rather than found warm (scripts/test.sh)."""
+    with open(__file__, "rb") as f:
+        return "script " + hashlib.sha256(f.read()).hexdigest()[:16]
 
 
 def write_case(case, out_dir):
@@ -45,7 +53,8 @@ def write_case(case, out_dir):
 def main():
     out_dir = sys.argv[1]
     stamp = os.path.join(out_dir, "VERSION")
-    if os.path.exists(stamp) and open(stamp).read().strip() == onnx.__version__:
+    tag = f"{onnx.__version__} {script_digest()}"
+    if os.path.exists(stamp) and open(stamp).read().strip() == tag:
         print(f"gen_onnx_node_tests: onnx {onnx.__version__} suite already in {out_dir}")
         return
     if os.path.exists(out_dir):
@@ -67,7 +76,7 @@ def main():
             shutil.rmtree(os.path.join(out_dir, case.name), ignore_errors=True)
             skipped += 1
     with open(stamp, "w") as f:
-        f.write(onnx.__version__ + "\n")
+        f.write(tag + "\n")
     print(f"gen_onnx_node_tests: onnx {onnx.__version__}: wrote {written} node tests to {out_dir} "
           f"({skipped} with non-tensor values skipped)")
 

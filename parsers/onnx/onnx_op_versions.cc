@@ -259,12 +259,21 @@ void ExpandLegacySoftmax(Graph& g, NodeId id, int64_t axis) {
   s.inputs = {flat};
   s.outputs = {soft};
   s.attrs.Set("axis", int64_t{-1});
-  Node f{original.name + "/flatten", OpType::kFlatten, original.opset, {x}, {flat}, {}, ""};
+  auto node = [&](const std::string& suffix, OpType op, std::vector<ValueId> inputs,
+                  std::vector<ValueId> outputs) {
+    Node n;
+    n.name = original.name + suffix;
+    n.op = op;
+    n.opset = original.opset;
+    n.inputs = std::move(inputs);
+    n.outputs = std::move(outputs);
+    return n;
+  };
+  Node f = node("/flatten", OpType::kFlatten, {x}, {flat});
   f.attrs.Set("axis", axis);
   g.AddNode(std::move(f));
-  g.AddNode(Node{original.name + "/shape", OpType::kShape, original.opset, {x}, {shape}, {}, ""});
-  g.AddNode(Node{
-      original.name + "/reshape", OpType::kReshape, original.opset, {soft, shape}, {y}, {}, ""});
+  g.AddNode(node("/shape", OpType::kShape, {x}, {shape}));
+  g.AddNode(node("/reshape", OpType::kReshape, {soft, shape}, {y}));
 }
 
 }  // namespace
