@@ -241,10 +241,10 @@ struct QDwLaneBlock {
 };
 void PrepareQDwLaneBlock(const int32_t (&offset)[16], const Requant (&requant)[16],
                          QDwLaneBlock& b);
-// The tile rows a band of `out_rows` output rows reads.
-inline int64_t QDwLanesTileRows(const QDwLanesParams& p, int64_t out_rows) {
-  return (out_rows - 1) * p.stride_h + (p.kernel_h - 1) * p.dilation_h + 1;
-}
+// The tile rows a band of `out_rows` output rows reads. This and QDwLanesBandOf are out of line
+// (ukernel_geometry.cc): a copy compiled with a per-ISA file's -m flags could be the one the
+// linker keeps (scripts/check_isa_objects.sh).
+int64_t QDwLanesTileRows(const QDwLanesParams& p, int64_t out_rows);
 // Where the input lies in the tile of the band of output rows [oy0, oy1): its tile rows start
 // at input row oy0 * stride_h - pad_top (negative in the top padding); input rows [iy0, iy1)
 // fill tile rows [above, below), rows [0, above) lie above the input and [below, rows) below
@@ -254,16 +254,7 @@ inline int64_t QDwLanesTileRows(const QDwLanesParams& p, int64_t out_rows) {
 struct QDwLanesBand {
   int64_t rows = 0, iy0 = 0, iy1 = 0, above = 0, below = 0;
 };
-inline QDwLanesBand QDwLanesBandOf(const QDwLanesParams& p, int64_t oy0, int64_t oy1) {
-  QDwLanesBand b;
-  const int64_t top = oy0 * p.stride_h - p.pad_top;
-  b.rows = QDwLanesTileRows(p, oy1 - oy0);
-  b.iy0 = std::clamp<int64_t>(top, 0, p.in_h);
-  b.iy1 = std::clamp<int64_t>(top + b.rows, b.iy0, p.in_h);
-  b.above = std::clamp<int64_t>(b.iy0 - top, 0, b.rows);
-  b.below = std::clamp<int64_t>(b.iy1 - top, b.above, b.rows);
-  return b;
-}
+QDwLanesBand QDwLanesBandOf(const QDwLanesParams& p, int64_t oy0, int64_t oy1);
 // w: the block's weights [taps][16] int32, each the centred weight code in the low 16 bits and
 // 0 in the high 16 (vpdpwssd's second product then adds 0); with column_pairs [2][taps][16],
 // per parity a pair tap's two weights (0 for a column outside the window); or, for a table with

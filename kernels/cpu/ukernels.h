@@ -97,23 +97,13 @@ using DwConvFn = void (*)(const DwConvParams& p, const float* x, const float* w,
 // `lanes` finite); bias16: 16 floats. Windows up to kDwLanesMaxTaps taps.
 inline constexpr int64_t kDwLanesMaxTaps = 49;
 inline constexpr int64_t kDwLanesTileBytes = 256 * 1024;
-inline int64_t DwLanesTileCols(const DwConvParams& p) {
-  return (p.out_w - 1) * p.stride_w + p.kernel_w;
-}
+// Out of line (ukernel_geometry.cc), as every helper the per-ISA files share: a copy compiled
+// with their -m flags could be the one the linker keeps (scripts/check_isa_objects.sh).
+int64_t DwLanesTileCols(const DwConvParams& p);
 // Output rows per band: as many as fit kDwLanesTileBytes (at least one), evened out.
-inline int64_t DwLanesBandRows(const DwConvParams& p) {
-  const int64_t row_bytes = DwLanesTileCols(p) * 64;
-  const int64_t fit = (kDwLanesTileBytes / row_bytes - p.kernel_h) / p.stride_h + 1;
-  const int64_t max_rows = fit < 1 ? 1 : (fit > p.out_h ? p.out_h : fit);
-  const int64_t bands = (p.out_h + max_rows - 1) / max_rows;
-  return (p.out_h + bands - 1) / bands;
-}
-inline int64_t DwLanesTileRows(const DwConvParams& p) {
-  return (DwLanesBandRows(p) - 1) * p.stride_h + p.kernel_h;
-}
-inline int64_t DwLanesScratchFloats(const DwConvParams& p) {
-  return (DwLanesTileRows(p) * DwLanesTileCols(p) + 16) * 16;
-}
+int64_t DwLanesBandRows(const DwConvParams& p);
+int64_t DwLanesTileRows(const DwConvParams& p);
+int64_t DwLanesScratchFloats(const DwConvParams& p);
 using DwLanesFn = void (*)(const DwConvParams& p, const float* x, const float* w16,
                            const float* bias16, const float* residual, float* y, int lanes,
                            float* scratch);
