@@ -8,7 +8,7 @@
 #include <random>
 
 #include "calibration/stats_file.h"
-#include "quantizer/range_algorithms.h"
+#include "quant/range_algorithms.h"
 
 namespace kiln::calib {
 namespace {

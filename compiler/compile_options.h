@@ -11,7 +11,7 @@
 namespace kiln {
 
 namespace quant {
-struct QuantizeConfig;  // quantizer/quantize_config.h
+struct QuantizeConfig;  // quant/quantize_config.h
 }
 
 #ifdef NDEBUG

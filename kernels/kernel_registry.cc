@@ -1,10 +1,5 @@
-// Kernel registry lookups and the explicit list of registrations.
+// Kernel registry lookups and the registrations: the reference kernels, then every backend's.
 #include "kernels/kernel_registry.h"
-
-#include "kernels/cpu/cpu_kernels.h"
-#ifdef KILN_WITH_OPENCL
-#include "kernels/opencl/cl_kernel.h"
-#endif
 
 namespace kiln {
 
@@ -35,10 +30,7 @@ KernelRegistry& KernelRegistry::Global() {
     RegisterReferenceElementwiseKernels(*r);
     RegisterReferenceTensorKernels(*r);
     RegisterReferenceQuantizedKernels(*r);
-    RegisterCpuKernels(*r);
-#ifdef KILN_WITH_OPENCL
-    opencl::RegisterOpenClKernels(*r);
-#endif
+    RegisterBackendKernels(*r);
     return r;
   }();
   return *registry;

@@ -1,5 +1,6 @@
 // One registry keyed by (op, executor, dtype, layout, isa) -> kernel factory. Registration is
-// explicit: RegisterAllKernels() calls each executor's listed register functions.
+// explicit: Global() calls the reference kernels' register functions, then the build's list of
+// backends (RegisterBackendKernels).
 #pragma once
 
 #include <functional>
@@ -76,7 +77,7 @@ struct KernelTraits {
 
 class KernelRegistry {
  public:
-  static KernelRegistry& Global();  // populated by RegisterAllKernels() on first use
+  static KernelRegistry& Global();  // populated on first use
 
   void Register(KernelKey key, KernelFactory factory, KernelTraits traits = {});
 
@@ -117,6 +118,11 @@ class KernelRegistry {
 
 // Whether this build registers OpenCL kernels (kernels/opencl/, built with KILN_OPENCL).
 bool HasOpenClKernels();
+
+// The kernels of every backend built into this tree (kernels/cpu, kernels/opencl, ...). Defined in
+// a file CMake writes from the build's list of backends (cmake/KilnBackends.cmake), so the core
+// registry includes no backend: a backend is added to the list, not to this file.
+void RegisterBackendKernels(KernelRegistry& r);
 
 // Reference (oracle) kernels, one function per op family; defined in kernels/reference/.
 void RegisterReferenceNnKernels(KernelRegistry& r);

@@ -16,8 +16,8 @@
 
 #include "calibration/sample_source.h"
 #include "compiler/pipeline.h"
+#include "quant/quantize_config.h"
 #include "quantizer/accuracy_report.h"
-#include "quantizer/quantize_config.h"
 
 namespace kiln::quant {
 
@@ -49,8 +49,8 @@ struct BudgetStep {
   std::vector<std::string> kept;  // the ONNX nodes kept in float (or int16) at this step
   bool int16 = false;             // the step gave them int16 activations
   std::string tensor;
-  double drop_db = 0;             // how much SQNR that layer lost
-  double metric = 0;              // the budget metric before keeping it
+  double drop_db = 0;  // how much SQNR that layer lost
+  double metric = 0;   // the budget metric before keeping it
 };
 
 struct BudgetResult {

@@ -10,7 +10,7 @@
 #include "calibration/sample_source.h"
 #include "calibration/stats_file.h"
 #include "compiler/pipeline.h"
-#include "quantizer/quantize_config.h"
+#include "quant/quantize_config.h"
 
 namespace kiln::quant {
 

@@ -4,7 +4,8 @@
 Reads `#include "folder/..."` in every *.cc and *.h that git knows (tracked, or untracked and not
 ignored) and maps each file and include to a node: its top-level folder, or a sub-part on a layer
 of its own (SUBFOLDER_NODES, WRITER). Test code (tests/, bench/, *_test.cc, *_fuzz.cc, *_bench.cc,
-*test_util*) may include anything and is left out of the graph; production may not include it.
+*test_util*) may include anything and is left out of the graph; production may not include it,
+and test helpers (*test_util*) live under tests/.
 With a strict layer order every include cycle has an edge that points up or between peers, so
 the check also rules out cycles.
 
@@ -44,10 +45,12 @@ LAYERS = (
     # (kiln_writer: the compiler writes, the runtime only reads), and the runtime API example,
     # which links kiln_runtime alone and so may include nothing of the toolchain.
     ("parsers", "calibration", "serializer/*_writer", "examples"),
+    # Quantization arithmetic, range algorithms and the quantization config, which both the
+    # compiler's quantize passes and the quantizer use (ranges come from calibration's stats).
+    ("quant",),
     # The compiler imports through parsers/ (compiler/frontend.h).
     ("compiler",),
-    # The quantizer drives the compiler pipeline (quantize_driver.h -> compiler/pipeline.h);
-    # quant_math and the quantization config move below both (issue 38).
+    # The quantizer drives the compiler pipeline (quantize_driver.h -> compiler/pipeline.h).
     ("quantizer",),
     ("tools",),
 )
@@ -238,6 +241,13 @@ def check(edges, test_includes):
     return errors, len(listed)
 
 
+def misplaced_test_helpers(files):
+    """Test helpers outside tests/: a production folder holds production code only (issue 38)."""
+    return [f"{path}: a test helper in a production folder: move it under tests/"
+            for path in files if "test_util" in path.split("/")[-1] and
+            not path.startswith("tests/")]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--graph", action="store_true", help="print the include graph, cycles")
@@ -251,6 +261,7 @@ def main():
         print_graph(edges, files, args.folders)
         return 0
     errors, n_listed = check(edges, test_includes)
+    errors += misplaced_test_helpers(files)
     seconds = time.monotonic() - start
     if errors:
         print("\n".join(errors))

@@ -2,9 +2,9 @@
 // dead-code, and fold-constants on PyTorch's Shape -> Gather -> Unsqueeze -> Concat chain.
 #include <gtest/gtest.h>
 
-#include "compiler/passes/pass_test_util.h"
 #include "compiler/passes/passes.h"
 #include "tests/graph_builder.h"
+#include "tests/pass_test_util.h"
 
 namespace kiln {
 namespace {
@@ -59,7 +59,8 @@ TEST(FoldTransposesTest, InversePairVanishesChainComposes) {
   auto t1 = b.Op(OpType::kTranspose, "t1", {x}, Attrs({{"perm", std::vector<int64_t>{2, 0, 1}}}));
   auto t2 = b.Op(OpType::kTranspose, "t2", {t1}, Attrs({{"perm", std::vector<int64_t>{1, 2, 0}}}));
   auto relu = b.Op(OpType::kRelu, "relu", {t2});
-  auto t3 = b.Op(OpType::kTranspose, "t3", {relu}, Attrs({{"perm", std::vector<int64_t>{1, 0, 2}}}));
+  auto t3 =
+      b.Op(OpType::kTranspose, "t3", {relu}, Attrs({{"perm", std::vector<int64_t>{1, 0, 2}}}));
   b.Output(b.Op(OpType::kTranspose, "t4", {t3}));  // default perm: reverse
   Graph g = b.Take();
   const auto inputs = testing::RandomInputs(g);
@@ -85,7 +86,8 @@ TEST(DeadCodeTest, UnusedBranchAndConstantsGo) {
   Graph g = b.Take();
   std::map<std::string, int64_t> counters;
   const std::string text = testing::RunPassForTest(MakeDeadCodePass(), g, &counters);
-  EXPECT_EQ(text, "graph main(%x: f32[4]) -> (%used: f32[4])\n  %used = Relu(%x) : f32[4]  # used\n");
+  EXPECT_EQ(text,
+            "graph main(%x: f32[4]) -> (%used: f32[4])\n  %used = Relu(%x) : f32[4]  # used\n");
   EXPECT_EQ(counters["nodes-removed"], 1);
   EXPECT_EQ(counters["values-removed"], 2);
 }

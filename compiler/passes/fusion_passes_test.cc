@@ -4,9 +4,9 @@
 
 #include <limits>
 
-#include "compiler/passes/pass_test_util.h"
 #include "compiler/passes/passes.h"
 #include "tests/graph_builder.h"
+#include "tests/pass_test_util.h"
 
 namespace kiln {
 namespace {
@@ -19,7 +19,8 @@ TEST(FuseActivationTest, ConvReluBecomesOneFusedConv) {
   auto x = b.Input("x", {1, 2, 5, 5});
   auto w = b.Const("w", {3, 2, 3, 3});
   auto bias = b.Const("b", {3});
-  auto c = b.Op(OpType::kConv, "conv", {x, w, bias}, Attrs({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+  auto c = b.Op(OpType::kConv, "conv", {x, w, bias},
+                Attrs({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
   auto r = b.Op(OpType::kRelu, "relu", {c});
   b.Output(r);
   Graph g = b.Take();
@@ -73,13 +74,15 @@ TEST(FuseActivationTest, EveryActivationAndClipBounds) {
     std::map<std::string, int64_t> counters;
     const std::string text = RewriteAndCompare(g, MakeFuseActivationPass, &counters, 1e-6f);
     EXPECT_NE(text.find("%act = FusedConv(%x, %w) {" + c.expect + "}"), std::string::npos)
-        << OpTypeName(c.op) << "\n" << text;
+        << OpTypeName(c.op) << "\n"
+        << text;
   }
   // Relu6 as Clip with constant bounds.
   GraphBuilder b;
   auto x = b.Input("x", {1, 2, 4, 4});
   auto conv = b.Op(OpType::kConv, "conv", {x, b.Const("w", {2, 2, 1, 1})});
-  b.Output(b.Op(OpType::kClip, "relu6", {conv, b.Const("lo", {}, {0.f}), b.Const("hi", {}, {6.f})}));
+  b.Output(
+      b.Op(OpType::kClip, "relu6", {conv, b.Const("lo", {}, {0.f}), b.Const("hi", {}, {6.f})}));
   Graph g = b.Take();
   const std::string text = RewriteAndCompare(g, MakeFuseActivationPass, nullptr, 0.f);
   EXPECT_NE(text.find("%relu6 = FusedConv(%x, %w) {activation=\"clip\", activation_alpha=0, "
@@ -208,11 +211,11 @@ TEST(FoldBatchNormTest, GemmFeaturesBothWeightLayouts) {
 TEST(FoldPadTest, ZeroPadFoldsIntoConvNotIntoMaxPool) {
   GraphBuilder b;
   auto x = b.Input("x", {1, 2, 5, 5});
-  auto pad = b.Op(OpType::kPad, "pad",
-                  {x, b.ConstI64("pads", {8}, {0, 0, 1, 2, 0, 0, 1, 0})});
+  auto pad = b.Op(OpType::kPad, "pad", {x, b.ConstI64("pads", {8}, {0, 0, 1, 2, 0, 0, 1, 0})});
   auto conv = b.Op(OpType::kConv, "conv", {pad, b.Const("w", {2, 2, 3, 3})},
                    Attrs({{"pads", std::vector<int64_t>{0, 1, 0, 1}}}));
-  auto pad2 = b.Op(OpType::kPad, "pad2", {conv, b.ConstI64("pads2", {8}, {0, 0, 1, 1, 0, 0, 1, 1})});
+  auto pad2 =
+      b.Op(OpType::kPad, "pad2", {conv, b.ConstI64("pads2", {8}, {0, 0, 1, 1, 0, 0, 1, 1})});
   b.Output(b.Op(OpType::kMaxPool, "pool", {pad2},
                 Attrs({{"kernel_shape", std::vector<int64_t>{2, 2}}})));
   Graph g = b.Take();

@@ -7,7 +7,7 @@
 #include "compiler/quantize/qdq_utils.h"
 #include "compiler/quantize/quant_plan.h"
 #include "compiler/quantize/quantize_weights.h"
-#include "quantizer/quantize_config.h"
+#include "quant/quantize_config.h"
 
 namespace kiln {
 namespace {

@@ -8,7 +8,7 @@
 #include "compiler/quantize/lut_builder.h"
 #include "compiler/quantize/qdq_utils.h"
 #include "compiler/rewrite_utils.h"
-#include "quantizer/quant_math.h"
+#include "quant/quant_math.h"
 
 namespace kiln::quant {
 namespace {
@@ -252,10 +252,17 @@ Expected<bool> LowerPool(GraphRewriter& rw, NodeId id, PassContext& ctx) {
 
 bool IsPassThroughOp(const Node& n) {
   switch (n.op) {
-    case OpType::kReshape: case OpType::kFlatten: case OpType::kSqueeze:
-    case OpType::kUnsqueeze: case OpType::kTranspose: case OpType::kIdentity:
-    case OpType::kSlice: case OpType::kDepthToSpace: case OpType::kSpaceToDepth:
-    case OpType::kExpand: case OpType::kTile:
+    case OpType::kReshape:
+    case OpType::kFlatten:
+    case OpType::kSqueeze:
+    case OpType::kUnsqueeze:
+    case OpType::kTranspose:
+    case OpType::kIdentity:
+    case OpType::kSlice:
+    case OpType::kDepthToSpace:
+    case OpType::kSpaceToDepth:
+    case OpType::kExpand:
+    case OpType::kTile:
       return true;
     case OpType::kMaxPool:
       return n.outputs.size() == 1 || n.outputs[1] == kNoValue;
@@ -366,7 +373,8 @@ Expected<bool> LowerAtQuantize(GraphRewriter& rw, NodeId qid, PassContext& ctx) 
                         rw.MergeSources(nodes));
   KILN_RETURN_IF_ERROR(Replace(rw, std::move(lut), kNoNode, end));
   // The chain's nodes go when nothing else reads them (later nodes first).
-  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) KILN_RETURN_IF_ERROR(EraseIfUnused(rw, *it));
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it)
+    KILN_RETURN_IF_ERROR(EraseIfUnused(rw, *it));
   ctx.Count("lookup");
   return true;
 }

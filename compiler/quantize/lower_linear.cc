@@ -13,7 +13,7 @@
 #include "compiler/quantize/qdq_utils.h"
 #include "compiler/rewrite_utils.h"
 #include "ir/activation.h"
-#include "quantizer/quant_math.h"
+#include "quant/quant_math.h"
 
 namespace kiln::quant {
 namespace {
@@ -46,10 +46,17 @@ std::optional<std::vector<double>> BiasValues(const GraphRewriter& rw, ValueId v
     for (int64_t i = 0; i < b.num_elements(); ++i) {
       int64_t code = 0;
       switch (b.dtype) {
-        case DType::kI32: code = b.constant->as<int32_t>()[i]; break;
-        case DType::kU8: code = b.constant->as<uint8_t>()[i]; break;
-        case DType::kI8: code = b.constant->as<int8_t>()[i]; break;
-        default: return std::nullopt;
+        case DType::kI32:
+          code = b.constant->as<int32_t>()[i];
+          break;
+        case DType::kU8:
+          code = b.constant->as<uint8_t>()[i];
+          break;
+        case DType::kI8:
+          code = b.constant->as<int8_t>()[i];
+          break;
+        default:
+          return std::nullopt;
       }
       const size_t c = d->params.per_axis() ? static_cast<size_t>(i) : 0;
       raw.push_back(Dequantize(code, d->params.scales[c], d->params.zero_points[c]));
@@ -77,8 +84,8 @@ std::vector<int64_t> CentredAbsSums(const Value& w, const QuantParams& q, int64_
     const int64_t zp = q.zero_points[q.per_axis() ? static_cast<size_t>(c) : 0];
     for (int64_t i = 0; i < k; ++i) {
       const int64_t idx = channel_major ? c * k + i : i * channels + c;
-      const int64_t code = w.dtype == DType::kU8 ? w.constant->as<uint8_t>()[idx]
-                                                 : w.constant->as<int8_t>()[idx];
+      const int64_t code =
+          w.dtype == DType::kU8 ? w.constant->as<uint8_t>()[idx] : w.constant->as<int8_t>()[idx];
       sums[static_cast<size_t>(c)] += std::llabs(code - zp);
     }
   }
@@ -126,7 +133,8 @@ ValueId AddBiasConstant(GraphRewriter& rw, const std::string& base, const std::v
 
 std::vector<double> WeightScales(const QuantParams& q, int64_t channels) {
   std::vector<double> s(static_cast<size_t>(channels));
-  for (int64_t c = 0; c < channels; ++c) s[static_cast<size_t>(c)] = q.scales[q.per_axis() ? static_cast<size_t>(c) : 0];
+  for (int64_t c = 0; c < channels; ++c)
+    s[static_cast<size_t>(c)] = q.scales[q.per_axis() ? static_cast<size_t>(c) : 0];
   return s;
 }
 
@@ -225,7 +233,8 @@ Expected<bool> LowerConv(GraphRewriter& rw, NodeId id, PassContext& ctx) {
       residual_bound = std::max<int64_t>(residual_bound, static_cast<int64_t>(std::ceil(rm * 256)));
     }
   }
-  if (!acc64 && !AccumulatorFits(CentredAbsSums(w, dw->params, m, true, k), *bias, residual_bound)) {
+  if (!acc64 &&
+      !AccumulatorFits(CentredAbsSums(w, dw->params, m, true, k), *bias, residual_bound)) {
     ctx.Count("kept-float-accumulator-range");
     return false;
   }
@@ -252,7 +261,8 @@ Expected<bool> LowerConv(GraphRewriter& rw, NodeId id, PassContext& ctx) {
     return true;
   }
   std::vector<double> mult;
-  for (int64_t c = 0; c < m; ++c) mult.push_back(s_x * s_w[static_cast<size_t>(c)] / q->params.scales[0]);
+  for (int64_t c = 0; c < m; ++c)
+    mult.push_back(s_x * s_w[static_cast<size_t>(c)] / q->params.scales[0]);
   auto requant = AddRequantConstant(rw, base, mult);
   if (!requant.ok()) return false;
   qc.inputs.push_back(*requant);
@@ -338,7 +348,8 @@ Expected<bool> LowerGemm(GraphRewriter& rw, NodeId id, PassContext& ctx) {
     return true;
   }
   std::vector<double> mult;
-  for (int64_t j = 0; j < n; ++j) mult.push_back(s_a * s_b[static_cast<size_t>(j)] / q->params.scales[0]);
+  for (int64_t j = 0; j < n; ++j)
+    mult.push_back(s_a * s_b[static_cast<size_t>(j)] / q->params.scales[0]);
   auto requant = AddRequantConstant(rw, base, mult);
   if (!requant.ok()) return false;
   qg.inputs.push_back(*requant);

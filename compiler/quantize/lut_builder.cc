@@ -7,7 +7,7 @@
 #include <set>
 
 #include "ir/op_schema.h"
-#include "quantizer/quant_math.h"
+#include "quant/quant_math.h"
 #include "runtime/session.h"
 
 namespace kiln::quant {
@@ -15,14 +15,35 @@ namespace {
 
 bool IsElementwiseFloatOp(OpType op) {
   switch (op) {
-    case OpType::kRelu: case OpType::kLeakyRelu: case OpType::kPRelu: case OpType::kClip:
-    case OpType::kSigmoid: case OpType::kTanh: case OpType::kHardSigmoid:
-    case OpType::kHardSwish: case OpType::kElu: case OpType::kSelu: case OpType::kSoftplus:
-    case OpType::kErf: case OpType::kExp: case OpType::kLog: case OpType::kSqrt:
-    case OpType::kAbs: case OpType::kNeg: case OpType::kReciprocal: case OpType::kFloor:
-    case OpType::kCeil: case OpType::kSign: case OpType::kAdd: case OpType::kSub:
-    case OpType::kMul: case OpType::kDiv: case OpType::kPow: case OpType::kMax:
-    case OpType::kMin: case OpType::kIdentity:
+    case OpType::kRelu:
+    case OpType::kLeakyRelu:
+    case OpType::kPRelu:
+    case OpType::kClip:
+    case OpType::kSigmoid:
+    case OpType::kTanh:
+    case OpType::kHardSigmoid:
+    case OpType::kHardSwish:
+    case OpType::kElu:
+    case OpType::kSelu:
+    case OpType::kSoftplus:
+    case OpType::kErf:
+    case OpType::kExp:
+    case OpType::kLog:
+    case OpType::kSqrt:
+    case OpType::kAbs:
+    case OpType::kNeg:
+    case OpType::kReciprocal:
+    case OpType::kFloor:
+    case OpType::kCeil:
+    case OpType::kSign:
+    case OpType::kAdd:
+    case OpType::kSub:
+    case OpType::kMul:
+    case OpType::kDiv:
+    case OpType::kPow:
+    case OpType::kMax:
+    case OpType::kMin:
+    case OpType::kIdentity:
       return true;
     default:
       return false;
@@ -109,7 +130,8 @@ Expected<std::vector<int64_t>> BuildLookupTable(const GraphRewriter& rw,
       ValueId& m = map[static_cast<size_t>(in)];
       if (m == kNoValue) {
         const Value& c = rw.value(in);
-        if (!c.is_constant()) return Internal("lookup chain input '" + c.name + "' is not in the chain");
+        if (!c.is_constant())
+          return Internal("lookup chain input '" + c.name + "' is not in the chain");
         m = g->AddConstant(c.name, c.dtype, c.shape, *c.constant);
       }
       in = m;

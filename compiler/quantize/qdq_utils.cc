@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "compiler/rewrite_utils.h"
-#include "quantizer/quant_math.h"
+#include "quant/quant_math.h"
 
 namespace kiln::quant {
 
@@ -128,8 +128,8 @@ std::pair<ValueId, ValueId> ParamConstants(GraphRewriter& rw, const std::string&
   const ValueId s = AddF32Constant(rw, base + ".scale", shape, q.scales);
   std::vector<int64_t> zp = q.zero_points;
   zp.resize(q.scales.size(), 0);
-  const ValueId z = rw.AddConstant(base + ".zero_point", t, shape,
-                                   ConstantBytes::FromVector(CodeBytes(zp, t)));
+  const ValueId z =
+      rw.AddConstant(base + ".zero_point", t, shape, ConstantBytes::FromVector(CodeBytes(zp, t)));
   return {s, z};
 }
 
@@ -185,7 +185,8 @@ ValueId InsertQdqPair(GraphRewriter& rw, ValueId v, const QuantParams& params, D
 }
 
 ValueId InsertDequantize(GraphRewriter& rw, ValueId int_value, const QuantParams& params,
-                         ValueId float_out, NodeId anchor, const std::vector<std::string>& sources) {
+                         ValueId float_out, NodeId anchor,
+                         const std::vector<std::string>& sources) {
   const std::string base = rw.value(int_value).name;
   auto [scale, zp] = ParamConstants(rw, base, params, rw.value(int_value).dtype);
   if (float_out == kNoValue) {

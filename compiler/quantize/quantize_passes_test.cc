@@ -7,11 +7,11 @@
 #include <cmath>
 #include <random>
 
-#include "compiler/passes/pass_test_util.h"
 #include "compiler/passes/passes.h"
 #include "quantizer/accuracy_budget.h"
 #include "quantizer/quantize_driver.h"
 #include "tests/graph_builder.h"
+#include "tests/pass_test_util.h"
 
 namespace kiln::quant {
 namespace {
@@ -33,7 +33,8 @@ class VectorSource : public calib::SampleSource {
 
 VectorSource RandomSamples(const Graph& g, int n, uint32_t seed) {
   std::vector<std::vector<HostTensor>> s;
-  for (int i = 0; i < n; ++i) s.push_back(testing::RandomInputs(g, seed + static_cast<uint32_t>(i)));
+  for (int i = 0; i < n; ++i)
+    s.push_back(testing::RandomInputs(g, seed + static_cast<uint32_t>(i)));
   return VectorSource(std::move(s));
 }
 
@@ -41,10 +42,12 @@ VectorSource RandomSamples(const Graph& g, int n, uint32_t seed) {
 Graph SmallCnn() {
   GraphBuilder b;
   const ValueId x = b.Input("x", {1, 3, 8, 8});
-  const ValueId c1 = b.Op(OpType::kConv, "conv1", {x, b.Const("w1", {6, 3, 3, 3}), b.Const("b1", {6})},
-                          Attrs({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+  const ValueId c1 =
+      b.Op(OpType::kConv, "conv1", {x, b.Const("w1", {6, 3, 3, 3}), b.Const("b1", {6})},
+           Attrs({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
   const ValueId r1 = b.Op(OpType::kRelu, "relu1", {c1});
-  const ValueId c2 = b.Op(OpType::kConv, "conv2", {r1, b.Const("w2", {6, 6, 1, 1}), b.Const("b2", {6})});
+  const ValueId c2 =
+      b.Op(OpType::kConv, "conv2", {r1, b.Const("w2", {6, 6, 1, 1}), b.Const("b2", {6})});
   const ValueId add = b.Op(OpType::kAdd, "add", {c2, r1});
   const ValueId r2 = b.Op(OpType::kRelu, "relu2", {add});
   const ValueId gap = b.Op(OpType::kGlobalAveragePool, "gap", {r2});
@@ -99,7 +102,8 @@ double RelativeError(const Graph& f, const Graph& q, int samples, uint32_t seed_
       hi = std::max(hi, a[0].data<float>()[i]);
     }
     for (int64_t i = 0; i < a[0].num_elements(); ++i) {
-      worst = std::max(worst, std::fabs(double(a[0].data<float>()[i]) - b[0].data<float>()[i]) / (hi - lo));
+      worst = std::max(
+          worst, std::fabs(double(a[0].data<float>()[i]) - b[0].data<float>()[i]) / (hi - lo));
     }
   }
   return worst;
@@ -268,13 +272,16 @@ TEST(QuantizePasses, ElementwiseChainBecomesOneLookup) {
   // conv -> hardswish written out (x * clip(x + 3, 0, 6) / 6) -> sigmoid -> conv.
   GraphBuilder b;
   const ValueId x = b.Input("x", {1, 2, 6, 6});
-  const ValueId c1 = b.Op(OpType::kConv, "conv1", {x, b.Const("w1", {4, 2, 3, 3}), b.Const("b1", {4})});
+  const ValueId c1 =
+      b.Op(OpType::kConv, "conv1", {x, b.Const("w1", {4, 2, 3, 3}), b.Const("b1", {4})});
   const ValueId a3 = b.Op(OpType::kAdd, "add3", {c1, b.Const("three", {}, {3.f})});
-  const ValueId cl = b.Op(OpType::kClip, "clip", {a3, b.Const("lo", {}, {0.f}), b.Const("hi", {}, {6.f})});
+  const ValueId cl =
+      b.Op(OpType::kClip, "clip", {a3, b.Const("lo", {}, {0.f}), b.Const("hi", {}, {6.f})});
   const ValueId d6 = b.Op(OpType::kDiv, "div6", {cl, b.Const("six", {}, {6.f})});
   const ValueId hs = b.Op(OpType::kMul, "mul", {c1, d6});
   const ValueId sg = b.Op(OpType::kSigmoid, "sig", {hs});
-  const ValueId c2 = b.Op(OpType::kConv, "conv2", {sg, b.Const("w2", {3, 4, 1, 1}), b.Const("b2", {3})});
+  const ValueId c2 =
+      b.Op(OpType::kConv, "conv2", {sg, b.Const("w2", {3, 4, 1, 1}), b.Const("b2", {3})});
   b.Output(c2);
   const Graph g = b.Take();
   for (ActMode act : {ActMode::kAsymU8, ActMode::kSymI16}) {
@@ -305,8 +312,9 @@ TEST(QuantizePasses, ConcatSharesParametersAndMaxPoolMovesCodes) {
                           Attrs({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
   const ValueId r2 = b.Op(OpType::kRelu, "r2", {c2});
   const ValueId cat = b.Op(OpType::kConcat, "cat", {r1, r2}, Attrs({{"axis", int64_t{1}}}));
-  const ValueId mp = b.Op(OpType::kMaxPool, "mp", {cat}, Attrs({{"kernel_shape", std::vector<int64_t>{2, 2}},
-                                                                {"strides", std::vector<int64_t>{2, 2}}}));
+  const ValueId mp = b.Op(OpType::kMaxPool, "mp", {cat},
+                          Attrs({{"kernel_shape", std::vector<int64_t>{2, 2}},
+                                 {"strides", std::vector<int64_t>{2, 2}}}));
   const ValueId c3 = b.Op(OpType::kConv, "c3", {mp, b.Const("w3", {2, 9, 1, 1})});
   b.Output(c3);
   const Graph g = b.Take();
@@ -329,38 +337,44 @@ TEST(LowerQdq, HandWrittenQdqConvBecomesQConv) {
   auto zp_u8 = [&](const char* name, uint8_t v) {
     return b.graph().AddConstant(name, DType::kU8, {}, ConstantBytes::Copy(&v, 1));
   };
-  const ValueId xq = b.Op(OpType::kQuantizeLinear, "xq", {x, scalar("xs", 0.05f), zp_u8("xz", 128)});
-  const ValueId xd = b.Op(OpType::kDequantizeLinear, "xd", {xq, scalar("xs2", 0.05f), zp_u8("xz2", 128)});
+  const ValueId xq =
+      b.Op(OpType::kQuantizeLinear, "xq", {x, scalar("xs", 0.05f), zp_u8("xz", 128)});
+  const ValueId xd =
+      b.Op(OpType::kDequantizeLinear, "xd", {xq, scalar("xs2", 0.05f), zp_u8("xz2", 128)});
   const std::vector<int8_t> wcodes = {1, -2, 3, -4, 5, -6, 7, -8};
   const ValueId wq = b.graph().AddConstant("wq", DType::kI8, {4, 2, 1, 1},
                                            ConstantBytes::Copy(wcodes.data(), wcodes.size()));
   const int8_t wz = 0;
-  const ValueId wd = b.Op(OpType::kDequantizeLinear, "wd",
-                          {wq, scalar("ws", 0.1f),
-                           b.graph().AddConstant("wz", DType::kI8, {}, ConstantBytes::Copy(&wz, 1))});
+  const ValueId wd =
+      b.Op(OpType::kDequantizeLinear, "wd",
+           {wq, scalar("ws", 0.1f),
+            b.graph().AddConstant("wz", DType::kI8, {}, ConstantBytes::Copy(&wz, 1))});
   Attributes act;
   act.Set("activation", std::string("relu"));
-  const ValueId y = b.Op(OpType::kFusedConv, "conv", {xd, wd, b.Const("bias", {4}, {0.1f, 0.2f, -0.3f, 0.f})}, act);
+  const ValueId y = b.Op(OpType::kFusedConv, "conv",
+                         {xd, wd, b.Const("bias", {4}, {0.1f, 0.2f, -0.3f, 0.f})}, act);
   const ValueId yq = b.Op(OpType::kQuantizeLinear, "yq", {y, scalar("ys", 0.02f), zp_u8("yz", 0)});
-  const ValueId yd = b.Op(OpType::kDequantizeLinear, "yd", {yq, scalar("ys2", 0.02f), zp_u8("yz2", 0)});
+  const ValueId yd =
+      b.Op(OpType::kDequantizeLinear, "yd", {yq, scalar("ys2", 0.02f), zp_u8("yz2", 0)});
   b.Output(yd);
   Graph g = b.Take();
   const auto in = testing::RandomInputs(g, 3);
   const auto before = testing::RunGraph(g, in);
   const std::string ir = testing::RunPassForTest(MakeLowerQdqPass(), g);
-  EXPECT_EQ(ir,
-            "graph main(%x: f32[1,2,3,3]) -> (%yd: f32[1,4,3,3])\n"
-            "  const %xs: f32[] (4 bytes)\n"
-            "  const %xz: u8[] (1 bytes)\n"
-            "  const %wq: i8[4,2,1,1] quant(scale=0.100000,zp=0) (8 bytes)\n"
-            "  const %ys2: f32[] (4 bytes)\n"
-            "  const %yz2: u8[] (1 bytes)\n"
-            "  const %conv.bias: i32[4] (16 bytes)\n"
-            "  const %conv.requant: i32[4,2] (32 bytes)\n"
-            "  %xq = QuantizeLinear(%x, %xs, %xz) : u8[1,2,3,3] quant(scale=0.050000,zp=128)  # xq\n"
-            "  %yq = QConv(%xq, %wq, %conv.bias, _, %conv.requant) {out_dtype=\"u8\", qmax=255, "
-            "qmin=0} : u8[1,4,3,3] quant(scale=0.020000,zp=0)  # conv\n"
-            "  %yd = DequantizeLinear(%yq, %ys2, %yz2) : f32[1,4,3,3]  # yd\n");
+  EXPECT_EQ(
+      ir,
+      "graph main(%x: f32[1,2,3,3]) -> (%yd: f32[1,4,3,3])\n"
+      "  const %xs: f32[] (4 bytes)\n"
+      "  const %xz: u8[] (1 bytes)\n"
+      "  const %wq: i8[4,2,1,1] quant(scale=0.100000,zp=0) (8 bytes)\n"
+      "  const %ys2: f32[] (4 bytes)\n"
+      "  const %yz2: u8[] (1 bytes)\n"
+      "  const %conv.bias: i32[4] (16 bytes)\n"
+      "  const %conv.requant: i32[4,2] (32 bytes)\n"
+      "  %xq = QuantizeLinear(%x, %xs, %xz) : u8[1,2,3,3] quant(scale=0.050000,zp=128)  # xq\n"
+      "  %yq = QConv(%xq, %wq, %conv.bias, _, %conv.requant) {out_dtype=\"u8\", qmax=255, "
+      "qmin=0} : u8[1,4,3,3] quant(scale=0.020000,zp=0)  # conv\n"
+      "  %yd = DequantizeLinear(%yq, %ys2, %yz2) : f32[1,4,3,3]  # yd\n");
   const auto after = testing::RunGraph(g, in);
   ASSERT_EQ(after.size(), 1u);
   // Within one output step of the fake-quantized float graph.
@@ -413,10 +427,12 @@ TEST(Equalize, PreservesTheFunctionAndBalancesRanges) {
   std::mt19937 rng(2);
   std::uniform_real_distribution<float> d(-1, 1);
   for (size_t i = 0; i < w1.size(); ++i) w1[i] = d(rng) * (i < 27 ? 20.f : 0.05f);
-  const ValueId c1 = b.Op(OpType::kConv, "conv1", {x, b.Const("w1", {4, 3, 3, 3}, w1), b.Const("b1", {4})});
+  const ValueId c1 =
+      b.Op(OpType::kConv, "conv1", {x, b.Const("w1", {4, 3, 3, 3}, w1), b.Const("b1", {4})});
   const ValueId r1 = b.Op(OpType::kRelu, "relu1", {c1});
-  const ValueId dw = b.Op(OpType::kConv, "dw", {r1, b.Const("wd", {4, 1, 3, 3})},
-                          Attrs({{"group", int64_t{4}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+  const ValueId dw =
+      b.Op(OpType::kConv, "dw", {r1, b.Const("wd", {4, 1, 3, 3})},
+           Attrs({{"group", int64_t{4}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
   b.Output(dw);
   Graph g = b.Take();
   CompileOptions plain;
@@ -426,7 +442,8 @@ TEST(Equalize, PreservesTheFunctionAndBalancesRanges) {
   auto e = CompileGraph(g, eq);
   ASSERT_TRUE(f.ok() && e.ok());
   bool ran = false;
-  for (const auto& r : e->reports) ran |= r.name == "equalize" && r.ran && r.counters.count("pairs");
+  for (const auto& r : e->reports)
+    ran |= r.name == "equalize" && r.ran && r.counters.count("pairs");
   EXPECT_TRUE(ran);
   const auto in = testing::RandomInputs(g, 4);
   testing::ExpectClose(testing::RunGraph(f->graph, in), testing::RunGraph(e->graph, in), 1e-5f);

@@ -3,7 +3,7 @@
 
 #include "compiler/pass.h"
 #include "ir/rewriter.h"
-#include "quantizer/quantize_config.h"
+#include "quant/quantize_config.h"
 
 namespace kiln::quant {
 

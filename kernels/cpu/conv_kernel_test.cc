@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "kernels/cpu/conv_test_util.h"
+#include "tests/conv_test_util.h"
 #include "tests/op_runner.h"
 
 namespace kiln::cpu {

@@ -3,14 +3,14 @@
 // and 2 threads.
 #include "kernels/cpu/conv.h"
 
-#include <vector>
-
 #include <gtest/gtest.h>
+
+#include <vector>
 
 #include "kernels/cpu/conv_depthwise.h"
 #include "kernels/cpu/conv_gemm.h"
 #include "kernels/cpu/conv_packing.h"
-#include "kernels/cpu/conv_test_util.h"
+#include "tests/conv_test_util.h"
 
 namespace kiln::cpu {
 namespace {

@@ -1,7 +1,7 @@
 // Normalisation reference kernels (BatchNormalization, InstanceNormalization, LRN) and schemas.
 #include <cmath>
 
-#include "kernels/reference/nn_test_util.h"
+#include "tests/nn_test_util.h"
 
 namespace kiln::nn_test {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kernels/reference/cast_test_util.h"
+#include "tests/cast_test_util.h"
 
 namespace kiln {
 namespace {

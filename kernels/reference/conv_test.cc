@@ -1,5 +1,5 @@
 // Conv reference kernel and schema: hand-computed cases and attribute errors.
-#include "kernels/reference/nn_test_util.h"
+#include "tests/nn_test_util.h"
 
 namespace kiln::nn_test {
 namespace {

@@ -1,5 +1,5 @@
 // Gemm and MatMul reference kernels and schemas: hand-computed products, broadcasting, errors.
-#include "kernels/reference/nn_test_util.h"
+#include "tests/nn_test_util.h"
 
 namespace kiln::nn_test {
 namespace {

@@ -1,5 +1,5 @@
 // Pad reference kernel and schema: the three modes, cropping, dtypes, errors.
-#include "kernels/reference/nn_test_util.h"
+#include "tests/nn_test_util.h"
 
 namespace kiln::nn_test {
 namespace {

@@ -1,6 +1,6 @@
 // Pool reference kernels and schemas: MaxPool (indices, ceil_mode, u8), AveragePool padding
 // counts, global pools, attribute errors.
-#include "kernels/reference/nn_test_util.h"
+#include "tests/nn_test_util.h"
 
 namespace kiln::nn_test {
 namespace {

@@ -2,7 +2,7 @@
 // within one output quantization step, on random shapes and parameters; plus the requantize
 // arithmetic itself and the schemas' refusals.
 #include "ir/activation.h"
-#include "kernels/reference/quantized_test_util.h"
+#include "tests/quantized_test_util.h"
 
 namespace kiln::qtest {
 namespace {

@@ -1,6 +1,6 @@
 // Resize/Upsample reference kernel and schemas: coordinate modes, nearest rounding, linear,
 // tf_crop_and_resize extrapolation, errors.
-#include "kernels/reference/nn_test_util.h"
+#include "tests/nn_test_util.h"
 
 namespace kiln::nn_test {
 namespace {

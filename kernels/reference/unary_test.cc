@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "kernels/reference/cast_test_util.h"
+#include "tests/cast_test_util.h"
 
 namespace kiln {
 namespace {

@@ -1,13 +1,14 @@
 // Cost-aware placement against support-only placement on a partition where they differ: a large
-// QConv island is worth the DSP, a tiny QLookup island between a CPU SpaceToDepth and DepthToSpace is not.
+// QConv island is worth the DSP, a tiny QLookup island between a CPU SpaceToDepth and DepthToSpace
+// is not.
 #include "runtime/cost_placement.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "runtime/dsp/dsp_test_util.h"
 #include "runtime/session.h"
+#include "tests/dsp/dsp_test_util.h"
 
 namespace kiln {
 namespace {

@@ -13,10 +13,10 @@
 #include "compiler/memory/memory_planner.h"
 #include "kernels/dsp/dsp_engine.h"
 #include "runtime/dsp/dsp_executor.h"
-#include "runtime/dsp/dsp_test_util.h"
 #include "runtime/session.h"
 #include "serializer/container_reader.h"
 #include "serializer/dsp_programs.h"
+#include "tests/dsp/dsp_test_util.h"
 
 namespace kiln {
 namespace {

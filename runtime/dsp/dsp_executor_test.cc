@@ -12,8 +12,8 @@
 #include "ir/op_schema.h"
 #include "kernels/dsp/dsp_engine.h"
 #include "kernels/reference/quantized_util.h"
-#include "runtime/dsp/dsp_test_util.h"
 #include "runtime/session.h"
+#include "tests/dsp/dsp_test_util.h"
 
 namespace kiln {
 namespace {

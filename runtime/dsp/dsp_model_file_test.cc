@@ -9,12 +9,12 @@
 #include "ir/op_schema.h"
 #include "kernels/dsp/dsp_op.h"
 #include "runtime/dsp/dsp_executor.h"
-#include "runtime/dsp/dsp_test_util.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
 #include "serializer/container_reader.h"
 #include "serializer/dsp_programs.h"
 #include "serializer/model_writer.h"
+#include "tests/dsp/dsp_test_util.h"
 
 namespace kiln {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "kernels/dsp/dsp_op.h"
 #include "runtime/dsp/dsp_executor.h"
-#include "runtime/dsp/dsp_test_util.h"
 #include "runtime/session.h"
+#include "tests/dsp/dsp_test_util.h"
 
 namespace kiln {
 namespace {

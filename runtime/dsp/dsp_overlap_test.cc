@@ -7,8 +7,8 @@
 
 #include "kernels/dsp/dsp_engine.h"
 #include "runtime/dsp/dsp_executor.h"
-#include "runtime/dsp/dsp_test_util.h"
 #include "runtime/session.h"
+#include "tests/dsp/dsp_test_util.h"
 
 namespace kiln {
 namespace {

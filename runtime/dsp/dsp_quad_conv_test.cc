@@ -9,8 +9,8 @@
 
 #include "kernels/dsp/dsp_conv.h"
 #include "runtime/dsp/dsp_executor.h"
-#include "runtime/dsp/dsp_test_util.h"
 #include "runtime/session.h"
+#include "tests/dsp/dsp_test_util.h"
 
 namespace kiln {
 namespace {
@@ -98,8 +98,8 @@ Model Make(const Case& cc, uint32_t seed, Layout layout) {
   return md;
 }
 
-std::vector<HostTensor> RunModel(const Model& md, std::vector<std::string> executors, uint32_t scratch,
-                            bool* on_dsp) {
+std::vector<HostTensor> RunModel(const Model& md, std::vector<std::string> executors,
+                                 uint32_t scratch, bool* on_dsp) {
   SessionOptions so;
   so.executors = std::move(executors);
   so.dsp.scratch_bytes = scratch;
@@ -132,7 +132,8 @@ TEST(DspQuadConv, BitExactWithTheReferenceOnRandomShapes) {
     const auto want = RunModel(plain, {kExecutorCpu}, kDspDefaultScratchBytes, nullptr);
     ASSERT_EQ(want.size(), 1u);
     // The reference unpacks the layout: same bytes from the packed graph on the CPU.
-    EXPECT_EQ(RunModel(quads, {kExecutorCpu}, kDspDefaultScratchBytes, nullptr)[0].bytes, want[0].bytes);
+    EXPECT_EQ(RunModel(quads, {kExecutorCpu}, kDspDefaultScratchBytes, nullptr)[0].bytes,
+              want[0].bytes);
     for (uint32_t scratch : {256u * 1024, 32u * 1024, 8u * 1024}) {
       SCOPED_TRACE("scratchpad " + std::to_string(scratch));
       bool on_dsp = false;

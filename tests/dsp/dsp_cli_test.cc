@@ -8,8 +8,8 @@
 #include <span>
 
 #include "kernels/dsp/dsp_op.h"
-#include "runtime/dsp/dsp_test_util.h"
 #include "serializer/model_writer.h"
+#include "tests/dsp/dsp_test_util.h"
 #include "tests/test_support.h"
 
 namespace kiln {
@@ -42,7 +42,8 @@ TEST_F(DspCli, InspectExplainsEveryDecision) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("placement (dsp,cpu, by estimated cost): dsp 1, cpu 3"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("t1  SpaceToDepth  dsp: the DSP target has no SpaceToDepth"), std::string::npos)
+  EXPECT_NE(r.out.find("t1  SpaceToDepth  dsp: the DSP target has no SpaceToDepth"),
+            std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("dsp island of 1 node (conv)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("dsp island of 1 node (lut)"), std::string::npos) << r.out;

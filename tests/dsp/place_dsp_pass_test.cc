@@ -5,7 +5,7 @@
 
 #include "compiler/pipeline.h"
 #include "kernels/dsp/dsp_op.h"
-#include "runtime/dsp/dsp_test_util.h"
+#include "tests/dsp/dsp_test_util.h"
 
 namespace kiln {
 namespace {

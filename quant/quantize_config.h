@@ -9,8 +9,8 @@
 #include <string_view>
 
 #include "calibration/stats_file.h"
-#include "quantizer/quant_math.h"
-#include "quantizer/range_algorithms.h"
+#include "quant/quant_math.h"
+#include "quant/range_algorithms.h"
 
 namespace kiln::quant {
 

@@ -13,7 +13,7 @@
 
 #include "ir/op_schema.h"
 #include "kernels/reference/quantized_util.h"
-#include "quantizer/quant_math.h"
+#include "quant/quant_math.h"
 #include "runtime/session.h"
 #include "tests/op_runner.h"
 
@@ -21,8 +21,8 @@ namespace kiln::qtest {
 
 // An operand of a quantized op under test.
 struct QIn {
-  HostTensor tensor;     // stored (integer) values
-  QuantParams quant;     // empty for plain constants (requant tables, biases)
+  HostTensor tensor;  // stored (integer) values
+  QuantParams quant;  // empty for plain constants (requant tables, biases)
   bool constant = false;
   bool omitted = false;
 };
@@ -105,7 +105,8 @@ inline Expected<HostTensor> RunQuantizedOp(OpType op, const Attributes& attrs,
     const HostTensor& t = ins[i].tensor;
     ValueId id;
     if (ins[i].constant) {
-      id = g->AddConstant(name, t.dtype, t.shape, ConstantBytes::Copy(t.bytes.data(), t.bytes.size()));
+      id = g->AddConstant(name, t.dtype, t.shape,
+                          ConstantBytes::Copy(t.bytes.data(), t.bytes.size()));
     } else {
       Value v;
       v.name = name;

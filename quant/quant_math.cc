@@ -1,11 +1,10 @@
 // Quantization arithmetic: parameters, weights, biases, multipliers and clamps.
-#include "quantizer/quant_math.h"
+#include "quant/quant_math.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
-
 
 namespace kiln::quant {
 
@@ -99,7 +98,8 @@ QuantizedWeights QuantizeWeightsSymmetric(const std::vector<float>& w, int64_t c
     for (int64_t c = 0; c < channels; ++c) {
       for (int64_t i = 0; i < inner_stride; ++i) {
         const float v = std::fabs(w[static_cast<size_t>((o * channels + c) * inner_stride + i)]);
-        if (std::isfinite(v)) max_abs[static_cast<size_t>(c)] = std::max(max_abs[static_cast<size_t>(c)], v);
+        if (std::isfinite(v))
+          max_abs[static_cast<size_t>(c)] = std::max(max_abs[static_cast<size_t>(c)], v);
       }
     }
   }
@@ -159,8 +159,8 @@ std::vector<int32_t> QuantizeBias(const std::vector<float>& b, float input_scale
   std::vector<int32_t> out(b.size());
   for (size_t c = 0; c < b.size(); ++c) {
     const double ws = weight_scales.size() == 1 ? weight_scales[0] : weight_scales[c];
-    const double q = std::round(static_cast<double>(b[c]) /
-                                (static_cast<double>(input_scale) * ws));
+    const double q =
+        std::round(static_cast<double>(b[c]) / (static_cast<double>(input_scale) * ws));
     out[c] = static_cast<int32_t>(std::clamp(
         std::isfinite(q) ? q : 0.0, static_cast<double>(std::numeric_limits<int32_t>::min()),
         static_cast<double>(std::numeric_limits<int32_t>::max())));
@@ -171,8 +171,8 @@ std::vector<int32_t> QuantizeBias(const std::vector<float>& b, float input_scale
 int64_t QuantizeValue(double v, float scale, int64_t zero_point, DType t) {
   const double q = std::round(v / static_cast<double>(scale)) + static_cast<double>(zero_point);
   if (std::isnan(q)) return zero_point;
-  return static_cast<int64_t>(std::clamp(q, static_cast<double>(QuantCodeMin(t)),
-                                         static_cast<double>(QuantCodeMax(t))));
+  return static_cast<int64_t>(
+      std::clamp(q, static_cast<double>(QuantCodeMin(t)), static_cast<double>(QuantCodeMax(t))));
 }
 
 Expected<QClamp> ActivationClamp(const ActivationParams& act, const QuantParams& q, DType t) {

@@ -1,5 +1,5 @@
 // minmax, percentile, KL-divergence (entropy) and MSE range selection over a histogram.
-#include "quantizer/range_algorithms.h"
+#include "quant/range_algorithms.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "calibration/tensor_stats.h"
-#include "quantizer/quant_math.h"
+#include "quant/quant_math.h"
 
 namespace kiln::quant {
 
