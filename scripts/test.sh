@@ -56,6 +56,9 @@ run_state=$(mktemp -d "${TMPDIR:-/tmp}/kiln-test.XXXXXX")
 trap 'rm -rf "$run_state"' EXIT
 export XDG_CACHE_HOME=$run_state/xdg POCL_CACHE_DIR=$run_state/pocl KILN_CACHE_DIR=$run_state/kiln
 export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizer/lsan.supp"
+# Settings a developer's shell may carry that change what the runtime trusts, which OpenCL
+# platform or tuning it takes, or what it logs: the tests set what they need themselves.
+unset KILN_TRUST_DIR KILN_OPENCL_PLATFORM KILN_OPENCL_TUNE KILN_LOG_LEVEL SOURCE_DATE_EPOCH
 
 step "dependencies"
 bash scripts/install-deps.sh --fuzz
