@@ -1,7 +1,7 @@
 # The backends built into this tree and the file that registers their kernels with the core
 # registry (kernels/kernel_registry.h RegisterBackendKernels). The core includes no backend: the
 # list is made here, at build time, and a new backend adds its registration function to it.
-#   kiln_add_backend_kernels(QUALIFIED_FUNCTION): e.g. kiln::cpu::RegisterKernels; the function
+#   kiln_add_backend_kernels(QUALIFIED_FUNCTION): e.g. kiln::RegisterCpuKernels; the function
 #   takes a KernelRegistry&.
 #   kiln_write_backend_kernels(OUT): writes OUT (a .cc) calling every function added, in order.
 set_property(GLOBAL PROPERTY KILN_BACKEND_KERNELS "")

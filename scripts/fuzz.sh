@@ -55,7 +55,8 @@ if ! grep -qs '^KILN_FUZZ:BOOL=ON' "$BUILD/CMakeCache.txt"; then
 fi
 cmake --build "$BUILD" -j"$JOBS" --target "$BINARY" >/dev/null
 
-# Undefined behaviour is a finding too (the CMake flags let UBSan recover by default).
+# Undefined behaviour is a finding too (the tree's -fno-sanitize-recover=undefined already stops
+# at the first report; this also prints its stack).
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 
 FUZZER="$BUILD/tests/fuzz/$BINARY"

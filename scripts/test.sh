@@ -7,12 +7,14 @@
 #      (scripts/fuzz.sh: the repository's seed corpora replayed plus a bounded number of new
 #      inputs, KILN_FUZZ_RUNS for the .kiln loader and KILN_ONNX_FUZZ_RUNS for the ONNX import
 #      path; 0 skips both), whose targets are built in the same tree: the libraries are compiled
-#      once for both. KILN_ASAN=0 skips this step;
-#   3. the Release tree, BUILD (GCC, -O2, with the benchmarks, which must keep compiling): the
+#      once for both;
+#   3. the Release tree, BUILD (GCC, -O3, with the benchmarks, which must keep compiling): the
 #      tests labelled `suite` and `binary` (ctest -L), in the build that ships: the cross-module
 #      suites (conformance, every real model on every data set, the command line, model-file
 #      security, the DSP sweep, the Slurm job array) and the checks of the built files. The
 #      `unit` and `opencl` tests run once, in the sanitizer tree. Its ctest summary closes the log.
+# KILN_ASAN=0 skips the sanitizer tree: the Release tree then builds and runs every test, and the
+# fuzz gate builds its targets in a tree of their own (BUILD-fuzz).
 # Every run starts from cold caches, as a new machine does: PoCL's kernel cache, Kiln's OpenCL
 # program cache and anything else under XDG_CACHE_HOME point at a new folder, and each tree's
 # test-cache (tests/test_environment.cmake) is emptied before its suite. What is kept between
@@ -84,21 +86,27 @@ if [[ $asan != 0 ]]; then
   # 3.6 minutes of CPU under them).
   ctest --test-dir "$build_dir-asan" --output-on-failure -j2 \
     -E 'RealModelTest\.MatchesReferenceOutputs/(.*_test_data_set_[1-9]|(densenet121|resnet18|googlenet)_rw_)'
-  if [[ $fuzz_runs -gt 0 ]]; then
-    step "sanitizer tree: fuzz gate"
-    bash scripts/fuzz.sh loader --runs "$fuzz_runs" --build "$build_dir-asan"
-    bash scripts/fuzz.sh onnx_import --runs "$onnx_fuzz_runs" --build "$build_dir-asan"
-  fi
+fi
+if [[ $fuzz_runs -gt 0 ]]; then
+  fuzz_tree=$build_dir-asan
+  [[ $asan != 0 ]] || fuzz_tree=$build_dir-fuzz
+  step "fuzz gate ($fuzz_tree)"
+  bash scripts/fuzz.sh loader --runs "$fuzz_runs" --build "$fuzz_tree"
+  bash scripts/fuzz.sh onnx_import --runs "$onnx_fuzz_runs" --build "$fuzz_tree"
 fi
 
+# With the sanitizer tree, the Release tree builds and runs only what that suite left to it.
+release_target=(--target kiln_release_suite)
+release_labels=(-L 'suite|binary')
+if [[ $asan == 0 ]]; then release_target=() release_labels=(); fi
 step "Release tree: build"
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_TESTS=ON -DKILN_BUILD_BENCH=ON \
   "${kiln_cmake_launcher[@]}" >/dev/null
-cmake --build "$build_dir" -j"$jobs" --target kiln_release_suite
+cmake --build "$build_dir" -j"$jobs" "${release_target[@]}"
 step "Release tree: suite"
 rm -rf "$build_dir/test-cache"
 set +e
-ctest --test-dir "$build_dir" --output-on-failure -j2 -L 'suite|binary' |
+ctest --test-dir "$build_dir" --output-on-failure -j2 "${release_labels[@]}" |
   tee "$run_state/release-ctest.log"
 rc=${PIPESTATUS[0]}
 set -e

@@ -36,17 +36,15 @@ endforeach()
 
 # Tests found by gtest_discover_tests (their lists, <target>_TESTS, exist once discovered).
 set(kiln_env_script "")
-foreach(target kiln_runtime_tests kiln_dsp_tests kiln_toolchain_tests kiln_suite_tests)
-  string(APPEND kiln_env_script
-         "if(DEFINED ${target}_TESTS)\n"
-         "  set_tests_properties(\${${target}_TESTS} PROPERTIES ENVIRONMENT [==[${kiln_test_env}]==])\n"
-         "endif()\n")
+foreach(target kiln_runtime_tests kiln_dsp_tests kiln_toolchain_tests kiln_suite_tests
+               kiln_opencl_tests)
+  set(env ${kiln_test_env})
+  if(target STREQUAL "kiln_opencl_tests")
+    set(env ${kiln_opencl_test_env})
+  endif()
+  string(APPEND kiln_env_script "if(DEFINED ${target}_TESTS)\n  set_tests_properties("
+         "\${${target}_TESTS} PROPERTIES ENVIRONMENT [==[${env}]==])\nendif()\n")
 endforeach()
-string(APPEND kiln_env_script
-       "if(DEFINED kiln_opencl_tests_TESTS)\n"
-       "  set_tests_properties(\${kiln_opencl_tests_TESTS} PROPERTIES ENVIRONMENT "
-       "[==[${kiln_opencl_test_env}]==])\n"
-       "endif()\n")
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/kiln_test_environment.cmake "${kiln_env_script}")
 set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES
              ${CMAKE_CURRENT_BINARY_DIR}/kiln_test_environment.cmake)

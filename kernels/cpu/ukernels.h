@@ -97,8 +97,8 @@ using DwConvFn = void (*)(const DwConvParams& p, const float* x, const float* w,
 // `lanes` finite); bias16: 16 floats. Windows up to kDwLanesMaxTaps taps.
 inline constexpr int64_t kDwLanesMaxTaps = 49;
 inline constexpr int64_t kDwLanesTileBytes = 256 * 1024;
-// Out of line (ukernel_geometry.cc), as every helper the per-ISA files share: a copy compiled
-// with their -m flags could be the one the linker keeps (scripts/check_isa_objects.sh).
+// Out of line (ukernel_geometry.cc): an inline copy in a per-ISA file would be compiled with its
+// -m flags and could be the one the linker keeps (scripts/check_isa_objects.sh).
 int64_t DwLanesTileCols(const DwConvParams& p);
 // Output rows per band: as many as fit kDwLanesTileBytes (at least one), evened out.
 int64_t DwLanesBandRows(const DwConvParams& p);
