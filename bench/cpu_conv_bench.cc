@@ -26,9 +26,9 @@
 #include "bench/conv_layers.h"
 #include "bench/fma_peak.h"
 #include "ir/layout.h"
-#include "kernels/cpu/conv.h"
-#include "kernels/cpu/conv_packing.h"
-#include "kernels/cpu/cpu_features.h"
+#include "backends/cpu/kernels/conv.h"
+#include "backends/cpu/kernels/conv_packing.h"
+#include "kernels/cpu_features.h"
 
 namespace kiln::bench {
 namespace {

@@ -1,7 +1,7 @@
 // Dispatch of the per-ISA FMA peak loops.
 #include "bench/fma_peak.h"
 
-#include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu_features.h"
 
 namespace kiln::bench {
 

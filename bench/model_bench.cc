@@ -25,7 +25,7 @@
 
 #include "compiler/frontend.h"
 #include "compiler/pipeline.h"
-#include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu_features.h"
 #include "parsers/onnx/onnx_parser.h"
 #include "parsers/onnx/tensor_proto.h"
 #include "runtime/session.h"

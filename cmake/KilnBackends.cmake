@@ -1,26 +1,58 @@
-# The backends built into this tree and the file that registers their kernels with the core
-# registry (kernels/kernel_registry.h RegisterBackendKernels). The core includes no backend: the
-# list is made here, at build time, and a new backend adds its registration function to it.
-#   kiln_add_backend_kernels(QUALIFIED_FUNCTION): e.g. kiln::RegisterCpuKernels; the function
-#   takes a KernelRegistry&.
-#   kiln_write_backend_kernels(OUT): writes OUT (a .cc) calling every function added, in order.
+# The backends built into this tree (docs/architecture.md, "Adding a backend"). Each backend is
+# one folder with a backend.cmake that calls kiln_add_backend; the top-level CMakeLists.txt
+# lists the folders (KILN_BACKEND_DIRS). The core includes no backend: the lists of kernel
+# registrations and of Backend objects are written here, at build time.
+#   kiln_add_backend(NAME name FACTORY fn [REGISTER_KERNELS fn]
+#                    [KERNEL_SOURCES files...] [RUNTIME_SOURCES files...])
+#     FACTORY: e.g. kiln::MakeCpuBackend, a `std::unique_ptr<Backend>()` (backends/backend.h).
+#     REGISTER_KERNELS: e.g. kiln::RegisterCpuKernels, a `void(KernelRegistry&)`.
+#     KERNEL_SOURCES go into kiln_kernels (per-ISA flags by file name), RUNTIME_SOURCES (the
+#     Backend object, the executor) into kiln_runtime.
+#   kiln_write_backend_lists(KERNELS_OUT BACKENDS_OUT): writes the two .cc files.
+set_property(GLOBAL PROPERTY KILN_BACKEND_NAMES "")
 set_property(GLOBAL PROPERTY KILN_BACKEND_KERNELS "")
+set_property(GLOBAL PROPERTY KILN_BACKEND_FACTORIES "")
+set_property(GLOBAL PROPERTY KILN_BACKEND_KERNEL_SOURCES "")
+set_property(GLOBAL PROPERTY KILN_BACKEND_RUNTIME_SOURCES "")
 
-function(kiln_add_backend_kernels function)
-  set_property(GLOBAL APPEND PROPERTY KILN_BACKEND_KERNELS ${function})
+function(kiln_add_backend)
+  cmake_parse_arguments(B "" "NAME;FACTORY;REGISTER_KERNELS" "KERNEL_SOURCES;RUNTIME_SOURCES"
+                        ${ARGN})
+  if(NOT B_NAME OR NOT B_FACTORY)
+    message(FATAL_ERROR "kiln_add_backend: NAME and FACTORY are required")
+  endif()
+  get_property(names GLOBAL PROPERTY KILN_BACKEND_NAMES)
+  if(B_NAME IN_LIST names)
+    message(FATAL_ERROR "kiln_add_backend: a backend called '${B_NAME}' was added already")
+  endif()
+  set_property(GLOBAL APPEND PROPERTY KILN_BACKEND_NAMES ${B_NAME})
+  set_property(GLOBAL APPEND PROPERTY KILN_BACKEND_FACTORIES ${B_FACTORY})
+  if(B_REGISTER_KERNELS)
+    set_property(GLOBAL APPEND PROPERTY KILN_BACKEND_KERNELS ${B_REGISTER_KERNELS})
+  endif()
+  set_property(GLOBAL APPEND PROPERTY KILN_BACKEND_KERNEL_SOURCES ${B_KERNEL_SOURCES})
+  set_property(GLOBAL APPEND PROPERTY KILN_BACKEND_RUNTIME_SOURCES ${B_RUNTIME_SOURCES})
 endfunction()
 
-function(kiln_write_backend_kernels out)
+# "namespace a::b {\n<signature with NAME>;\n}\n" for a qualified function name a::b::NAME.
+function(_kiln_declare out qualified signature)
+  string(REGEX MATCH "^(.*)::([A-Za-z_0-9]+)$" _ ${qualified})
+  string(REPLACE "NAME" "${CMAKE_MATCH_2}" decl "${signature}")
+  set(${out} "namespace ${CMAKE_MATCH_1} {\n${decl};\n}  // namespace ${CMAKE_MATCH_1}\n"
+      PARENT_SCOPE)
+endfunction()
+
+function(kiln_write_backend_lists kernels_out backends_out)
   get_property(functions GLOBAL PROPERTY KILN_BACKEND_KERNELS)
   set(decls "")
   set(calls "")
   foreach(f ${functions})
-    string(REGEX MATCH "^(.*)::([A-Za-z_0-9]+)$" _ ${f})
-    string(APPEND decls "namespace ${CMAKE_MATCH_1} {\nvoid ${CMAKE_MATCH_2}(KernelRegistry& r);\n}\n")
+    _kiln_declare(decl ${f} "void NAME(KernelRegistry& r)")
+    string(APPEND decls "${decl}")
     string(APPEND calls "  ${f}(r);\n")
   endforeach()
-  file(CONFIGURE OUTPUT ${out} CONTENT
-"// Written by cmake/KilnBackends.cmake: the backends of this build, in registration order.
+  file(CONFIGURE OUTPUT ${kernels_out} CONTENT
+"// Written by cmake/KilnBackends.cmake: the kernels of this build's backends, in list order.
 #include \"kernels/kernel_registry.h\"
 
 ${decls}
@@ -28,6 +60,28 @@ namespace kiln {
 
 void RegisterBackendKernels(KernelRegistry& r) {
 ${calls}}
+
+}  // namespace kiln
+")
+  get_property(factories GLOBAL PROPERTY KILN_BACKEND_FACTORIES)
+  set(decls "")
+  set(calls "")
+  foreach(f ${factories})
+    _kiln_declare(decl ${f} "std::unique_ptr<Backend> NAME()")
+    string(APPEND decls "${decl}")
+    string(APPEND calls "  backends.push_back(${f}());\n")
+  endforeach()
+  file(CONFIGURE OUTPUT ${backends_out} CONTENT
+"// Written by cmake/KilnBackends.cmake: this build's backends, in list order.
+#include \"backends/backend_registry.h\"
+
+${decls}
+namespace kiln {
+
+std::vector<std::unique_ptr<Backend>> MakeBuiltInBackends() {
+  std::vector<std::unique_ptr<Backend>> backends;
+${calls}  return backends;
+}
 
 }  // namespace kiln
 ")

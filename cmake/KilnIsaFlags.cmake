@@ -17,7 +17,7 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   list(APPEND KILN_AVX512_FLAGS -Wno-maybe-uninitialized -Wno-uninitialized)
 endif()
 set(KILN_AVX512VNNI_FLAGS ${KILN_AVX512_FLAGS} -mavx512vnni)
-# VBMI is no Isa of its own (kernels/cpu/cpu_features.h): *_avx512vbmi.cc files hold kernels the
+# VBMI is no Isa of its own (kernels/cpu_features.h): *_avx512vbmi.cc files hold kernels the
 # avx512vnni table adds where the CPU also has VBMI.
 set(KILN_AVX512VBMI_FLAGS ${KILN_AVX512VNNI_FLAGS} -mavx512vbmi)
 

@@ -6,6 +6,8 @@
 #include <set>
 #include <string>
 
+#include "backends/backend_options.h"
+#include "ir/graph.h"
 #include "kernels/kernel_registry.h"
 
 namespace kiln {
@@ -34,16 +36,15 @@ struct CompileOptions {
   // The CPU kernels the weights are packed for; a file packed for one ISA still runs on a
   // CPU without it (every packed layout has a portable kernel).
   Isa target_isa = Isa::kReference;
-  // --target gpu: nodes the OpenCL executor has kernels for are placed on it ("opencl") and
-  // their weights packed for its kernels; the rest are placed on the CPU (packed for
-  // target_isa). The file still runs on a machine without a GPU (the reference kernels read
-  // every layout).
-  bool target_gpu = false;
-  // --target dsp: nodes the DSP target runs (and whose islands pay for their transfers) are
-  // placed on it ("dsp"), tiled for a scratchpad of dsp_scratch_bytes; the rest on the CPU
-  // (docs/dsp-target.md). Weights stay in the plain layouts the DSP reads.
-  bool target_dsp = false;
-  uint32_t dsp_scratch_bytes = 256 * 1024;
+  // The backend (backends/backend_registry.h) the place-nodes pass puts every node on that it
+  // claims; the rest go to the CPU. "cpu": everything on the CPU.
+  //   "opencl" (--target gpu): weights of its nodes are packed for its kernels, the rest for
+  //   target_isa; the file still runs without a GPU (the reference kernels read every layout).
+  //   "dsp" (--target dsp): islands stay on it only where they pay for their transfers, tiled
+  //   for DspOptions::scratch_bytes (docs/dsp-target.md); weights stay in the layouts it reads.
+  std::string target_backend = kExecutorCpu;
+  // The backends' own options for claims and lowering (DspOptions: the scratchpad to tile for).
+  BackendOptions backend_options;
   // Store Conv/Gemm weights as f16 (half the size; kernels widen them while computing).
   bool weights_f16 = false;
   // Streams to split the graph into (1: one sequence).

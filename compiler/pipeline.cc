@@ -34,7 +34,6 @@ std::vector<std::unique_ptr<Pass>> DefaultPasses() {
   p.push_back(MakeQuantizePass());
   p.push_back(MakeLowerQdqPass());
   p.push_back(MakePlaceNodesPass());
-  p.push_back(MakePlaceDspPass());
   p.push_back(MakePackDspWeightsPass());
   // Before the weights are packed: a convolution stored blocked packs its weights for the
   // NCHW8c kernels (Block16O) instead of Winograd's layout.

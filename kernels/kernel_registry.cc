@@ -15,14 +15,6 @@ const char* ExecutorKindName(ExecutorKind kind) {
   return "unknown";
 }
 
-bool HasOpenClKernels() {
-#ifdef KILN_WITH_OPENCL
-  return true;
-#else
-  return false;
-#endif
-}
-
 KernelRegistry& KernelRegistry::Global() {
   static KernelRegistry* registry = [] {
     auto* r = new KernelRegistry();

@@ -116,11 +116,8 @@ class KernelRegistry {
   std::vector<Entry> entries_;
 };
 
-// Whether this build registers OpenCL kernels (kernels/opencl/, built with KILN_OPENCL).
-bool HasOpenClKernels();
-
-// The kernels of every backend built into this tree (kernels/cpu, kernels/opencl, ...). Defined in
-// a file CMake writes from the build's list of backends (cmake/KilnBackends.cmake), so the core
+// The kernels of every backend built into this tree (backends/<name>/kernels). Defined in a file
+// CMake writes from the build's list of backends (cmake/KilnBackends.cmake), so the core
 // registry includes no backend: a backend is added to the list, not to this file.
 void RegisterBackendKernels(KernelRegistry& r);
 

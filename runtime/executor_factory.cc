@@ -1,43 +1,26 @@
-// Executor names -> executors.
+// Executor names -> the backend that makes them.
 #include "runtime/executor_factory.h"
 
-#include <cstdlib>
-
-#include "runtime/dsp/dsp_executor.h"
-
-#ifdef KILN_WITH_OPENCL
-#include "runtime/opencl/opencl_executor.h"
-#endif
+#include "backends/backend_registry.h"
 
 namespace kiln {
 
-const char* GpuPrecisionName(GpuPrecision p) { return p == GpuPrecision::kFp16 ? "fp16" : "fp32"; }
-
 Expected<std::unique_ptr<Executor>> MakeExecutor(const std::string& name,
                                                  const SessionOptions& options, ThreadPool* pool) {
-  if (name == kExecutorCpu) return MakeCpuExecutor(options.cpu_max_isa, pool);
-  if (name == kExecutorDsp) return MakeDspExecutor(options.dsp);
-  std::string base = name, index;
+  const Backend* backend = FindBackend(name);
+  if (!backend) {
+    return InvalidArgument("unknown executor '" + name + "' (this runtime has " + BackendNames() +
+                           "; a device as name:N)");
+  }
+  ExecutorRequest request;
+  request.requested = name;
   if (const size_t colon = name.find(':'); colon != std::string::npos) {
-    base = name.substr(0, colon);
-    index = name.substr(colon + 1);
+    request.device = name.substr(colon + 1);
   }
-  if (base == kExecutorOpenCL || base == "gpu") {
-    GpuOptions gpu = options.gpu;
-    if (!index.empty()) {
-      if (index.size() > 3 || index.find_first_not_of("0123456789") != std::string::npos) {
-        return InvalidArgument("executor '" + name + "': expected " + base +
-                               ":N, N a device index");
-      }
-      gpu.device = std::atoi(index.c_str());
-    }
-#ifdef KILN_WITH_OPENCL
-    return MakeOpenClExecutor(gpu);
-#else
-    return NotFound("executor '" + name + "': this runtime was built without OpenCL");
-#endif
-  }
-  return InvalidArgument("unknown executor '" + name + "' (expected cpu, dsp, opencl[:N] or gpu[:N])");
+  request.cpu_max_isa = options.cpu_max_isa;
+  request.pool = pool;
+  request.options = &options.backend_options;
+  return backend->MakeExecutor(request);
 }
 
 }  // namespace kiln

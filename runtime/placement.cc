@@ -45,40 +45,6 @@ Expected<std::vector<size_t>> PlaceNodes(const Graph& graph,
 
 namespace kiln {
 
-std::optional<std::string> GpuFallbackReason(const Graph& graph, const Node& node) {
-  const KernelRegistry& r = KernelRegistry::Global();
-  if (r.FindEntry(graph, node, ExecutorKind::kOpenCL, Isa::kOpenCL)) return std::nullopt;
-  const std::string op(OpTypeName(node.op));
-  bool any = false, dtype_ok = false;
-  const DType dtype = KernelRegistry::DispatchDType(graph, node);
-  for (const auto& e : r.entries()) {
-    if (e.key.op != node.op || e.key.executor != ExecutorKind::kOpenCL) continue;
-    any = true;
-    dtype_ok = dtype_ok || e.key.dtype == dtype || e.key.dtype == DType::kUndefined;
-  }
-  if (!any) {
-    return r.entries().empty() || !HasOpenClKernels() ? "this runtime has no OpenCL kernels"
-                                                      : "no OpenCL kernel for " + op;
-  }
-  if (!dtype_ok) {
-    return "no OpenCL " + op + " kernel for " + std::string(DTypeName(dtype)) +
-           " (the GPU kernels compute f32)";
-  }
-  for (ValueId v : node.outputs) {
-    if (v != kNoValue && graph.value(v).dtype != DType::kF32) {
-      return "output '" + graph.value(v).name + "' is " +
-             std::string(DTypeName(graph.value(v).dtype)) + " (GPU memory holds f32 tensors)";
-    }
-  }
-  for (ValueId v : node.inputs) {
-    if (v != kNoValue && !graph.value(v).is_constant() && graph.value(v).dtype != DType::kF32) {
-      return "input '" + graph.value(v).name + "' is " +
-             std::string(DTypeName(graph.value(v).dtype)) + " (GPU memory holds f32 tensors)";
-    }
-  }
-  return "the OpenCL " + op + " kernels do not handle this node's shapes or attributes";
-}
-
 std::string PlacementSummary(const std::vector<std::string>& placement) {
   std::vector<std::pair<std::string, int>> counts;
   for (const std::string& p : placement) {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/executor.h"
+#include "backends/executor.h"
 
 namespace kiln {
 
@@ -19,11 +19,6 @@ Expected<std::vector<size_t>> PlaceNodes(const Graph& graph,
                                          const std::vector<Executor*>& executors_by_priority,
                                          const std::vector<bool>& skip = {},
                                          const std::vector<std::string>& preferred = {});
-
-// Why the GPU (OpenCL) executor has no kernel for this node, from the kernel registry alone
-// (no device needed); nullopt when it has one. What `kiln inspect` lists as CPU fallbacks and
-// what the compiler's place-nodes pass decides with.
-std::optional<std::string> GpuFallbackReason(const Graph& graph, const Node& node);
 
 // "opencl 62, cpu 3": nodes per executor from Session::Placement() ("-" entries, the elided
 // nodes, are not counted), executors in order of first appearance.

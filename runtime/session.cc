@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 
+#include "backends/backend_registry.h"
 #include "ir/plan_rules.h"
 #include "runtime/executor_factory.h"
 #include "runtime/model.h"
@@ -65,7 +66,7 @@ struct Session::Impl {
     // Schedule events waited on before this step and signalled after it.
     std::vector<size_t> waits, signals;
   };
-  std::vector<std::vector<Step>> streams;  // steps of each stream, in graph order
+  std::vector<std::vector<Step>> streams;          // steps of each stream, in graph order
   std::vector<std::pair<size_t, size_t>> step_of;  // by node: (stream, index) of its step
   std::vector<Copy> prologue;  // graph inputs into other domains, first thing in each run
   std::vector<std::atomic<uint64_t>> events;
@@ -78,7 +79,7 @@ struct Session::Impl {
   // The CPU executor allocates and copies host memory (the DSP shares it but owns none).
   Executor* HostExecutor() {
     for (size_t e = 0; e < executors.size(); ++e) {
-      if (executors[e]->kind() == ExecutorKind::kCpu) return executors[e].get();
+      if (executors[e]->name() == kExecutorCpu) return executors[e].get();
     }
     for (size_t e = 0; e < executors.size(); ++e) {
       if (executor_domain[e] == kHostDomain) return executors[e].get();
@@ -170,8 +171,8 @@ struct Session::Impl {
 Session::~Session() = default;
 
 Expected<std::unique_ptr<Session>> Session::Create(const Model& model, SessionOptions options) {
-  if (!options.gpu.binaries) options.gpu.binaries = model.kernel_binaries();
-  if (!options.dsp.programs) options.dsp.programs = model.dsp_programs();
+  const ModelPayloads payloads{model.kernel_binaries(), model.dsp_programs()};
+  for (const Backend* b : Backends()) b->AdoptFromModel(payloads, options.backend_options);
   return Create(model.graph(), std::move(options), model.plan());
 }
 
@@ -208,7 +209,7 @@ Expected<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
       return made.status();
     }
     std::unique_ptr<Executor> ex = std::move(made).value();
-    has_cpu |= ex->kind() == ExecutorKind::kCpu;  // the DSP shares host memory, not CPU ops
+    has_cpu |= ex->name() == kExecutorCpu;  // the DSP shares host memory, not CPU ops
     im.executor_domain.push_back(ex->host_memory() ? kHostDomain
                                                    : static_cast<int>(im.domain_executor.size()));
     if (!ex->host_memory()) {
@@ -237,9 +238,8 @@ Expected<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
   if (options.cost_placement) {
     std::vector<std::string> names;
     for (Executor* e : by_priority) names.push_back(e->name());
-    PlacementCosts costs;
-    costs.dsp = options.dsp;
-    KILN_ASSIGN_OR_RETURN(s->cost_placement_, PlaceByCost(g, names, costs, elided));
+    KILN_ASSIGN_OR_RETURN(s->cost_placement_,
+                          PlaceByCost(g, names, options.backend_options, elided));
     preferred = s->cost_placement_->placement;
   }
   KILN_ASSIGN_OR_RETURN(std::vector<size_t> placement,
@@ -460,8 +460,7 @@ Status Session::Impl::RunStream(std::vector<Step>& steps, const Graph& g,
   for (Step& step : steps) {
     for (size_t e : step.waits) {
       // Waiting lends this thread to the other streams' kernels (their ParallelFor shares).
-      pool->HelpUntil(
-          [&] { return events[e].load(std::memory_order_acquire) == generation; });
+      pool->HelpUntil([&] { return events[e].load(std::memory_order_acquire) == generation; });
     }
     // After a failure the stream still signals its events, so no other stream waits forever.
     if (first.ok()) first = RunStep(step, g, profile);

@@ -8,22 +8,21 @@
 #include <string>
 #include <vector>
 
+#include "backends/backend_options.h"
+#include "backends/cost_placement.h"
+#include "backends/executor.h"
 #include "ir/execution_plan.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
-#include "runtime/executor.h"
-#include "runtime/cost_placement.h"
-#include "runtime/dsp_options.h"
-#include "runtime/gpu_options.h"
 
 namespace kiln {
 
 class Model;
 
 struct SessionOptions {
-  // Executors by priority; nodes an accelerator cannot run fall back to later ones. "cpu" is
-  // always available. "opencl" (alias "gpu") is the GPU executor, "opencl:N" its device N;
-  // "dsp" the DSP executor (docs/dsp-target.md).
+  // Executors by priority, by backend name (backends/backend_registry.h); nodes an accelerator
+  // cannot run fall back to later ones. "cpu" is always available. "opencl" (alias "gpu") is
+  // the GPU executor, "opencl:N" its device N; "dsp" the DSP executor (docs/dsp-target.md).
   // An accelerator that cannot start (no OpenCL platform or device) is left out with a
   // warning (Session::warnings) and the CPU runs its nodes.
   std::vector<std::string> executors = {kExecutorCpu};
@@ -32,9 +31,10 @@ struct SessionOptions {
   // A plan with more streams than threads runs its nodes in graph order instead.
   int num_threads = 1;
   bool profile = false;  // record per-node time (device timestamps on the GPU)
-  GpuOptions gpu;        // the OpenCL executor's options (runtime/gpu_options.h)
-  DspOptions dsp;        // the DSP executor's options (runtime/dsp_options.h)
-  // Place by estimated cost (runtime/cost_placement.h) instead of by support alone: an
+  // Each backend's own options, by type: GpuOptions (backends/opencl/gpu_options.h), DspOptions
+  // (backends/dsp/dsp_options.h), ...
+  BackendOptions backend_options;
+  // Place by estimated cost (backends/cost_placement.h) instead of by claims alone: an
   // accelerator island whose compute plus transfers costs more than the CPU's runs on the CPU.
   bool cost_placement = false;
 };
@@ -53,7 +53,7 @@ struct SessionMemory {
   uint64_t io_bytes = 0;       // graph inputs and outputs (own buffers)
   uint64_t scratch_bytes = 0;  // kernel scratch, one buffer per stream
   int32_t streams = 1;
-  bool concurrent = false;     // streams run on their own workers
+  bool concurrent = false;  // streams run on their own workers
 };
 
 class Session {
@@ -96,7 +96,9 @@ class Session {
   int64_t boundary_copies() const;
   const std::vector<NodeProfile>& profile() const { return profile_; }
   // The cost-aware placement's decisions (SessionOptions::cost_placement), else null.
-  const CostPlacement* cost_placement() const { return cost_placement_ ? &*cost_placement_ : nullptr; }
+  const CostPlacement* cost_placement() const {
+    return cost_placement_ ? &*cost_placement_ : nullptr;
+  }
   const SessionMemory& memory() const;
 
  private:

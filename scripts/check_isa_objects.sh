@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fails when a per-ISA kernel object (kernels/cpu/*_avx2.cc, *_avx512*.cc, built with -m flags)
+# Fails when a per-ISA kernel object (backends/cpu/ukernels/<isa>/*.cc, built with -m flags)
 # defines a weak/COMDAT symbol: the linker may then pick that AVX copy of an inline function
 # for portable code, and the binary would execute illegal instructions on older CPUs.
 # Exempt, being data (no code, the same bytes whatever the -m flags): DW.ref.__gxx_personality_v0,

@@ -2,12 +2,13 @@
 """Checks that Kiln's production #includes only point down the layer order (issue 38).
 
 Reads `#include "folder/..."` in every *.cc and *.h that git knows (tracked, or untracked and not
-ignored) and maps each file and include to a node: its top-level folder, or a sub-part on a layer
-of its own (SUBFOLDER_NODES, WRITER). Test code (tests/, bench/, *_test.cc, *_fuzz.cc, *_bench.cc,
+ignored) and maps each file and include to a node: its top-level folder, a backend's folder
+(backends/<name>/), or the writer side of serializer/ (WRITER). Test code (tests/, bench/, *_test.cc, *_fuzz.cc, *_bench.cc,
 *test_util*) may include anything and is left out of the graph; production may not include it,
 and test helpers (*test_util*) live under tests/.
 With a strict layer order every include cycle has an edge that points up or between peers, so
-the check also rules out cycles.
+the check also rules out cycles between nodes; it also fails on a cycle between plain top-level
+folders.
 
   scripts/check_layers.py                    exit 1 on an edge that points up or between peers
       and is not in scripts/layering_exceptions.txt, or on a listed edge that no longer occurs.
@@ -34,11 +35,16 @@ LAYERS = (
     # The portable kernels (kernel interface, registry, thread pool, reference kernels), and the
     # file format's reader side (kiln_format: read, verify signatures), which the loader needs.
     ("kernels", "serializer"),
+    # The backend interface (backends/backend.h, executor.h), the build's list of backends and
+    # the cost placement over their claims: what the runtime core and the compiler ask of any
+    # backend, naming none.
+    ("backends",),
     # Loader, Session, executor interface and factory, placement: the device runtime's core.
     ("runtime",),
-    # One node per target: its kernels and its executor. Above the runtime core, so the core
-    # registry, placement and executor factory may not include them (issue 38: backends
-    # register themselves); a backend may include the core.
+    # One node per target (backends/<name>/): its Backend object, kernels and executor. Above
+    # the runtime core, so the core registry, placement and executor factory may not include
+    # them (backends register themselves through the build's list); a backend may include the
+    # core.
     ("backends/cpu", "backends/opencl", "backends/dsp"),
     # The toolchain's leaves, above the runtime: the ONNX parser (the runtime never links ONNX or
     # protobuf), calibration (runs Sessions to observe ranges), the file format's writer side
@@ -60,15 +66,6 @@ RANK = {node: rank for rank, layer in enumerate(LAYERS) for node in layer}
 # is in compiler/): placement uses the backends' claims, constant folding the CPU backend's kernels.
 FORBIDDEN = {("compiler", "runtime"): "forbidden by issue 38"}
 
-# Sub-folders that are a node of their own. The backends are spread over kernels/ and runtime/
-# today; naming them after their issue-38 home keeps the graph comparable once they move.
-SUBFOLDER_NODES = (
-    ("kernels/cpu/", "backends/cpu"),
-    ("kernels/opencl/", "backends/opencl"),
-    ("runtime/opencl/", "backends/opencl"),
-    ("kernels/dsp/", "backends/dsp"),
-    ("runtime/dsp/", "backends/dsp"),
-)
 # The writer side of serializer/, split off as serializer/CMakeLists.txt does (kiln_writer).
 WRITER = re.compile(r"^serializer/[^/]*_writer\.(cc|h)$")
 
@@ -88,11 +85,8 @@ def node_of(path, folders_only=False):
     if not folders_only:
         if WRITER.match(path):
             return "serializer/*_writer"
-        for prefix, node in SUBFOLDER_NODES:
-            if path.startswith(prefix):
-                return node
         if path.startswith("backends/") and path.count("/") >= 2:
-            return "/".join(path.split("/")[:2])  # The issue-38 layout: backends/<target>/.
+            return "/".join(path.split("/")[:2])  # backends/<name>/: one node per backend.
     return path.split("/")[0]
 
 
@@ -177,10 +171,7 @@ def print_graph(edges, files, folders_only):
     print(f"Production include graph ({sum(not is_test(p) for p in files)} production files; "
           "from -> to  (#include lines)):")
     if not folders_only:
-        print("  nodes: top-level folders, and")
-        for node in dict.fromkeys(n for _, n in SUBFOLDER_NODES):
-            parts = " + ".join(p for p, n in SUBFOLDER_NODES if n == node)
-            print(f"    {node} = {parts}")
+        print("  nodes: top-level folders, backends/<name>/, and")
         print("    serializer/*_writer = serializer/*_writer.{cc,h}")
     for a, b in sorted(edges, key=edge_order):
         count = len(edges[(a, b)])
@@ -262,6 +253,12 @@ def main():
         return 0
     errors, n_listed = check(edges, test_includes)
     errors += misplaced_test_helpers(files)
+    # The layer order rules out cycles between nodes; between plain top-level folders too, as
+    # backends/ holds both the interface (below runtime/) and the backends (above it).
+    folder_edges, _ = production_graph(files, True)
+    for comp in cycles(folder_edges):
+        errors.append(f"include cycle between top-level folders: {{{', '.join(comp)}}} "
+                      "(scripts/check_layers.py --graph --folders shows the edges)")
     seconds = time.monotonic() - start
     if errors:
         print("\n".join(errors))

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "kernels/activation.h"
-#include "kernels/cpu/conv_geometry.h"
+#include "backends/cpu/kernels/conv_geometry.h"
 
 namespace kiln::cpu::testing {
 

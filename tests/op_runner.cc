@@ -9,7 +9,7 @@
 
 #include "ir/graph.h"
 #include "ir/op_schema.h"
-#include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu_features.h"
 #include "runtime/session.h"
 
 namespace kiln::testing {

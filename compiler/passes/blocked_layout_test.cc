@@ -9,7 +9,7 @@
 #include <algorithm>
 
 #include "compiler/pipeline.h"
-#include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu_features.h"
 #include "runtime/session.h"
 #include "tests/graph_builder.h"
 

@@ -1,5 +1,5 @@
-// Shape propagation + constant folding: InferNode per node, then one-node CPU sessions for
-// nodes whose inputs are all constants.
+// Shape propagation + constant folding: InferNode per node, then the reference CPU kernels
+// (backends/cpu/cpu_evaluate.h) for nodes whose inputs are all constants.
 #include "compiler/passes/fold_constants.h"
 
 #include <algorithm>
@@ -8,7 +8,7 @@
 
 #include "ir/host_tensor.h"
 #include "ir/op_schema.h"
-#include "runtime/session.h"
+#include "backends/cpu/cpu_evaluate.h"
 
 namespace kiln {
 
@@ -28,8 +28,7 @@ Expected<std::vector<ConstantBytes>> EvaluateConstantNode(const Graph& g, const 
     mini->outputs().push_back(out);
   }
   mini->AddNode(std::move(copy));
-  KILN_ASSIGN_OR_RETURN(auto session, Session::Create(mini));
-  KILN_ASSIGN_OR_RETURN(std::vector<HostTensor> outs, session->Run(std::vector<HostTensor>{}));
+  KILN_ASSIGN_OR_RETURN(std::vector<HostTensor> outs, EvaluateOnCpu(*mini, {}));
   std::vector<ConstantBytes> result;
   for (HostTensor& t : outs) result.push_back(ConstantBytes::FromVector(std::move(t.bytes)));
   return result;

@@ -5,10 +5,11 @@
 // not cost estimated cycles at the --dsp-scratch size (the 4-channel interleaved copy of the
 // input takes scratchpad space, so tiles can get smaller). The CPU reference kernels unpack any
 // layout, so a node that falls back still runs.
+#include "backends/dsp/dsp_options.h"
+#include "backends/dsp/kernels/dsp_conv.h"
+#include "backends/dsp/kernels/dsp_engine.h"
 #include "compiler/passes/passes.h"
 #include "ir/rewriter.h"
-#include "kernels/dsp/dsp_conv.h"
-#include "kernels/dsp/dsp_engine.h"
 
 namespace kiln {
 namespace {
@@ -20,8 +21,9 @@ bool QuadsPay(const Graph& graph, const Node& node, const CompileOptions& option
       !quads.UseQuadLayout(graph, node)) {
     return false;
   }
-  const auto with_plain = plain.Plan(options.dsp_scratch_bytes);
-  const auto with_quads = quads.Plan(options.dsp_scratch_bytes);
+  const uint32_t scratch_bytes = options.backend_options.Get<DspOptions>().scratch_bytes;
+  const auto with_plain = plain.Plan(scratch_bytes);
+  const auto with_quads = quads.Plan(scratch_bytes);
   if (!with_quads.ok()) return false;
   if (!with_plain.ok()) return true;
   const DspCostModel cost;
@@ -35,7 +37,9 @@ class PackDspWeightsPass : public Pass {
     return "pack the DSP convolutions' weights into the DSP's layout (--target dsp)";
   }
   int min_opt_level() const override { return 0; }
-  bool Enabled(const CompileOptions& options) const override { return options.target_dsp; }
+  bool Enabled(const CompileOptions& options) const override {
+    return options.target_backend == kExecutorDsp;
+  }
   Status Run(Graph& graph, PassContext& ctx) override {
     GraphRewriter rw(graph);
     for (NodeId id : rw.LiveNodes()) {

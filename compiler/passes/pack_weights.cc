@@ -43,7 +43,7 @@ class PackWeightsPass : public Pass {
   }
   int min_opt_level() const override { return 2; }
   bool Enabled(const CompileOptions& options) const override {
-    return options.target_isa != Isa::kReference || options.target_gpu;
+    return options.target_isa != Isa::kReference || options.target_backend == kExecutorOpenCL;
   }
   Status Run(Graph& graph, PassContext& ctx) override {
     GraphRewriter rw(graph);

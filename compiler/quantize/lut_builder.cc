@@ -8,7 +8,7 @@
 
 #include "ir/op_schema.h"
 #include "quant/quant_math.h"
-#include "runtime/session.h"
+#include "backends/cpu/cpu_evaluate.h"
 
 namespace kiln::quant {
 namespace {
@@ -159,8 +159,7 @@ Expected<std::vector<int64_t>> BuildLookupTable(const GraphRewriter& rw,
     codes.data<float>()[k] = static_cast<float>(
         Dequantize(CodeOf(k, in_type), in_params.scales[0], in_params.zero_points[0]));
   }
-  KILN_ASSIGN_OR_RETURN(auto session, Session::Create(g));
-  KILN_ASSIGN_OR_RETURN(auto outs, session->Run(std::vector<HostTensor>{codes}));
+  KILN_ASSIGN_OR_RETURN(auto outs, EvaluateOnCpu(*g, {codes}));
   std::vector<int64_t> table(static_cast<size_t>(entries));
   const float* r = outs[0].data<float>();
   for (int k = 0; k < entries; ++k) {

@@ -561,7 +561,9 @@ TEST(AccuracyBudget, Int16StepsFirst) {
     ASSERT_FALSE(r->steps.empty());
     EXPECT_EQ(r->steps[0].int16, int16_first);
     EXPECT_TRUE(r->met) << "int16_first " << int16_first << ": " << r->final_metric << " dB";
-    if (!int16_first) EXPECT_TRUE(r->int16.empty());
+    if (!int16_first) {
+      EXPECT_TRUE(r->int16.empty());
+    }
   }
 }
 

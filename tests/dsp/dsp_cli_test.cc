@@ -7,7 +7,7 @@
 #include <random>
 #include <span>
 
-#include "kernels/dsp/dsp_op.h"
+#include "backends/dsp/kernels/dsp_op.h"
 #include "serializer/model_writer.h"
 #include "tests/dsp/dsp_test_util.h"
 #include "tests/test_support.h"

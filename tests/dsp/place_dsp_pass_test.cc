@@ -1,10 +1,11 @@
-// The place-dsp pass (--target dsp) through the compiler pipeline: the partition's convolution
+// The place-nodes pass for the DSP (--target dsp) through the compiler pipeline: the partition's convolution
 // is placed on the DSP, its tiny lookup island on the CPU, and the command streams written for
 // the file cover exactly the DSP-placed nodes.
 #include <gtest/gtest.h>
 
+#include "backends/dsp/dsp_options.h"
 #include "compiler/pipeline.h"
-#include "kernels/dsp/dsp_op.h"
+#include "backends/dsp/kernels/dsp_op.h"
 #include "tests/dsp/dsp_test_util.h"
 
 namespace kiln {
@@ -13,8 +14,8 @@ namespace {
 TEST(PlaceDspPass, PlacesByCostAndPlansOnlyDspNodes) {
   const dsptest::PartitionModel m = dsptest::MakePartitionModel();
   CompileOptions options;
-  options.target_dsp = true;
-  options.dsp_scratch_bytes = 32 * 1024;
+  options.target_backend = kExecutorDsp;
+  options.backend_options.Mutable<DspOptions>().scratch_bytes = 32 * 1024;
   auto compiled = CompileGraph(*m.graph, options);
   ASSERT_TRUE(compiled.ok()) << compiled.status().ToString();
   const Graph& g = compiled->graph;
@@ -25,7 +26,7 @@ TEST(PlaceDspPass, PlacesByCostAndPlansOnlyDspNodes) {
   EXPECT_EQ(placed["t1"], kExecutorCpu);
   const PassReport* report = nullptr;
   for (const auto& r : compiled->reports) {
-    if (r.name == "place-dsp") report = &r;
+    if (r.name == "place-nodes") report = &r;
   }
   ASSERT_NE(report, nullptr);
   EXPECT_TRUE(report->ran);
@@ -33,7 +34,7 @@ TEST(PlaceDspPass, PlacesByCostAndPlansOnlyDspNodes) {
   EXPECT_EQ(report->counters.at("dsp-islands"), 1);
   EXPECT_EQ(report->counters.at("dsp-islands-to-cpu"), 1);
 
-  const DspProgramSet programs = PlanDspPrograms(g, {}, options.dsp_scratch_bytes);
+  const DspProgramSet programs = PlanDspPrograms(g, {}, options.backend_options.Get<DspOptions>().scratch_bytes);
   ASSERT_EQ(programs.by_node.size(), 1u);
   EXPECT_EQ(g.node(programs.by_node.begin()->first).name, "conv");
   EXPECT_EQ(programs.by_node.begin()->second.scratch_bytes, 32u * 1024);
@@ -50,8 +51,8 @@ TEST(PlaceDspPass, PlacesByCostAndPlansOnlyDspNodes) {
 TEST(PackDspWeightsPass, PacksEligibleConvolutionsWhereTheyPay) {
   const dsptest::PartitionModel m = dsptest::MakePartitionModel();
   CompileOptions options;
-  options.target_dsp = true;
-  options.dsp_scratch_bytes = 256 * 1024;
+  options.target_backend = kExecutorDsp;
+  options.backend_options.Mutable<DspOptions>().scratch_bytes = 256 * 1024;
   auto compiled = CompileGraph(*m.graph, options);
   ASSERT_TRUE(compiled.ok()) << compiled.status().ToString();
   const Graph& g = compiled->graph;
@@ -70,7 +71,9 @@ TEST(PackDspWeightsPass, PacksEligibleConvolutionsWhereTheyPay) {
   auto plain = CompileGraph(*m.graph, CompileOptions{});
   ASSERT_TRUE(plain.ok());
   for (const Node& n : plain->graph.nodes()) {
-    if (n.op == OpType::kQConv) EXPECT_EQ(plain->graph.value(n.inputs[1]).layout, Layout::kPlain);
+    if (n.op == OpType::kQConv) {
+      EXPECT_EQ(plain->graph.value(n.inputs[1]).layout, Layout::kPlain);
+    }
   }
 }
 

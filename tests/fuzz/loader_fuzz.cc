@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/dsp/dsp_options.h"
 #include "ir/layout.h"
 #include "ir/op_schema.h"
 #include "runtime/model.h"
@@ -221,7 +222,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         for (const Value& v : (*model)->graph()->values()) bytes += v.byte_size();
         SessionOptions so;
         so.executors = {kExecutorDsp};
-        so.dsp.instrument = true;
+        so.backend_options.Mutable<DspOptions>().instrument = true;
         if (bytes < (uint64_t{16} << 20)) {
           auto session = Session::Create(**model, so);
           if (session.ok()) {

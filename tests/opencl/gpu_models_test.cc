@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "backends/opencl/gpu_options.h"
 #include "compiler/frontend.h"
 #include "compiler/pipeline.h"
 #include "compiler/tensor_compare.h"
@@ -75,7 +76,7 @@ TEST_P(GpuModelTest, ValidatesOnTheGpu) {
     auto graph = ImportOnnx((dir / "model.onnx").string(), parse);
     ASSERT_TRUE(graph.ok()) << graph.status().ToString();
     CompileOptions copts;
-    copts.target_gpu = true;
+    copts.target_backend = kExecutorOpenCL;
     copts.target_isa = kBestCpuIsa;
     auto compiled = CompileGraph(std::move(graph).value(), copts);
     ASSERT_TRUE(compiled.ok()) << compiled.status().ToString();

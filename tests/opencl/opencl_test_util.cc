@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/opencl/opencl_device.h"
+#include "backends/opencl/opencl_device.h"
 
 namespace kiln::testing {
 
@@ -18,7 +18,7 @@ GpuRun RunOnGpu(const Graph& graph, const std::vector<HostTensor>& inputs, const
   GpuRun run;
   SessionOptions options;
   options.executors = std::move(executors);
-  options.gpu = gpu;
+  options.backend_options.Mutable<GpuOptions>() = gpu;
   options.num_threads = threads;
   auto session = Session::Create(std::make_shared<const Graph>(graph), options, std::move(plan));
   EXPECT_TRUE(session.ok()) << session.status().ToString();

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/opencl/gpu_options.h"
 #include "ir/execution_plan.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"

@@ -21,7 +21,7 @@
 #include "tools/kiln/profile_report.h"
 #include "tools/kiln/session_setup.h"
 #ifdef KILN_WITH_OPENCL
-#include "runtime/opencl/opencl_executor.h"
+#include "backends/opencl/opencl_executor.h"
 #endif
 
 namespace kiln::cli {

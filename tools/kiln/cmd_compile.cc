@@ -6,10 +6,12 @@
 #include <iostream>
 #include <memory>
 
-#include "kernels/cpu/cpu_features.h"
+#include "backends/backend_registry.h"
+#include "backends/dsp/dsp_options.h"
+#include "kernels/cpu_features.h"
 #include "runtime/model.h"
 #ifdef KILN_WITH_OPENCL
-#include "runtime/opencl/opencl_executor.h"
+#include "backends/opencl/opencl_executor.h"
 #endif
 #include "serializer/model_writer.h"
 #include "serializer/signing.h"
@@ -57,18 +59,21 @@ Status Compile(CompileArgs& args) {
   ModelSourceOptions& source = args.source;
   KILN_RETURN_IF_ERROR(ParseInputShapes(args.raw_shapes, &source));
   KILN_ASSIGN_OR_RETURN(source.compile.target_isa, ParseTarget(args.target));
-  source.compile.target_gpu = args.target == "gpu";
-  source.compile.target_dsp = args.target == "dsp";
-  if (source.compile.target_dsp) {
+  const bool target_gpu = args.target == "gpu";
+  if (target_gpu) {
+    if (!FindBackend(kExecutorOpenCL)) {
+      return Unsupported("--target gpu: this kiln was built without OpenCL (KILN_OPENCL=OFF)");
+    }
+    source.compile.target_backend = kExecutorOpenCL;
+  } else if (args.target == "dsp") {
+    source.compile.target_backend = kExecutorDsp;
     DeviceArgs scratch;
     scratch.dsp_scratch = args.dsp_scratch;
-    KILN_ASSIGN_OR_RETURN(source.compile.dsp_scratch_bytes, scratch.DspScratchBytes());
+    KILN_ASSIGN_OR_RETURN(source.compile.backend_options.Mutable<DspOptions>().scratch_bytes,
+                          scratch.DspScratchBytes());
   }
-  if (!args.gpu_binaries_for.empty() && !source.compile.target_gpu) {
+  if (!args.gpu_binaries_for.empty() && !target_gpu) {
     return InvalidArgument("--gpu-binaries-for needs --target gpu");
-  }
-  if (source.compile.target_gpu && !HasOpenClKernels()) {
-    return Unsupported("--target gpu: this kiln was built without OpenCL (KILN_OPENCL=OFF)");
   }
   source.compile.print_ir_after.insert(args.print_ir_after.begin(), args.print_ir_after.end());
   KILN_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(args.model, source));
@@ -112,7 +117,8 @@ Status Compile(CompileArgs& args) {
   if (!binaries.device.empty())
     meta.compile_options.emplace_back("gpu-binaries-for", binaries.device);
   if (args.target == "dsp") {
-    meta.compile_options.emplace_back("dsp-scratch", args.dsp_scratch.empty() ? "256K" : args.dsp_scratch);
+    meta.compile_options.emplace_back("dsp-scratch",
+                                      args.dsp_scratch.empty() ? "256K" : args.dsp_scratch);
     meta.compile_options.emplace_back("dsp-chains", std::to_string(dsp.chains.size()));
   }
   if (source.compile.weights_f16) meta.compile_options.emplace_back("weights-f16", "yes");
@@ -135,9 +141,8 @@ Status Compile(CompileArgs& args) {
     std::cout << ", " << dsp.by_node.size() << " DSP command streams, " << dsp.chains.size()
               << " fused chains";
   }
-  std::cout << ", arena " << plan.memory.arena_bytes << " bytes, "
-            << plan.schedule.num_streams << " stream(s), compression " << args.compress
-            << ", "
+  std::cout << ", arena " << plan.memory.arena_bytes << " bytes, " << plan.schedule.num_streams
+            << " stream(s), compression " << args.compress << ", "
             << (written.key_id.empty() ? std::string("unsigned")
                                        : "signed by key id " + written.key_id)
             << ")\n";

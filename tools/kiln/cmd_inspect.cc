@@ -5,14 +5,15 @@
 #include <iostream>
 #include <sstream>
 
+#include "backends/backend_registry.h"
 #include "compiler/memory/memory_planner.h"
 #include "compiler/model_stats.h"
 #include "ir/text_dump.h"
 #include "runtime/model.h"
 #include "runtime/placement.h"
-#include "tools/kiln/inspect_placement.h"
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
+#include "tools/kiln/inspect_placement.h"
 #include "tools/kiln/inspect_tensors.h"
 #include "tools/kiln/model_source.h"
 
@@ -51,15 +52,20 @@ struct PlanSummary {
 
 void SummarizeGpu(const LoadedModel& m, PlanSummary* p) {
   const Graph& g = *m.graph;
+  const Backend* gpu = FindBackend(kExecutorOpenCL);
   std::vector<bool> elided(g.num_nodes(), false);
   for (NodeId e : m.plan->memory.elided) elided[static_cast<size_t>(e)] = true;
   std::vector<std::string> placement(g.num_nodes(), "-");
   for (size_t i = 0; i < g.num_nodes(); ++i) {
     if (elided[i]) continue;
     const Node& n = g.node(static_cast<NodeId>(i));
-    auto reason = GpuFallbackReason(g, n);
-    placement[i] = reason ? kExecutorCpu : kExecutorOpenCL;
-    if (reason) p->fallbacks.push_back({n.name, std::string(OpTypeName(n.op)), *reason});
+    const NodeClaim claim =
+        gpu ? gpu->Claim(g, n, {})
+            : NodeClaim::Refused("this kiln was built without OpenCL (KILN_OPENCL=OFF)");
+    placement[i] = claim.claimed() ? kExecutorOpenCL : kExecutorCpu;
+    if (!claim.claimed()) {
+      p->fallbacks.push_back({n.name, std::string(OpTypeName(n.op)), *claim.refusal});
+    }
   }
   p->gpu = true;
   p->gpu_placement = PlacementSummary(placement);
@@ -140,8 +146,8 @@ void PrintJson(const std::string& path, const ModelStats& s, const PlanSummary& 
      << ", \"no_reuse_bytes\": " << p.memory.no_reuse_bytes
      << ", \"inplace_ops\": " << p.memory.inplace_ops
      << ", \"elided_views\": " << p.memory.elided_views
-     << ", \"elided_concats\": " << p.memory.elided_concats << "},\n  \"streams\": {\"count\": "
-     << p.streams << ", \"events\": " << p.events << "}";
+     << ", \"elided_concats\": " << p.memory.elided_concats
+     << "},\n  \"streams\": {\"count\": " << p.streams << ", \"events\": " << p.events << "}";
   if (p.gpu) {
     os << ",\n  \"gpu\": {\"placement\": " << JsonString(p.gpu_placement) << ", \"fallbacks\": [";
     for (size_t i = 0; i < p.fallbacks.size(); ++i) {
@@ -193,11 +199,13 @@ void PrintText(const std::string& path, const ModelStats& s, const PlanSummary& 
     os << ", lower bound: " << s.macs_unknown_nodes.size() << " node(s) with unknown shapes";
   os << "\n";
   if (p.onnx_nodes >= 0) os << "source ONNX nodes: " << p.onnx_nodes << "\n";
-  auto kib = [](uint64_t b) { return GroupDigits(static_cast<int64_t>((b + 1023) / 1024)) + " KiB"; };
+  auto kib = [](uint64_t b) {
+    return GroupDigits(static_cast<int64_t>((b + 1023) / 1024)) + " KiB";
+  };
   os << "memory: arena " << kib(p.memory.arena_bytes) << ", lower bound "
      << kib(p.memory.lower_bound_bytes) << ", without reuse " << kib(p.memory.no_reuse_bytes)
-     << "; " << p.memory.inplace_ops << " in place, " << p.memory.elided_views
-     << " views and " << p.memory.elided_concats << " concats elided\n";
+     << "; " << p.memory.inplace_ops << " in place, " << p.memory.elided_views << " views and "
+     << p.memory.elided_concats << " concats elided\n";
   os << "streams: " << p.streams << " (" << p.events << " events)\n";
   if (p.gpu) {
     os << "gpu placement: " << p.gpu_placement << "\n";
@@ -242,7 +250,9 @@ void RegisterInspect(CLI::App& app, int* exit_code) {
   cmd->callback([args, exit_code] {
     RunCommand("inspect", exit_code, [&]() -> Status {
       KILN_RETURN_IF_ERROR(ParseInputShapes(args->raw_shapes, &args->source));
-      args->source.compile.target_gpu = args->gpu || args->device.wants_gpu();
+      if (args->gpu || args->device.wants_gpu()) {
+        args->source.compile.target_backend = kExecutorOpenCL;
+      }
       KILN_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(args->model, args->source));
       if (args->ir) {
         std::cout << GraphToText(*loaded.graph);

@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "backends/dsp/dsp_options.h"
 #include "compiler/frontend.h"
 #include "quantizer/accuracy_budget.h"
 #include "quantizer/accuracy_report.h"
@@ -201,11 +202,12 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   if (!a.dsp_scratch.empty() && a.target != "dsp") {
     return InvalidArgument("--dsp-scratch needs --target dsp");
   }
-  options.target_dsp = a.target == "dsp";
-  if (options.target_dsp) {
+  if (a.target == "dsp") {
+    options.target_backend = kExecutorDsp;
     DeviceArgs scratch;
     scratch.dsp_scratch = a.dsp_scratch;
-    KILN_ASSIGN_OR_RETURN(options.dsp_scratch_bytes, scratch.DspScratchBytes());
+    KILN_ASSIGN_OR_RETURN(options.backend_options.Mutable<DspOptions>().scratch_bytes,
+                          scratch.DspScratchBytes());
   }
   KILN_ASSIGN_OR_RETURN(CompiledModel float_model,
                         quant::CompileForCalibration(imported, options, config));
@@ -217,7 +219,8 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   const bool need_samples = a.merge_stats.empty() && a.stats_in.empty();
   const bool measure = !a.report.empty() || a.max_sqnr_drop >= 0 || !a.budget.empty();
   if (!a.calib.empty()) {
-    KILN_ASSIGN_OR_RETURN(samples, calib::OpenSampleSource(a.calib, spec, InputsOf(float_model.graph)));
+    KILN_ASSIGN_OR_RETURN(samples,
+                          calib::OpenSampleSource(a.calib, spec, InputsOf(float_model.graph)));
     size_t n = samples->size();
     if (a.calib_count > 0) n = std::min(n, static_cast<size_t>(a.calib_count));
     const size_t hold = a.holdout >= 0 ? static_cast<size_t>(a.holdout) : n / 10;
@@ -251,8 +254,10 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
       KILN_RETURN_IF_ERROR(stats->Merge(more).WithContext(files[i]));
     }
     if (samples && stats->key != key) {
-      return InvalidArgument("the statistics were made for another model, preprocessing or "
-                             "calibration set (key '" + stats->key + "', expected '" + key + "')");
+      return InvalidArgument(
+          "the statistics were made for another model, preprocessing or "
+          "calibration set (key '" +
+          stats->key + "', expected '" + key + "')");
     }
   } else {
     quant::CalibrationRun run;
@@ -279,7 +284,8 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   } else if (a.algo == "auto") {
     // Every range algorithm, judged by how far the int8 predictions are from the float
     // model's on calibration samples (at most 24, spread over the set).
-    if (!samples) return InvalidArgument("--algo auto measures on calibration samples: give --calib");
+    if (!samples)
+      return InvalidArgument("--algo auto measures on calibration samples: give --calib");
     std::vector<size_t> probe;
     const size_t step = std::max<size_t>(1, calib_ids.size() / 100);
     for (size_t i = 0; i < calib_ids.size(); i += step) probe.push_back(calib_ids[i]);
@@ -298,8 +304,10 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
       }
     }
     config.range = chosen;
-    std::printf("algo auto: chose %s (mean KL divergence of the predictions from float %.6g on %zu "
-                "calibration samples)\n", quant::RangeSpecName(chosen).c_str(), best, probe.size());
+    std::printf(
+        "algo auto: chose %s (mean KL divergence of the predictions from float %.6g on %zu "
+        "calibration samples)\n",
+        quant::RangeSpecName(chosen).c_str(), best, probe.size());
   }
   KILN_ASSIGN_OR_RETURN(CompiledModel qmodel,
                         quant::CompileQuantized(imported, options, config, stats));
@@ -328,10 +336,12 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
     std::unique_ptr<EvalSet> eval;
     if (budget.kind == quant::BudgetSpec::kTop1) {
       if (a.budget_images.empty()) {
-        return InvalidArgument("--budget top1:PP measures top-1 agreement with the float model on "
-                               "--budget-images DIR");
+        return InvalidArgument(
+            "--budget top1:PP measures top-1 agreement with the float model on "
+            "--budget-images DIR");
       }
-      KILN_ASSIGN_OR_RETURN(eval, OpenEvalSet(a.budget_images, "", spec, InputsOf(float_model.graph)));
+      KILN_ASSIGN_OR_RETURN(eval,
+                            OpenEvalSet(a.budget_images, "", spec, InputsOf(float_model.graph)));
       bctx.agreement = [&, float_graph = &float_model.graph](const Graph& q) {
         return TopOneAgreement(*float_graph, q, *eval, a.threads);
       };
@@ -365,8 +375,8 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   meta.source_sha256 = model_sha;
   meta.source_name = std::filesystem::path(a.model).filename().string();
   meta.compile_options.emplace_back("quantize", "int8");
-  meta.compile_options.emplace_back("algo", (a.algo == "auto" ? "auto:" : "") +
-                                                quant::RangeSpecName(config.range));
+  meta.compile_options.emplace_back(
+      "algo", (a.algo == "auto" ? "auto:" : "") + quant::RangeSpecName(config.range));
   meta.compile_options.emplace_back("act", a.act);
   meta.compile_options.emplace_back("weights", a.weights);
   meta.compile_options.emplace_back("calibration-samples", std::to_string(stats->samples));
@@ -381,20 +391,22 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
     DeviceArgs device;
     device.dsp_scratch = a.dsp_scratch;
     KILN_ASSIGN_OR_RETURN(dsp, PlanDspProgramsFor(qmodel.graph, &qmodel.plan, device));
-    meta.compile_options.emplace_back("dsp-scratch", a.dsp_scratch.empty() ? "256K" : a.dsp_scratch);
+    meta.compile_options.emplace_back("dsp-scratch",
+                                      a.dsp_scratch.empty() ? "256K" : a.dsp_scratch);
     meta.compile_options.emplace_back("dsp-programs", std::to_string(dsp.by_node.size()));
     meta.compile_options.emplace_back("dsp-chains", std::to_string(dsp.chains.size()));
   }
-  KILN_ASSIGN_OR_RETURN(WrittenModel written,
-                        WriteKilnModel(qmodel.graph, qmodel.plan, std::move(meta),
-                                       {a.out, a.compress, a.sign_key, nullptr,
-                                        a.target == "dsp" ? &dsp : nullptr}));
+  KILN_ASSIGN_OR_RETURN(
+      WrittenModel written,
+      WriteKilnModel(qmodel.graph, qmodel.plan, std::move(meta),
+                     {a.out, a.compress, a.sign_key, nullptr, a.target == "dsp" ? &dsp : nullptr}));
   std::cout << "wrote " << a.out << " (" << written.bytes << " bytes, " << qmodel.graph.num_nodes()
             << " nodes: " << Composition(qmodel.graph) << "; " << stats->samples
             << " calibration samples, " << quant::RangeSpecName(config.range) << ", " << a.act
             << ", weights " << a.weights << (a.equalize ? ", equalized" : "")
             << (a.bias_correct ? ", bias-corrected" : "") << ", "
-            << (written.key_id.empty() ? std::string("unsigned") : "signed by key id " + written.key_id)
+            << (written.key_id.empty() ? std::string("unsigned")
+                                       : "signed by key id " + written.key_id)
             << ")\n";
   return Status::Ok();
 }
@@ -413,7 +425,8 @@ void RegisterQuantize(CLI::App& app, int* exit_code) {
   cmd->add_option("--holdout", a->holdout,
                   "Hold back the last N of those from calibration, for --report and the budget "
                   "(default: a tenth)");
-  cmd->add_option("--preprocess", a->preprocess, "Image preprocessing SPEC (docs/preprocessing.md)");
+  cmd->add_option("--preprocess", a->preprocess,
+                  "Image preprocessing SPEC (docs/preprocessing.md)");
   cmd->add_option("--algo", a->algo,
                   "Range algorithm: auto (default: the one of mse, percentile:99.99, "
                   "percentile:99.999 whose predictions stay closest to float on the calibration "
@@ -456,8 +469,9 @@ void RegisterQuantize(CLI::App& app, int* exit_code) {
   cmd->add_option("--target", a->target,
                   "cpu (default), reference, or dsp (plain weights plus the DSP command streams, "
                   "docs/dsp-target.md)");
-  cmd->add_option("--dsp-scratch", a->dsp_scratch,
-                  "With --target dsp: the scratchpad size to tile for (bytes, or K/M; default 256K)");
+  cmd->add_option(
+      "--dsp-scratch", a->dsp_scratch,
+      "With --target dsp: the scratchpad size to tile for (bytes, or K/M; default 256K)");
   cmd->add_option("--input-shape", a->raw_shapes, "Fix an input's dims: NAME=D0,D1,...");
   cmd->add_option("--threads", a->threads, "Threads for calibration and measuring")->default_val(1);
   cmd->add_flag("-v,--verbose", a->verbose, "Print the compiler's pass table");

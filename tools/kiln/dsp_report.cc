@@ -4,14 +4,14 @@
 #include <cstdio>
 #include <sstream>
 
-#include "runtime/dsp/dsp_executor.h"
-#include "runtime/dsp/dsp_summary.h"
+#include "backends/dsp/dsp_executor.h"
+#include "tools/kiln/dsp_summary.h"
 #include "tools/kiln/cli_util.h"
 
 namespace kiln::cli {
 namespace {
 
-// The op, or for fused chains (kernels/dsp/dsp_chain.h) the chain its row counts.
+// The op, or for fused chains (backends/dsp/kernels/dsp_chain.h) the chain its row counts.
 std::string OpLabel(const DspNodeStats& s) {
   if (s.chain_length > 0) return "chain of " + std::to_string(s.chain_length);
   if (!s.fused_into.empty()) return "(in chain)";

@@ -4,9 +4,10 @@
 #include <cstdio>
 #include <sstream>
 
-#include "kernels/dsp/dsp_chain.h"
-#include "kernels/dsp/dsp_engine.h"
-#include "runtime/cost_placement.h"
+#include "backends/cost_placement.h"
+#include "backends/dsp/dsp_options.h"
+#include "backends/dsp/kernels/dsp_chain.h"
+#include "backends/dsp/kernels/dsp_engine.h"
 #include "runtime/model.h"
 #include "runtime/placement.h"
 #include "tools/kiln/cli_util.h"
@@ -22,13 +23,13 @@ struct Placed {
 
 Expected<Placed> Place(const LoadedModel& m, const DeviceArgs& device) {
   KILN_ASSIGN_OR_RETURN(std::vector<std::string> names, device.Executors());
-  PlacementCosts costs;
-  KILN_ASSIGN_OR_RETURN(costs.dsp.scratch_bytes, device.DspScratchBytes());
+  BackendOptions options;
+  KILN_ASSIGN_OR_RETURN(options.Mutable<DspOptions>().scratch_bytes, device.DspScratchBytes());
   Placed p;
   KILN_ASSIGN_OR_RETURN(p.cost, device.CostPlacement());
   std::vector<bool> elided(m.graph->num_nodes(), false);
   for (NodeId e : m.plan->memory.elided) elided[static_cast<size_t>(e)] = true;
-  KILN_ASSIGN_OR_RETURN(p.placement, PlaceByCost(*m.graph, names, costs, elided));
+  KILN_ASSIGN_OR_RETURN(p.placement, PlaceByCost(*m.graph, names, options, elided));
   if (!p.cost) {  // support-only: undo the island decisions
     for (auto& d : p.placement.decisions) {
       for (NodeId id : d.nodes) p.placement.placement[static_cast<size_t>(id)] = d.executor;

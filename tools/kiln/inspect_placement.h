@@ -1,5 +1,5 @@
 // `kiln inspect --device LIST`: how a device preference splits the model (the cost-aware
-// placement of runtime/cost_placement.h): nodes per executor, every fallback with its reason,
+// placement of backends/cost_placement.h): nodes per executor, every fallback with its reason,
 // every island decision with its estimated costs, and the estimate against support-only.
 #pragma once
 

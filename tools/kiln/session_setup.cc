@@ -6,10 +6,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include "backends/dsp/dsp_options.h"
+#include "backends/dsp/kernels/dsp_chain.h"
+#include "backends/dsp/kernels/dsp_op.h"
+#include "backends/opencl/gpu_options.h"
 #include "compiler/memory/memory_planner.h"
-#include "kernels/cpu/cpu_features.h"
-#include "kernels/dsp/dsp_chain.h"
-#include "kernels/dsp/dsp_op.h"
+#include "kernels/cpu_features.h"
 #include "runtime/model.h"
 #include "serializer/format.h"
 #include "tools/kiln/onnx_inputs.h"
@@ -73,11 +75,17 @@ bool DeviceArgs::wants_dsp() const {
 
 Status DeviceArgs::ApplyTo(Isa isa, CompileOptions* compile) const {
   compile->target_isa = isa;
-  compile->target_gpu = wants_gpu();
-  compile->target_dsp = wants_dsp();
-  if (compile->target_dsp) {
+  // The compiler places for the first accelerator of the preference order.
+  KILN_ASSIGN_OR_RETURN(const std::vector<std::string> names, Executors());
+  for (const std::string& name : names) {
+    if (name == kExecutorCpu) continue;
+    compile->target_backend = name.substr(0, name.find(':'));
+    break;
+  }
+  if (compile->target_backend == kExecutorDsp) {
     compile->target_isa = Isa::kReference;  // the DSP reads plain weights
-    KILN_ASSIGN_OR_RETURN(compile->dsp_scratch_bytes, DspScratchBytes());
+    KILN_ASSIGN_OR_RETURN(compile->backend_options.Mutable<DspOptions>().scratch_bytes,
+                          DspScratchBytes());
   }
   return Status::Ok();
 }
@@ -241,15 +249,17 @@ Expected<std::unique_ptr<Session>> CreateSession(const LoadedModel& model, Isa i
   options.num_threads = threads;
   options.profile = profile;
   KILN_ASSIGN_OR_RETURN(options.executors, device.Executors());
-  KILN_ASSIGN_OR_RETURN(options.gpu.precision, device.Precision());
-  KILN_ASSIGN_OR_RETURN(options.dsp.scratch_bytes, device.DspScratchBytes());
-  options.dsp.instrument = device.dsp_instrument;
-  options.dsp.chains = !device.dsp_unfused;
-  options.dsp.replan = !device.dsp_scratch.empty();  // an explicit size overrides the file's
+  GpuOptions& gpu = options.backend_options.Mutable<GpuOptions>();
+  DspOptions& dsp = options.backend_options.Mutable<DspOptions>();
+  KILN_ASSIGN_OR_RETURN(gpu.precision, device.Precision());
+  KILN_ASSIGN_OR_RETURN(dsp.scratch_bytes, device.DspScratchBytes());
+  dsp.instrument = device.dsp_instrument;
+  dsp.chains = !device.dsp_unfused;
+  dsp.replan = !device.dsp_scratch.empty();  // an explicit size overrides the file's
   KILN_ASSIGN_OR_RETURN(options.cost_placement, device.CostPlacement());
   if (model.kiln) {
-    options.gpu.binaries = model.kiln->kernel_binaries();
-    options.dsp.programs = model.kiln->dsp_programs();  // the file's command streams and chains
+    gpu.binaries = model.kiln->kernel_binaries();
+    dsp.programs = model.kiln->dsp_programs();  // the file's command streams and chains
   }
   KILN_ASSIGN_OR_RETURN(auto session, Session::Create(model.graph, options, model.plan));
   for (const std::string& w : session->warnings()) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "backends/dsp/kernels/dsp_program.h"
+#include "backends/opencl/gpu_options.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
 #include "runtime/session.h"
@@ -37,20 +39,21 @@ void AddThreadsFlag(CLI::App& cmd, int* threads);
 struct DeviceArgs {
   std::string device = "cpu";
   std::string gpu_precision = "fp32";
-  std::string dsp_scratch;      // --dsp-scratch (empty: the default 256 KiB)
-  bool dsp_instrument = false;  // --dsp-instrument
-  bool dsp_unfused = false;     // --dsp-unfused
+  std::string dsp_scratch;         // --dsp-scratch (empty: the default 256 KiB)
+  bool dsp_instrument = false;     // --dsp-instrument
+  bool dsp_unfused = false;        // --dsp-unfused
   std::string placement = "auto";  // --placement cost|support (auto: cost for a list)
   // Executor names for SessionOptions ("gpu" -> "opencl", "gpu:1" -> "opencl:1").
   Expected<std::vector<std::string>> Executors() const;
   Expected<GpuPrecision> Precision() const;
   Expected<uint32_t> DspScratchBytes() const;
-  // Whether sessions place by estimated cost (runtime/cost_placement.h).
+  // Whether sessions place by estimated cost (backends/cost_placement.h).
   Expected<bool> CostPlacement() const;
   bool wants_gpu() const;
   bool wants_dsp() const;
-  // What an ONNX source compiled in-process is compiled for: the CPU flavour `isa`, the GPU
-  // (placement and packing) when listed, the DSP (plain weights, the place-dsp pass) when listed.
+  // What an ONNX source compiled in-process is compiled for: the CPU flavour `isa` and the
+  // first accelerator listed (the GPU: placement and packing; the DSP: plain weights, placement
+  // by cost).
   Status ApplyTo(Isa isa, CompileOptions* compile) const;
 };
 void AddDeviceFlags(CLI::App& cmd, DeviceArgs* device);

@@ -1,0 +1,86 @@
+// A backend is one target (backends/cpu, backends/opencl, backends/dsp, ...): the nodes it
+// claims, with the reason it refuses the others and the time it expects for the ones it runs,
+// and the executor that runs them. The compiler's placement and the runtime's executor factory
+// and cost placement speak to backends only through this interface and the build's list
+// (backends/backend_registry.h), so a new target is a new folder (docs/architecture.md).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backends/backend_options.h"
+#include "backends/executor.h"
+#include "ir/graph.h"
+
+namespace kiln {
+
+class ThreadPool;
+struct KernelBinaries;  // serializer/kernel_binaries.h
+struct DspProgramSet;   // ir/dsp_program.h
+
+// What a loaded model file carries for executors, section by section (runtime/model.h fills it;
+// null where the file has no such section).
+struct ModelPayloads {
+  std::shared_ptr<const KernelBinaries> kernel_binaries;  // GPU program binaries and tuning
+  std::shared_ptr<const DspProgramSet> dsp_programs;      // DSP command streams and chains
+};
+
+// What a backend says about one node.
+struct NodeClaim {
+  std::optional<std::string> refusal;  // why it cannot run the node; nullopt: it claims it
+  double estimated_us = 0;             // its estimate of the node's time, when claimed
+
+  bool claimed() const { return !refusal.has_value(); }
+  static NodeClaim Claimed(double us) { return {std::nullopt, us}; }
+  static NodeClaim Refused(std::string why) { return {std::move(why), 0}; }
+};
+
+// What an executor is made for: the name asked for ("gpu:1"), the device named after its ':'
+// ("" when none), the CPU ISA cap, the session's thread pool (may be null), and every backend's
+// options.
+struct ExecutorRequest {
+  std::string requested;
+  std::string device;
+  Isa cpu_max_isa = Isa::kReference;
+  ThreadPool* pool = nullptr;
+  const BackendOptions* options = nullptr;  // never null when a session asks
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // Its one name: in the IR (Node::placement), the model file, the CLI and SessionOptions.
+  virtual std::string_view name() const = 0;
+  // Other names the CLI and SessionOptions::executors accept for it ("gpu" for "opencl").
+  virtual std::vector<std::string_view> aliases() const { return {}; }
+  // The key of its kernels in the kernel registry.
+  virtual ExecutorKind kernel_kind() const = 0;
+
+  // Whether it runs `node`, from its kernels and rules alone (no device is needed: the compiler
+  // asks offline), and at what estimated cost.
+  virtual NodeClaim Claim(const Graph& graph, const Node& node,
+                          const BackendOptions& options) const = 0;
+  // The cost of handing value `v` between host memory and this backend, either way (0 on the
+  // host).
+  virtual double TransferUs(const Graph& graph, ValueId v, const BackendOptions& options) const {
+    return 0;
+  }
+  // Whether the compiler keeps an island of this backend's nodes only where its compute plus the
+  // transfers at its edges beats the CPU (backends/cost_placement.h); otherwise every node it
+  // claims is placed on it.
+  virtual bool places_islands_by_cost() const { return false; }
+
+  // What its executor reads from a loaded model file (GPU program binaries, DSP command
+  // streams), put into its options where the caller set none. Session::Create(model) asks
+  // every backend.
+  virtual void AdoptFromModel(const ModelPayloads& model, BackendOptions& options) const {}
+  // Its runtime executor. NotFound when the device is absent (the session then goes on without
+  // it), InvalidArgument for a device it does not understand.
+  virtual Expected<std::unique_ptr<Executor>> MakeExecutor(
+      const ExecutorRequest& request) const = 0;
+};
+
+}  // namespace kiln
