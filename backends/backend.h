@@ -5,6 +5,7 @@
 // (backends/backend_registry.h), so a new target is a new folder (docs/architecture.md).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "backends/backend_options.h"
 #include "backends/executor.h"
+#include "ir/execution_plan.h"
 #include "ir/graph.h"
 
 namespace kiln {
@@ -36,6 +38,23 @@ struct NodeClaim {
   bool claimed() const { return !refusal.has_value(); }
   static NodeClaim Claimed(double us) { return {std::nullopt, us}; }
   static NodeClaim Refused(std::string why) { return {std::move(why), 0}; }
+};
+
+// What a backend's compile-time lowering sees once nodes are placed and the streams and memory
+// are planned: the graph, its plan (which the lowering may replace with one the compiler's
+// memory planner made under extra lifetime constraints), and the payloads it adds to the file.
+struct LoweringContext {
+  const Graph& graph;
+  ExecutionPlan& plan;
+  const BackendOptions& options;
+  // The compiler's one memory planner, for plan.schedule and the compile's aliasing options,
+  // keeping each value (first) live until its node (second) has run: extra reads of a node
+  // that reads more than its own inputs (a fused chain).
+  std::function<Expected<MemoryPlan>(const std::vector<std::pair<ValueId, NodeId>>& extra_reads)>
+      plan_memory;
+  ModelPayloads& payloads;
+  // What the compiler's report shows for the lowering ("dsp-streams": 12, ...).
+  std::vector<std::pair<std::string, int64_t>> counters;
 };
 
 // What an executor is made for: the name asked for ("gpu:1"), the device named after its ':'
@@ -73,6 +92,10 @@ class Backend {
   // claims is placed on it.
   virtual bool places_islands_by_cost() const { return false; }
 
+  // Its compile-time lowering, run by the compiler after placement and planning when it is the
+  // compile's target backend: the payloads its executor reads from the file (the DSP's command
+  // streams, the GPU's program binaries). Nothing by default.
+  virtual Status Lower(LoweringContext& ctx) const { return Status::Ok(); }
   // What its executor reads from a loaded model file (GPU program binaries, DSP command
   // streams), put into its options where the caller set none. Session::Create(model) asks
   // every backend.

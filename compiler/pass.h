@@ -33,8 +33,11 @@ class Pass {
   // Stable, kebab-case: the name --disable-pass and --print-ir-after take.
   virtual std::string_view name() const = 0;
   virtual std::string_view summary() const = 0;
-  // The lowest --opt-level at which the pass runs.
+  // The lowest opt level at which the pass runs.
   virtual int min_opt_level() const { return 1; }
+  // Whether the compile is wrong without it (the compile would not be what was asked for): it
+  // runs whenever it is Enabled, at every opt level, and disabling it is an error.
+  virtual bool required() const { return false; }
   // Whether the pass applies to this compilation (e.g. packing only for some targets).
   virtual bool Enabled(const CompileOptions& options) const { return true; }
   virtual Status Run(Graph& graph, PassContext& ctx) = 0;

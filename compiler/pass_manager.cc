@@ -6,21 +6,34 @@
 #include <iostream>
 #include <sstream>
 
-#include "ir/text_dump.h"
-#include "ir/verifier.h"
-
 namespace kiln {
 
 Status PassManager::Run(Graph& graph) {
   reports_.clear();
+  // The instruments the options ask for run first, then the caller's.
+  std::vector<std::unique_ptr<PassInstrument>> from_options;
+  if (options_.verify_each_pass) from_options.push_back(MakeVerifyInstrument());
+  if (!options_.print_ir_after.empty()) {
+    IrSink sink = ir_sink_ ? ir_sink_ : [](const std::string& pass, const std::string& ir) {
+      std::cerr << "// IR after " << pass << "\n" << ir;
+    };
+    from_options.push_back(MakePrintIrInstrument(options_.print_ir_after, std::move(sink)));
+  }
+  std::vector<PassInstrument*> instruments;
+  for (auto& i : from_options) instruments.push_back(i.get());
+  for (auto& i : instruments_) instruments.push_back(i.get());
+
   for (const auto& pass : passes_) {
     PassReport report;
     report.name = std::string(pass->name());
     report.nodes_before = static_cast<int64_t>(graph.num_nodes());
     report.nodes_after = report.nodes_before;
+    if (options_.disabled_passes.count(report.name) && pass->required()) {
+      return InvalidArgument("pass '" + report.name + "' is required: it cannot be disabled");
+    }
     if (options_.disabled_passes.count(report.name)) {
       report.skipped_reason = "disabled";
-    } else if (options_.opt_level < pass->min_opt_level()) {
+    } else if (options_.opt_level < pass->min_opt_level() && !pass->required()) {
       report.skipped_reason = "opt-level " + std::to_string(pass->min_opt_level());
     } else if (!pass->Enabled(options_)) {
       report.skipped_reason = "not for this target";
@@ -39,21 +52,8 @@ Status PassManager::Run(Graph& graph) {
     report.nodes_after = static_cast<int64_t>(graph.num_nodes());
     report.counters = ctx.counters();
     reports_.push_back(std::move(report));
-    if (options_.verify_each_pass) {
-      Status verified = VerifyGraph(graph);
-      if (!verified.ok()) {
-        return Internal("the graph no longer verifies after pass '" + std::string(pass->name()) +
-                        "' (rerun with --disable-pass " + std::string(pass->name()) +
-                        " to work around it): " + verified.message());
-      }
-    }
-    if (options_.print_ir_after.count("all") || options_.print_ir_after.count(reports_.back().name)) {
-      const std::string text = GraphToText(graph);
-      if (ir_sink_) {
-        ir_sink_(reports_.back().name, text);
-      } else {
-        std::cerr << "// IR after " << reports_.back().name << "\n" << text;
-      }
+    for (PassInstrument* instrument : instruments) {
+      KILN_RETURN_IF_ERROR(instrument->AfterPass(pass->name(), graph));
     }
   }
   return Status::Ok();
@@ -62,8 +62,8 @@ Status PassManager::Run(Graph& graph) {
 std::string FormatPassReports(const std::vector<PassReport>& reports) {
   std::ostringstream os;
   char line[256];
-  std::snprintf(line, sizeof(line), "%-24s %7s %7s %9s  %s\n", "pass", "nodes", "after",
-                "ms", "statistics");
+  std::snprintf(line, sizeof(line), "%-24s %7s %7s %9s  %s\n", "pass", "nodes", "after", "ms",
+                "statistics");
   os << line;
   double total = 0;
   for (const auto& r : reports) {

@@ -1,6 +1,7 @@
 // The pass manager: runs a pipeline of named passes, skipping those below the opt level or
-// disabled by the user, verifying the graph after each (when asked) and recording one row
-// of statistics per pass (nodes before/after, wall time, counters) for `kiln compile -v`.
+// disabled by the user (never a required one), running the instruments after each
+// (compiler/pass_instrument.h: verification, IR printing) and recording one row of statistics
+// per pass (nodes before/after, wall time, counters) for `kiln compile -v`.
 #pragma once
 
 #include <functional>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "compiler/pass.h"
+#include "compiler/pass_instrument.h"
 
 namespace kiln {
 
@@ -27,13 +29,15 @@ class PassManager {
   explicit PassManager(CompileOptions options) : options_(std::move(options)) {}
   void Add(std::unique_ptr<Pass> pass) { passes_.push_back(std::move(pass)); }
   const std::vector<std::unique_ptr<Pass>>& passes() const { return passes_; }
-  // Where --print-ir-after text goes (default: stderr).
-  void SetIrSink(std::function<void(const std::string& pass, const std::string& ir)> sink) {
-    ir_sink_ = std::move(sink);
+  // Runs after every pass that ran, after the instruments the options ask for.
+  void AddInstrument(std::unique_ptr<PassInstrument> instrument) {
+    instruments_.push_back(std::move(instrument));
   }
+  // Where the IR that CompileOptions::print_ir_after asks for goes (default: stderr).
+  void SetIrSink(IrSink sink) { ir_sink_ = std::move(sink); }
 
-  // Runs every pass in order. An error names the pass; a verification failure after a pass
-  // names the pass that broke the graph (the way to bisect a miscompile).
+  // Runs every pass in order. An error names the pass; an instrument's error (a graph that no
+  // longer verifies) names the pass it ran after. Disabling a required pass is an error.
   Status Run(Graph& graph);
   const std::vector<PassReport>& reports() const { return reports_; }
   const CompileOptions& options() const { return options_; }
@@ -42,7 +46,8 @@ class PassManager {
   CompileOptions options_;
   std::vector<std::unique_ptr<Pass>> passes_;
   std::vector<PassReport> reports_;
-  std::function<void(const std::string&, const std::string&)> ir_sink_;
+  std::vector<std::unique_ptr<PassInstrument>> instruments_;
+  IrSink ir_sink_;
 };
 
 // The pass table as text (one row per pass), for `kiln compile -v`.

@@ -1,10 +1,12 @@
 // The compiler driver: the default pass pipeline, then the schedule (streams) and the memory
-// plan, validated together. What `kiln compile` runs between import and serialisation.
+// plan, then the target backend's lowering (its payloads for the file), validated together. What
+// `kiln compile` runs between import and serialisation.
 #pragma once
 
 #include <memory>
 #include <vector>
 
+#include "backends/backend.h"
 #include "compiler/compile_options.h"
 #include "compiler/memory/memory_planner.h"
 #include "compiler/pass_manager.h"
@@ -19,6 +21,9 @@ struct CompiledModel {
   std::vector<PassReport> reports;  // passes, then the "streams" and "memory-plan" stages
   MemoryPlanStats memory;
   StreamStats streams;
+  // What the target backend's lowering made for the file (DSP command streams, GPU program
+  // binaries); empty for the CPU.
+  ModelPayloads payloads;
 };
 
 // Every pass of the default pipeline, in order (docs/compiler.md lists them).

@@ -176,17 +176,19 @@ Expected<RangeSpec> ParseRangeSpec(const std::string& text) {
   if (text.rfind("percentile", 0) == 0) {
     s.algo = RangeAlgo::kPercentile;
     if (text.size() > 10) {
-      if (text[10] != ':') return InvalidArgument("--algo '" + text + "': expected percentile:P");
+      if (text[10] != ':')
+        return InvalidArgument("range algorithm '" + text + "': expected percentile:P");
       char* end = nullptr;
       const std::string num = text.substr(11);
       s.percentile = std::strtod(num.c_str(), &end);
       if (num.empty() || *end != '\0' || !(s.percentile > 50.0) || !(s.percentile <= 100.0)) {
-        return InvalidArgument("--algo '" + text + "': P must be a number in (50, 100]");
+        return InvalidArgument("range algorithm '" + text + "': P must be a number in (50, 100]");
       }
     }
     return s;
   }
-  return InvalidArgument("--algo '" + text + "': expected minmax, percentile[:P], kl or mse");
+  return InvalidArgument("range algorithm '" + text +
+                         "': expected minmax, percentile[:P], kl or mse");
 }
 
 std::string RangeSpecName(const RangeSpec& spec) {

@@ -37,13 +37,14 @@ Expected<BudgetSpec> ParseBudget(const std::string& text) {
   const size_t colon = text.find(':');
   const std::string kind = text.substr(0, colon);
   if (colon == std::string::npos || (kind != "top1" && kind != "sqnr")) {
-    return InvalidArgument("--budget '" + text + "': expected top1:PP or sqnr:DB");
+    return InvalidArgument("accuracy budget '" + text + "': expected top1:PP or sqnr:DB");
   }
   char* end = nullptr;
   const std::string num = text.substr(colon + 1);
   s.value = std::strtod(num.c_str(), &end);
   if (num.empty() || *end != '\0' || !(s.value >= 0) || !std::isfinite(s.value)) {
-    return InvalidArgument("--budget '" + text + "': the value must be a non-negative number");
+    return InvalidArgument("accuracy budget '" + text +
+                           "': the value must be a non-negative number");
   }
   s.kind = kind == "top1" ? BudgetSpec::kTop1 : BudgetSpec::kSqnr;
   return s;
@@ -67,7 +68,8 @@ Expected<BudgetResult> RunAccuracyBudget(const BudgetContext& ctx, const BudgetS
       met = metric * 100.0 >= 100.0 - spec.value - 1e-9;
     } else {
       metric = OutputSqnr(report);
-      const double target = spec.kind == BudgetSpec::kSqnr ? spec.value : kIdeal8BitSqnrDb - spec.value;
+      const double target =
+          spec.kind == BudgetSpec::kSqnr ? spec.value : kIdeal8BitSqnrDb - spec.value;
       met = metric >= target;
     }
     if (ctx.progress) {

@@ -62,7 +62,7 @@ std::vector<size_t> ShardOf(const std::vector<size_t>& all, int index, int count
 
 Expected<std::pair<int, int>> ParseShard(const std::string& text) {
   const size_t slash = text.find('/');
-  auto bad = [&] { return InvalidArgument("--shard '" + text + "': expected I/N with 0 <= I < N"); };
+  auto bad = [&] { return InvalidArgument("shard '" + text + "': expected I/N with 0 <= I < N"); };
   if (slash == std::string::npos || slash == 0 || slash + 1 == text.size()) return bad();
   const std::string a = text.substr(0, slash), b = text.substr(slash + 1);
   if (a.size() > 6 || b.size() > 6 || a.find_first_not_of("0123456789") != std::string::npos ||

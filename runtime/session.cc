@@ -164,6 +164,220 @@ struct Session::Impl {
                     : c.executor->Download(c.device, c.host, c.bytes, c.dtype, stream);
   }
 
+  // Creation, step by step (Session::Create).
+
+  // 1. The executors asked for, by priority, and the CPU after them when it was not asked
+  // for; an accelerator whose device is absent is left out with a warning.
+  Status StartExecutors(const Graph& g, const Schedule& sched, const SessionOptions& options,
+                        std::vector<std::string>& warnings) {
+    bool has_cpu = false;
+    domain_executor.push_back(nullptr);  // host domain
+    for (const std::string& name : options.executors) {
+      auto made = MakeExecutor(name, options, pool.get());
+      if (!made.ok()) {
+        // An accelerator that is not there is not fatal: the CPU runs its nodes.
+        if (made.status().code() == StatusCode::kNotFound) {
+          warnings.push_back(made.status().message());
+          continue;
+        }
+        return made.status();
+      }
+      std::unique_ptr<Executor> ex = std::move(made).value();
+      has_cpu |= ex->name() == kExecutorCpu;  // the DSP shares host memory, not CPU ops
+      executor_domain.push_back(ex->host_memory() ? kHostDomain
+                                                  : static_cast<int>(domain_executor.size()));
+      if (!ex->host_memory()) {
+        domain_executor.push_back(ex.get());
+        async.push_back(ex.get());
+      }
+      executors.push_back(std::move(ex));
+    }
+    if (!has_cpu) {  // CPU fallback is always there
+      KILN_ASSIGN_OR_RETURN(auto ex, MakeExecutor(kExecutorCpu, options, pool.get()));
+      executor_domain.push_back(kHostDomain);
+      executors.push_back(std::move(ex));
+    }
+    for (Executor* ex : async) {
+      KILN_RETURN_IF_ERROR(ex->Configure(sched.num_streams, sched.events.size(),
+                                         options.profile ? static_cast<int>(g.num_nodes()) : 0));
+    }
+    arena.assign(domain_executor.size(), nullptr);
+    return Status::Ok();
+  }
+
+  // 2. The executor of each node (an index into `executors`; elided nodes run nowhere).
+  Expected<std::vector<size_t>> Place(const Graph& g, const std::vector<bool>& elided,
+                                      const SessionOptions& options,
+                                      std::optional<CostPlacement>* cost_placement) {
+    // Elided nodes run nowhere; the rest are placed by executor claims.
+    std::vector<Executor*> by_priority;
+    for (auto& e : executors) by_priority.push_back(e.get());
+    std::vector<std::string> preferred;
+    if (options.cost_placement) {
+      std::vector<std::string> names;
+      for (Executor* e : by_priority) names.push_back(e->name());
+      KILN_ASSIGN_OR_RETURN(*cost_placement,
+                            PlaceByCost(g, names, options.backend_options, elided));
+      preferred = (*cost_placement)->placement;
+    }
+    return PlaceNodes(g, by_priority, elided, preferred);
+  }
+
+  // 3. Constants used in place on the host, and the graph inputs' buffers.
+  Status BindConstantsAndInputs(const Graph& g, const MemoryPlan& mp) {
+    buffers.resize(g.num_values());
+    parts.resize(g.num_values());
+    home.assign(g.num_values(), kHostDomain);
+    for (size_t v = 0; v < g.num_values(); ++v) {
+      const Value& val = g.value(static_cast<ValueId>(v));
+      if (val.is_constant()) {  // used in place: no copy for host executors
+        buffers[v][kHostDomain] = const_cast<uint8_t*>(val.constant->data());
+      }
+    }
+    for (ValueId in : g.inputs()) {
+      KILN_ASSIGN_OR_RETURN(void* h, BufferFor(g, mp, in, kHostDomain));
+      buffers[static_cast<size_t>(in)][kHostDomain] = h;
+    }
+    input_set.assign(g.inputs().size(), false);
+    return Status::Ok();
+  }
+
+  // 4. One step per node on its stream: its kernel, created and prepared by its executor, its
+  // input and output views, copies at placement boundaries, the events it waits on and
+  // signals. Returns the host scratch each stream needs.
+  Expected<std::vector<size_t>> BuildSteps(const Graph& g, const ExecutionPlan& plan,
+                                           const std::vector<size_t>& placement,
+                                           const std::vector<bool>& elided, bool profile_on,
+                                           std::vector<NodeProfile>& profile) {
+    const MemoryPlan& mp = plan.memory;
+    const Schedule& sched = plan.schedule;
+    streams.resize(static_cast<size_t>(sched.num_streams));
+    step_of.resize(g.num_nodes());
+    std::vector<size_t> scratch_need(static_cast<size_t>(sched.num_streams), 0);
+    std::vector<int> profile_slots(executors.size(), 0);
+    for (size_t n = 0; n < g.num_nodes(); ++n) {
+      const auto id = static_cast<NodeId>(n);
+      const Node& node = g.node(id);
+      const int st = sched.stream[n];
+      auto& stream = streams[static_cast<size_t>(st)];
+      step_of[n] = {static_cast<size_t>(st), stream.size()};
+      if (elided[n]) {
+        // Its output already holds the result (a view or a Concat written in place): its bytes
+        // are its inputs', in whichever domain reads it. A no-op step keeps the events.
+        // (A view's bytes are its data input's; its other inputs, such as Reshape's shape, are
+        // not part of it.)
+        const size_t num_parts = node.op == OpType::kConcat ? node.inputs.size() : 1;
+        for (ValueId out : node.outputs) {
+          if (out == kNoValue) continue;
+          for (size_t i = 0; i < num_parts && i < node.inputs.size(); ++i) {
+            if (node.inputs[i] != kNoValue)
+              parts[static_cast<size_t>(out)].push_back(node.inputs[i]);
+          }
+        }
+        Impl::Step step;
+        step.kind = Impl::Step::kNoop;
+        step.node = id;
+        step.stream = st;
+        stream.push_back(std::move(step));
+      } else {
+        const size_t e = placement[n];
+        Executor* ex = executors[e].get();
+        const int domain = executor_domain[e];
+        Impl::Step step;
+        step.node = id;
+        step.stream = st;
+        step.executor = ex;
+        KILN_ASSIGN_OR_RETURN(step.kernel, ex->CreateKernel(g, node));
+        for (ValueId in : node.inputs) {
+          TensorView view;
+          if (in != kNoValue) {
+            view.dtype = g.value(in).dtype;
+            view.shape = &g.value(in).shape;
+            if (!(g.value(in).is_constant() && ex->binds_constants())) {
+              KILN_RETURN_IF_ERROR(EnsureIn(g, mp, in, domain));
+              view.data = buffers[static_cast<size_t>(in)][domain];
+            }
+          }
+          step.inputs.push_back(view);
+        }
+        for (ValueId out : node.outputs) {
+          TensorView view;
+          if (out != kNoValue) {
+            KILN_ASSIGN_OR_RETURN(void* h, BufferFor(g, mp, out, domain));
+            buffers[static_cast<size_t>(out)][domain] = h;
+            home[static_cast<size_t>(out)] = domain;
+            view.data = h;
+            view.dtype = g.value(out).dtype;
+            view.shape = &g.value(out).shape;
+          }
+          step.outputs.push_back(view);
+        }
+        // Kernels of one stream run one at a time: they share the stream's scratch.
+        auto& need = scratch_need[static_cast<size_t>(st)];
+        if (domain == kHostDomain) need = std::max(need, step.kernel->ScratchBytes());
+        if (domain != kHostDomain && step.kernel->ScratchBytes()) {
+          KILN_ASSIGN_OR_RETURN(DeviceBuffer * buf,
+                                AllocateIn(domain, step.kernel->ScratchBytes()));
+          KILN_ASSIGN_OR_RETURN(step.scratch,
+                                buf->Region(0, step.kernel->ScratchBytes(), DType::kUndefined));
+        }
+        if (profile_on) {
+          step.profile_index = static_cast<int>(profile.size());
+          if (domain != kHostDomain) step.profile_slot = profile_slots[e]++;
+          profile.push_back({node.name, node.op, ex->name(), 0.0, 0});
+        }
+        stream.push_back(std::move(step));
+        // Graph outputs produced off the host are copied back right after their producer.
+        for (ValueId out : node.outputs) {
+          if (out != kNoValue && Impl::graph_io(g, out)) {
+            KILN_RETURN_IF_ERROR(EnsureIn(g, mp, out, kHostDomain));
+          }
+        }
+      }
+      for (size_t ev = 0; ev < sched.events.size(); ++ev) {
+        if (sched.events[ev].wait == id) stream.back().waits.push_back(ev);
+        if (sched.events[ev].signal == id) stream.back().signals.push_back(ev);
+      }
+    }
+    for (ValueId out : g.outputs()) {  // outputs that are inputs or constants: on the host
+      KILN_RETURN_IF_ERROR(EnsureIn(g, mp, out, kHostDomain));
+    }
+    return scratch_need;
+  }
+
+  // 5. Host scratch: one buffer per stream, as large as its largest kernel needs.
+  Status AllocateHostScratch(const std::vector<size_t>& scratch_need) {
+    for (size_t st = 0; st < streams.size(); ++st) {
+      if (scratch_need[st] == 0) continue;
+      KILN_ASSIGN_OR_RETURN(DeviceBuffer * buf, AllocateIn(kHostDomain, scratch_need[st]));
+      KILN_ASSIGN_OR_RETURN(void* scratch, buf->Region(0, scratch_need[st], DType::kUndefined));
+      memory.scratch_bytes += scratch_need[st];
+      for (auto& step : streams[st]) {
+        if (step.kind == Impl::Step::kKernel && step.scratch == nullptr &&
+            step.executor->host_memory()) {
+          step.scratch = scratch;
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
+  // 6. The schedule's events and, when the streams run concurrently, their workers' bodies.
+  void PrepareStreams(const Schedule& sched, Session* self) {
+    events = std::vector<std::atomic<uint64_t>>(sched.events.size());
+    concurrent = sched.num_streams > 1 && pool->CanRunConcurrently(streams.size());
+    if (concurrent) {
+      // The stream workers' bodies, made once: Run() allocates nothing.
+      stream_results.resize(streams.size());
+      for (size_t st = 0; st < streams.size(); ++st) {
+        stream_bodies.emplace_back([this, self, st] {
+          stream_results[st] = RunStream(streams[st], *self->graph_, self->profile_);
+        });
+      }
+      stream_tasks.assign(stream_bodies.begin(), stream_bodies.end());
+    }
+  }
+
   Status RunStep(Step& step, const Graph& g, std::vector<NodeProfile>& profile);
   Status RunStream(std::vector<Step>& steps, const Graph& g, std::vector<NodeProfile>& profile);
 };
@@ -194,189 +408,19 @@ Expected<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
   const Graph& g = *s->graph_;
   const MemoryPlan& mp = s->plan_->memory;
   const Schedule& sched = s->plan_->schedule;
-
-  im.pool = std::make_unique<ThreadPool>(options.num_threads);
-  bool has_cpu = false;
-  im.domain_executor.push_back(nullptr);  // host domain
-  for (const std::string& name : options.executors) {
-    auto made = MakeExecutor(name, options, im.pool.get());
-    if (!made.ok()) {
-      // An accelerator that is not there is not fatal: the CPU runs its nodes.
-      if (made.status().code() == StatusCode::kNotFound) {
-        s->warnings_.push_back(made.status().message());
-        continue;
-      }
-      return made.status();
-    }
-    std::unique_ptr<Executor> ex = std::move(made).value();
-    has_cpu |= ex->name() == kExecutorCpu;  // the DSP shares host memory, not CPU ops
-    im.executor_domain.push_back(ex->host_memory() ? kHostDomain
-                                                   : static_cast<int>(im.domain_executor.size()));
-    if (!ex->host_memory()) {
-      im.domain_executor.push_back(ex.get());
-      im.async.push_back(ex.get());
-    }
-    im.executors.push_back(std::move(ex));
-  }
-  if (!has_cpu) {  // CPU fallback is always there
-    KILN_ASSIGN_OR_RETURN(auto ex, MakeExecutor(kExecutorCpu, options, im.pool.get()));
-    im.executor_domain.push_back(kHostDomain);
-    im.executors.push_back(std::move(ex));
-  }
-  for (Executor* ex : im.async) {
-    KILN_RETURN_IF_ERROR(ex->Configure(sched.num_streams, sched.events.size(),
-                                       options.profile ? static_cast<int>(g.num_nodes()) : 0));
-  }
-  im.arena.assign(im.domain_executor.size(), nullptr);
   std::vector<bool> elided(g.num_nodes(), false);
   for (NodeId e : mp.elided) elided[static_cast<size_t>(e)] = true;
 
-  // Elided nodes run nowhere; the rest are placed by executor claims.
-  std::vector<Executor*> by_priority;
-  for (auto& e : im.executors) by_priority.push_back(e.get());
-  std::vector<std::string> preferred;
-  if (options.cost_placement) {
-    std::vector<std::string> names;
-    for (Executor* e : by_priority) names.push_back(e->name());
-    KILN_ASSIGN_OR_RETURN(s->cost_placement_,
-                          PlaceByCost(g, names, options.backend_options, elided));
-    preferred = s->cost_placement_->placement;
-  }
+  im.pool = std::make_unique<ThreadPool>(options.num_threads);
+  KILN_RETURN_IF_ERROR(im.StartExecutors(g, sched, options, s->warnings_));
   KILN_ASSIGN_OR_RETURN(std::vector<size_t> placement,
-                        PlaceNodes(g, by_priority, elided, preferred));
-
-  im.buffers.resize(g.num_values());
-  im.parts.resize(g.num_values());
-  im.home.assign(g.num_values(), kHostDomain);
-  for (size_t v = 0; v < g.num_values(); ++v) {
-    const Value& val = g.value(static_cast<ValueId>(v));
-    if (val.is_constant()) {  // used in place: no copy for host executors
-      im.buffers[v][kHostDomain] = const_cast<uint8_t*>(val.constant->data());
-    }
-  }
-  for (ValueId in : g.inputs()) {
-    KILN_ASSIGN_OR_RETURN(void* h, im.BufferFor(g, mp, in, kHostDomain));
-    im.buffers[static_cast<size_t>(in)][kHostDomain] = h;
-  }
-  im.input_set.assign(g.inputs().size(), false);
-
-  im.streams.resize(static_cast<size_t>(sched.num_streams));
-  im.step_of.resize(g.num_nodes());
-  std::vector<size_t> scratch_need(static_cast<size_t>(sched.num_streams), 0);
-  std::vector<int> profile_slots(im.executors.size(), 0);
-  for (size_t n = 0; n < g.num_nodes(); ++n) {
-    const auto id = static_cast<NodeId>(n);
-    const Node& node = g.node(id);
-    const int st = sched.stream[n];
-    auto& stream = im.streams[static_cast<size_t>(st)];
-    im.step_of[n] = {static_cast<size_t>(st), stream.size()};
-    if (elided[n]) {
-      // Its output already holds the result (a view or a Concat written in place): its bytes
-      // are its inputs', in whichever domain reads it. A no-op step keeps the events.
-      // (A view's bytes are its data input's; its other inputs, such as Reshape's shape, are
-      // not part of it.)
-      const size_t num_parts = node.op == OpType::kConcat ? node.inputs.size() : 1;
-      for (ValueId out : node.outputs) {
-        if (out == kNoValue) continue;
-        for (size_t i = 0; i < num_parts && i < node.inputs.size(); ++i) {
-          if (node.inputs[i] != kNoValue)
-            im.parts[static_cast<size_t>(out)].push_back(node.inputs[i]);
-        }
-      }
-      Impl::Step step;
-      step.kind = Impl::Step::kNoop;
-      step.node = id;
-      step.stream = st;
-      stream.push_back(std::move(step));
-    } else {
-      const size_t e = placement[n];
-      Executor* ex = im.executors[e].get();
-      const int domain = im.executor_domain[e];
-      Impl::Step step;
-      step.node = id;
-      step.stream = st;
-      step.executor = ex;
-      KILN_ASSIGN_OR_RETURN(step.kernel, ex->CreateKernel(g, node));
-      for (ValueId in : node.inputs) {
-        TensorView view;
-        if (in != kNoValue) {
-          view.dtype = g.value(in).dtype;
-          view.shape = &g.value(in).shape;
-          if (!(g.value(in).is_constant() && ex->binds_constants())) {
-            KILN_RETURN_IF_ERROR(im.EnsureIn(g, mp, in, domain));
-            view.data = im.buffers[static_cast<size_t>(in)][domain];
-          }
-        }
-        step.inputs.push_back(view);
-      }
-      for (ValueId out : node.outputs) {
-        TensorView view;
-        if (out != kNoValue) {
-          KILN_ASSIGN_OR_RETURN(void* h, im.BufferFor(g, mp, out, domain));
-          im.buffers[static_cast<size_t>(out)][domain] = h;
-          im.home[static_cast<size_t>(out)] = domain;
-          view.data = h;
-          view.dtype = g.value(out).dtype;
-          view.shape = &g.value(out).shape;
-        }
-        step.outputs.push_back(view);
-      }
-      // Kernels of one stream run one at a time: they share the stream's scratch.
-      auto& need = scratch_need[static_cast<size_t>(st)];
-      if (domain == kHostDomain) need = std::max(need, step.kernel->ScratchBytes());
-      if (domain != kHostDomain && step.kernel->ScratchBytes()) {
-        KILN_ASSIGN_OR_RETURN(DeviceBuffer * buf,
-                              im.AllocateIn(domain, step.kernel->ScratchBytes()));
-        KILN_ASSIGN_OR_RETURN(step.scratch,
-                              buf->Region(0, step.kernel->ScratchBytes(), DType::kUndefined));
-      }
-      if (options.profile) {
-        step.profile_index = static_cast<int>(s->profile_.size());
-        if (domain != kHostDomain) step.profile_slot = profile_slots[e]++;
-        s->profile_.push_back({node.name, node.op, ex->name(), 0.0, 0});
-      }
-      stream.push_back(std::move(step));
-      // Graph outputs produced off the host are copied back right after their producer.
-      for (ValueId out : node.outputs) {
-        if (out != kNoValue && Impl::graph_io(g, out)) {
-          KILN_RETURN_IF_ERROR(im.EnsureIn(g, mp, out, kHostDomain));
-        }
-      }
-    }
-    for (size_t ev = 0; ev < sched.events.size(); ++ev) {
-      if (sched.events[ev].wait == id) stream.back().waits.push_back(ev);
-      if (sched.events[ev].signal == id) stream.back().signals.push_back(ev);
-    }
-  }
-  for (ValueId out : g.outputs()) {  // outputs that are inputs or constants: on the host
-    KILN_RETURN_IF_ERROR(im.EnsureIn(g, mp, out, kHostDomain));
-  }
-  // Host scratch: one buffer per stream, as large as its largest kernel needs.
-  for (size_t st = 0; st < im.streams.size(); ++st) {
-    if (scratch_need[st] == 0) continue;
-    KILN_ASSIGN_OR_RETURN(DeviceBuffer * buf, im.AllocateIn(kHostDomain, scratch_need[st]));
-    KILN_ASSIGN_OR_RETURN(void* scratch, buf->Region(0, scratch_need[st], DType::kUndefined));
-    im.memory.scratch_bytes += scratch_need[st];
-    for (auto& step : im.streams[st]) {
-      if (step.kind == Impl::Step::kKernel && step.scratch == nullptr &&
-          step.executor->host_memory()) {
-        step.scratch = scratch;
-      }
-    }
-  }
-  im.events = std::vector<std::atomic<uint64_t>>(sched.events.size());
-  im.concurrent = sched.num_streams > 1 && im.pool->CanRunConcurrently(im.streams.size());
-  if (im.concurrent) {
-    // The stream workers' bodies, made once: Run() allocates nothing.
-    Session* self = s.get();
-    im.stream_results.resize(im.streams.size());
-    for (size_t st = 0; st < im.streams.size(); ++st) {
-      im.stream_bodies.emplace_back([self, &im, st] {
-        im.stream_results[st] = im.RunStream(im.streams[st], *self->graph_, self->profile_);
-      });
-    }
-    im.stream_tasks.assign(im.stream_bodies.begin(), im.stream_bodies.end());
-  }
+                        im.Place(g, elided, options, &s->cost_placement_));
+  KILN_RETURN_IF_ERROR(im.BindConstantsAndInputs(g, mp));
+  KILN_ASSIGN_OR_RETURN(
+      std::vector<size_t> scratch_need,
+      im.BuildSteps(g, *s->plan_, placement, elided, options.profile, s->profile_));
+  KILN_RETURN_IF_ERROR(im.AllocateHostScratch(scratch_need));
+  im.PrepareStreams(sched, s.get());
   im.memory.arena_bytes = mp.arena_bytes;
   im.memory.streams = sched.num_streams;
   im.memory.concurrent = im.concurrent;

@@ -196,7 +196,7 @@ TEST(QuantizedImport, ZooMobilenetV2Int8EveryLayerWithinOneStep) {
   }
   int layers = 0, exact = 0;
   for (int k = 0;; ++k) {
-    char name[8];
+    char name[16];
     std::snprintf(name, sizeof name, "%02d", k);
     if (!fs::exists(root / name)) break;
     auto r = RunQuantized(root / name);

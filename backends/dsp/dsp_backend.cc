@@ -5,6 +5,7 @@
 
 #include "backends/backend.h"
 #include "backends/dsp/dsp_executor.h"
+#include "backends/dsp/dsp_lowering.h"
 #include "backends/dsp/dsp_options.h"
 #include "backends/dsp/kernels/dsp_engine.h"
 #include "backends/dsp/kernels/dsp_op.h"
@@ -36,6 +37,8 @@ class DspBackend : public Backend {
   double TransferUs(const Graph&, ValueId, const BackendOptions& options) const override {
     return options.Get<DspOptions>().handoff_us;
   }
+
+  Status Lower(LoweringContext& ctx) const override { return LowerDspPrograms(ctx); }
 
   void AdoptFromModel(const ModelPayloads& model, BackendOptions& options) const override {
     DspOptions& dsp = options.Mutable<DspOptions>();

@@ -36,6 +36,9 @@ struct GpuOptions {
   // Program binaries and tuning choices embedded in the (signed) model file, used when they
   // were made for this device, driver and kernel source: a cold start without JIT.
   std::shared_ptr<const KernelBinaries> binaries;
+  // Compile time (--gpu-binaries-for): build and tune the programs of the compiled graph on the
+  // device `device_name` selects, in both precisions, and embed them in the file.
+  bool build_binaries = false;
 };
 
 }  // namespace kiln

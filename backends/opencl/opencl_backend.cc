@@ -67,6 +67,21 @@ class OpenClBackend : public Backend {
     return kNodeUs + static_cast<double>(graph.value(v).byte_size()) / kCopyBytesPerUs;
   }
 
+  Status Lower(LoweringContext& ctx) const override {
+    const GpuOptions gpu = ctx.options.Get<GpuOptions>();
+    if (!gpu.build_binaries) return Status::Ok();
+    KILN_ASSIGN_OR_RETURN(
+        KernelBinaries binaries,
+        BuildKernelBinaries(ctx.graph, gpu, {GpuPrecision::kFp32, GpuPrecision::kFp16}));
+    int64_t bytes = 0;
+    for (const auto& p : binaries.programs) bytes += static_cast<int64_t>(p.binary.size());
+    ctx.counters.emplace_back("gpu-programs", static_cast<int64_t>(binaries.programs.size()));
+    ctx.counters.emplace_back("gpu-program-bytes", bytes);
+    ctx.counters.emplace_back("gpu-tuned-kernels", static_cast<int64_t>(binaries.tuning.size()));
+    ctx.payloads.kernel_binaries = std::make_shared<const KernelBinaries>(std::move(binaries));
+    return Status::Ok();
+  }
+
   void AdoptFromModel(const ModelPayloads& model, BackendOptions& options) const override {
     GpuOptions& gpu = options.Mutable<GpuOptions>();
     if (!gpu.binaries) gpu.binaries = model.kernel_binaries;

@@ -21,6 +21,7 @@ class PlaceNodesPass : public Pass {
            "pays), else on the CPU (--target gpu|dsp)";
   }
   int min_opt_level() const override { return 0; }
+  bool required() const override { return true; }
   bool Enabled(const CompileOptions& options) const override {
     return options.target_backend != kExecutorCpu;
   }

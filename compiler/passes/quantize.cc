@@ -19,6 +19,7 @@ class QuantizePass : public Pass {
     return "plan int8 quantization from calibration statistics and write it as Q/DQ pairs";
   }
   int min_opt_level() const override { return 0; }
+  bool required() const override { return true; }
   bool Enabled(const CompileOptions& options) const override {
     return options.quantize && options.quantize->stats;
   }

@@ -8,11 +8,9 @@
 
 #include "backends/backend_registry.h"
 #include "backends/dsp/dsp_options.h"
+#include "backends/opencl/gpu_options.h"
 #include "kernels/cpu_features.h"
 #include "runtime/model.h"
-#ifdef KILN_WITH_OPENCL
-#include "backends/opencl/opencl_executor.h"
-#endif
 #include "serializer/model_writer.h"
 #include "serializer/signing.h"
 #include "tools/kiln/cli_util.h"
@@ -72,40 +70,31 @@ Status Compile(CompileArgs& args) {
     KILN_ASSIGN_OR_RETURN(source.compile.backend_options.Mutable<DspOptions>().scratch_bytes,
                           scratch.DspScratchBytes());
   }
-  if (!args.gpu_binaries_for.empty() && !target_gpu) {
-    return InvalidArgument("--gpu-binaries-for needs --target gpu");
+  if (!args.gpu_binaries_for.empty()) {
+    if (!target_gpu) return InvalidArgument("--gpu-binaries-for needs --target gpu");
+    // Built and tuned on that device now: the file then starts there without JIT or tuning.
+    GpuOptions& gpu = source.compile.backend_options.Mutable<GpuOptions>();
+    gpu.device_name = args.gpu_binaries_for;
+    gpu.build_binaries = true;
   }
   source.compile.print_ir_after.insert(args.print_ir_after.begin(), args.print_ir_after.end());
   KILN_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(args.model, source));
   if (args.verbose && !loaded.reports.empty()) {
     std::cout << FormatPassReports(loaded.reports);
   }
-  KernelBinaries binaries;
-  if (!args.gpu_binaries_for.empty()) {
-#ifdef KILN_WITH_OPENCL
-    // Built and tuned on that device now: the file then starts there without JIT or tuning.
-    GpuOptions gpu;
-    gpu.device_name = args.gpu_binaries_for;
-    KILN_ASSIGN_OR_RETURN(
-        binaries,
-        BuildKernelBinaries(*loaded.graph, gpu, {GpuPrecision::kFp32, GpuPrecision::kFp16}));
-    size_t bytes = 0;
-    for (const auto& p : binaries.programs) bytes += p.binary.size();
-    std::cout << "gpu binaries: " << binaries.device << " (driver " << binaries.driver << "), "
-              << binaries.programs.size() << " programs, " << bytes << " bytes, "
-              << binaries.tuning.size() << " tuned kernels\n";
-#endif
-  }
-
-  DspProgramSet dsp;
-  ExecutionPlan plan = *loaded.plan;  // --target dsp may re-plan memory for fused chains
-  if (args.target == "dsp") {
-    DeviceArgs device;
-    device.dsp_scratch = args.dsp_scratch;
-    KILN_ASSIGN_OR_RETURN(dsp, PlanDspProgramsFor(*loaded.graph, &plan, device));
-  } else if (!args.dsp_scratch.empty()) {
+  if (!args.dsp_scratch.empty() && args.target != "dsp") {
     return InvalidArgument("--dsp-scratch needs --target dsp");
   }
+  const KernelBinaries* binaries = loaded.payloads.kernel_binaries.get();
+  if (binaries) {
+    size_t bytes = 0;
+    for (const auto& p : binaries->programs) bytes += p.binary.size();
+    std::cout << "gpu binaries: " << binaries->device << " (driver " << binaries->driver << "), "
+              << binaries->programs.size() << " programs, " << bytes << " bytes, "
+              << binaries->tuning.size() << " tuned kernels\n";
+  }
+  const DspProgramSet* dsp = loaded.payloads.dsp_programs.get();
+  const ExecutionPlan& plan = *loaded.plan;
 
   ModelMetadata meta;
   KILN_ASSIGN_OR_RETURN(meta.source_sha256, signing::Sha256FileHex(args.model));
@@ -114,12 +103,11 @@ Status Compile(CompileArgs& args) {
   meta.compile_options.emplace_back("opt-level", std::to_string(source.compile.opt_level));
   meta.compile_options.emplace_back("target", args.target);
   meta.compile_options.emplace_back("streams", std::to_string(source.compile.streams));
-  if (!binaries.device.empty())
-    meta.compile_options.emplace_back("gpu-binaries-for", binaries.device);
+  if (binaries) meta.compile_options.emplace_back("gpu-binaries-for", binaries->device);
   if (args.target == "dsp") {
     meta.compile_options.emplace_back("dsp-scratch",
                                       args.dsp_scratch.empty() ? "256K" : args.dsp_scratch);
-    meta.compile_options.emplace_back("dsp-chains", std::to_string(dsp.chains.size()));
+    meta.compile_options.emplace_back("dsp-chains", std::to_string(dsp ? dsp->chains.size() : 0));
   }
   if (source.compile.weights_f16) meta.compile_options.emplace_back("weights-f16", "yes");
   if (source.compile.equalize) meta.compile_options.emplace_back("equalize", "yes");
@@ -131,14 +119,12 @@ Status Compile(CompileArgs& args) {
   }
   KILN_ASSIGN_OR_RETURN(WrittenModel written,
                         WriteKilnModel(*loaded.graph, plan, std::move(meta),
-                                       {args.out, args.compress, args.sign_key,
-                                        binaries.device.empty() ? nullptr : &binaries,
-                                        args.target == "dsp" ? &dsp : nullptr}));
+                                       {args.out, args.compress, args.sign_key, binaries, dsp}));
   std::cout << "wrote " << args.out << " (" << written.bytes << " bytes, "
             << loaded.graph->num_nodes() << " nodes";
   if (loaded.source_nodes >= 0) std::cout << " from " << loaded.source_nodes << " ONNX nodes";
-  if (args.target == "dsp") {
-    std::cout << ", " << dsp.by_node.size() << " DSP command streams, " << dsp.chains.size()
+  if (dsp) {
+    std::cout << ", " << dsp->by_node.size() << " DSP command streams, " << dsp->chains.size()
               << " fused chains";
   }
   std::cout << ", arena " << plan.memory.arena_bytes << " bytes, " << plan.schedule.num_streams

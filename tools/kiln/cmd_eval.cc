@@ -62,17 +62,20 @@ Totals Summarize(const std::vector<Record>& records, bool compare) {
         t.ctop5 += hit(r.compare_top5, 5);
       }
     }
-    if (compare && !r.top5.empty() && !r.compare_top5.empty()) t.agree += r.top5[0] == r.compare_top5[0];
+    if (compare && !r.top5.empty() && !r.compare_top5.empty())
+      t.agree += r.top5[0] == r.compare_top5[0];
   }
   return t;
 }
 
-double Frac(size_t a, size_t b) { return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0; }
+double Frac(size_t a, size_t b) {
+  return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
+}
 
 void Print(const Totals& t, const EvalArgs& a) {
   if (a.json) {
-    std::printf("{\"count\": %zu, \"top1\": %.6f, \"top5\": %.6f", t.count, Frac(t.top1, t.labelled),
-                Frac(t.top5, t.labelled));
+    std::printf("{\"count\": %zu, \"top1\": %.6f, \"top5\": %.6f", t.count,
+                Frac(t.top1, t.labelled), Frac(t.top5, t.labelled));
     if (t.compare) {
       std::printf(", \"compare\": {\"top1\": %.6f, \"top5\": %.6f, \"agreement_top1\": %.6f}",
                   Frac(t.ctop1, t.labelled), Frac(t.ctop5, t.labelled), Frac(t.agree, t.count));
@@ -123,7 +126,8 @@ Expected<std::vector<int>> ParseList(const std::string& s) {
   std::stringstream ss(s.substr(1, s.size() - 2));
   std::string item;
   while (std::getline(ss, item, ',')) {
-    if (item.empty() || item.size() > 9 || item.find_first_not_of("0123456789") != std::string::npos) {
+    if (item.empty() || item.size() > 9 ||
+        item.find_first_not_of("0123456789") != std::string::npos) {
       return InvalidArgument("bad list item");
     }
     out.push_back(std::stoi(item));
@@ -146,7 +150,8 @@ Status Merge(const EvalArgs& a) {
       key = k;
       mode = m;
     } else if (k != key || m != mode) {
-      return InvalidArgument("--merge '" + path + "' is of another model, image set or preprocessing");
+      return InvalidArgument("--merge '" + path +
+                             "' is of another model, image set or preprocessing");
     }
     size_t index;
     std::string label, top, ctop;
@@ -190,8 +195,11 @@ Status Eval(EvalArgs& a) {
   a.source.compile.target_isa = isa;
   std::pair<int, int> shard{0, 1};
   if (!a.shard.empty()) {
-    KILN_ASSIGN_OR_RETURN(shard, quant::ParseShard(a.shard));
-    if (a.partial.empty()) return InvalidArgument("--shard writes per-image results: give --partial FILE");
+    auto parsed = quant::ParseShard(a.shard);
+    if (!parsed.ok()) return parsed.status().WithContext("--shard");
+    shard = *parsed;
+    if (a.partial.empty())
+      return InvalidArgument("--shard writes per-image results: give --partial FILE");
   }
   KILN_ASSIGN_OR_RETURN(LoadedModel model, LoadModel(a.model, a.source));
   std::vector<calib::SampleInput> inputs;
@@ -219,11 +227,13 @@ Status Eval(EvalArgs& a) {
     r.index = i;
     r.label = set->labels[i];
     KILN_ASSIGN_OR_RETURN(auto out, session->Run(in));
-    if (out.empty() || out[0].dtype != DType::kF32) return InvalidArgument("the model's first output is not float");
+    if (out.empty() || out[0].dtype != DType::kF32)
+      return InvalidArgument("the model's first output is not float");
     r.top5 = TopIndices(out[0], 5);
     if (other) {
       KILN_ASSIGN_OR_RETURN(auto co, other->Run(in));
-      if (co.empty() || co[0].dtype != DType::kF32) return InvalidArgument("--compare model's first output is not float");
+      if (co.empty() || co[0].dtype != DType::kF32)
+        return InvalidArgument("--compare model's first output is not float");
       r.compare_top5 = TopIndices(co[0], 5);
     }
     records.push_back(std::move(r));
@@ -235,14 +245,16 @@ Status Eval(EvalArgs& a) {
     for (size_t i = 0; i < n; ++i) ids += set->source->id(i) + "\n";
     const auto digest = signing::Sha256(ids.data(), ids.size());
     char hex[17];
-    for (int i = 0; i < 8; ++i) std::snprintf(hex + 2 * i, 3, "%02x", digest[static_cast<size_t>(i)]);
+    for (int i = 0; i < 8; ++i)
+      std::snprintf(hex + 2 * i, 3, "%02x", digest[static_cast<size_t>(i)]);
     KILN_ASSIGN_OR_RETURN(std::string mk, ModelKey(a.model));
     std::string key = mk + ":" + hex + ":" + std::to_string(n);
     if (other) {
       KILN_ASSIGN_OR_RETURN(std::string ck, ModelKey(a.compare));
       key += ":" + ck;
     }
-    key += ":" + std::to_string(std::hash<std::string>{}(a.preprocess + "|" + a.labels.substr(a.labels.find_last_of('/') + 1)));
+    key += ":" + std::to_string(std::hash<std::string>{}(
+                     a.preprocess + "|" + a.labels.substr(a.labels.find_last_of('/') + 1)));
     KILN_RETURN_IF_ERROR(WritePartial(a.partial, key, records, other != nullptr));
     if (!a.json) {
       std::printf("wrote %s (%zu of %zu images, shard %d/%d)\n", a.partial.c_str(), records.size(),
@@ -257,13 +269,16 @@ Status Eval(EvalArgs& a) {
 }  // namespace
 
 void RegisterEval(CLI::App& app, int* exit_code) {
-  auto* cmd = app.add_subcommand("eval", "Top-1/top-5 accuracy on labelled images; agreement of two models");
+  auto* cmd = app.add_subcommand(
+      "eval", "Top-1/top-5 accuracy on labelled images; agreement of two models");
   auto a = std::make_shared<EvalArgs>();
   cmd->add_option("model", a->model, "Model (.onnx or .kiln)");
   cmd->add_option("--images", a->images, "Folder of images (or an MNIST idx image file)");
-  cmd->add_option("--labels", a->labels,
-                  "labels.txt ('<relative path> <class index> [synset]' lines) or an idx label file");
-  cmd->add_option("--preprocess", a->preprocess, "Image preprocessing SPEC (docs/preprocessing.md)");
+  cmd->add_option(
+      "--labels", a->labels,
+      "labels.txt ('<relative path> <class index> [synset]' lines) or an idx label file");
+  cmd->add_option("--preprocess", a->preprocess,
+                  "Image preprocessing SPEC (docs/preprocessing.md)");
   cmd->add_option("--compare", a->compare, "A second model: its accuracy and top-1 agreement");
   cmd->add_option("--count", a->count, "Evaluate the first N images only");
   cmd->add_flag("--json", a->json,

@@ -96,7 +96,9 @@ Status ApplyConfig(QuantizeArgs& a, const CLI::App& cmd) {
 Expected<quant::QuantizeConfig> MakeConfig(const QuantizeArgs& a) {
   quant::QuantizeConfig c;
   if (a.algo != "auto") {
-    KILN_ASSIGN_OR_RETURN(c.range, quant::ParseRangeSpec(a.algo));
+    auto range = quant::ParseRangeSpec(a.algo);
+    if (!range.ok()) return range.status().WithContext("--algo");
+    c.range = *range;
   }
   if (a.act == "asym-u8") {
     c.act = quant::ActMode::kAsymU8;
@@ -175,7 +177,9 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   const bool sharded = !a.shard.empty();
   std::pair<int, int> shard{0, 1};
   if (sharded) {
-    KILN_ASSIGN_OR_RETURN(shard, quant::ParseShard(a.shard));
+    auto parsed = quant::ParseShard(a.shard);
+    if (!parsed.ok()) return parsed.status().WithContext("--shard");
+    shard = *parsed;
     if (a.stats_out.empty()) return InvalidArgument("--shard writes statistics: give --stats-out");
   }
   if (!sharded && a.out.empty() && a.stats_out.empty()) {
@@ -192,6 +196,7 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   CompileOptions options;
   options.equalize = a.equalize;
   options.disabled_passes.insert(a.disabled_passes.begin(), a.disabled_passes.end());
+  KILN_RETURN_IF_ERROR(CheckCompileFlags(options));
   if (a.target == "cpu") {
     options.target_isa = kBestCpuIsa;
   } else if (a.target == "reference" || a.target == "dsp") {
@@ -319,7 +324,9 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
     budget.kind = quant::BudgetSpec::kSqnrDrop;
     budget.value = a.max_sqnr_drop;
   } else if (!a.budget.empty()) {
-    KILN_ASSIGN_OR_RETURN(budget, quant::ParseBudget(a.budget));
+    auto parsed = quant::ParseBudget(a.budget);
+    if (!parsed.ok()) return parsed.status().WithContext("--budget");
+    budget = *parsed;
   }
   if (budget.kind != quant::BudgetSpec::kNone) {
     quant::BudgetContext bctx;
@@ -386,20 +393,17 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   for (const auto& k : config.int16_nodes) {
     if (!config.keep_float.count(k)) meta.compile_options.emplace_back("int16", k);
   }
-  DspProgramSet dsp;
+  const DspProgramSet* dsp = qmodel.payloads.dsp_programs.get();
   if (a.target == "dsp") {
-    DeviceArgs device;
-    device.dsp_scratch = a.dsp_scratch;
-    KILN_ASSIGN_OR_RETURN(dsp, PlanDspProgramsFor(qmodel.graph, &qmodel.plan, device));
     meta.compile_options.emplace_back("dsp-scratch",
                                       a.dsp_scratch.empty() ? "256K" : a.dsp_scratch);
-    meta.compile_options.emplace_back("dsp-programs", std::to_string(dsp.by_node.size()));
-    meta.compile_options.emplace_back("dsp-chains", std::to_string(dsp.chains.size()));
+    meta.compile_options.emplace_back("dsp-programs",
+                                      std::to_string(dsp ? dsp->by_node.size() : 0));
+    meta.compile_options.emplace_back("dsp-chains", std::to_string(dsp ? dsp->chains.size() : 0));
   }
-  KILN_ASSIGN_OR_RETURN(
-      WrittenModel written,
-      WriteKilnModel(qmodel.graph, qmodel.plan, std::move(meta),
-                     {a.out, a.compress, a.sign_key, nullptr, a.target == "dsp" ? &dsp : nullptr}));
+  KILN_ASSIGN_OR_RETURN(WrittenModel written,
+                        WriteKilnModel(qmodel.graph, qmodel.plan, std::move(meta),
+                                       {a.out, a.compress, a.sign_key, nullptr, dsp}));
   std::cout << "wrote " << a.out << " (" << written.bytes << " bytes, " << qmodel.graph.num_nodes()
             << " nodes: " << Composition(qmodel.graph) << "; " << stats->samples
             << " calibration samples, " << quant::RangeSpecName(config.range) << ", " << a.act

@@ -61,6 +61,23 @@ Status ParseInputShapes(const std::vector<std::string>& raw, ModelSourceOptions*
   return Status::Ok();
 }
 
+Status CheckCompileFlags(const CompileOptions& compile) {
+  if (compile.opt_level < 0 || compile.opt_level > 3) {
+    return InvalidArgument("--opt-level must be 0..3, got " + std::to_string(compile.opt_level));
+  }
+  if (compile.streams < 1 || compile.streams > 16) {
+    return InvalidArgument("--streams must be 1..16, got " + std::to_string(compile.streams));
+  }
+  const std::vector<std::string> known = KnownPassNames();
+  for (const std::string& name : compile.disabled_passes) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    return InvalidArgument("--disable-pass '" + name + "': no such pass (passes: " + list + ")");
+  }
+  return Status::Ok();
+}
+
 Expected<LoadedModel> LoadModel(const std::string& path, const ModelSourceOptions& options) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return NotFound("model file '" + path + "' not found");
@@ -73,6 +90,7 @@ Expected<LoadedModel> LoadModel(const std::string& path, const ModelSourceOption
     }
     return LoadKilnModel(path, with_env);
   }
+  KILN_RETURN_IF_ERROR(CheckCompileFlags(options.compile));
   OnnxParseOptions parse;
   parse.input_shapes = options.input_shapes;
   parse.frozen_inputs = options.frozen_inputs;
@@ -91,6 +109,7 @@ Expected<LoadedModel> LoadModel(const std::string& path, const ModelSourceOption
   m.reports = std::move(compiled->reports);
   m.memory = compiled->memory;
   m.streams = compiled->streams;
+  m.payloads = std::move(compiled->payloads);
   auto nodes = CountOnnxNodes(path);
   if (nodes.ok()) m.source_nodes = *nodes;
   return m;

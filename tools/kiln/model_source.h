@@ -3,12 +3,11 @@
 // runs the same compiled graph and plan.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "compiler/pipeline.h"
 #include "ir/execution_plan.h"
@@ -48,12 +47,18 @@ struct LoadedModel {
   MemoryPlanStats memory;
   StreamStats streams;
   int64_t source_nodes = -1;
+  // What the executors read besides the graph and plan: the file's sections, or what the
+  // compiler's lowering made for an ONNX source.
+  ModelPayloads payloads;
 };
 
 // Adds --input-shape, --pub, --trust-dir, --allow-unsigned, --map-weights and the compile
 // flags (--opt-level, --disable-pass, --streams) to a subcommand.
 void AddModelSourceFlags(CLI::App& cmd, ModelSourceOptions* options,
                          std::vector<std::string>* raw_input_shapes);
+// The compile flags' values, with the flags' names in the errors (--opt-level, --streams,
+// --disable-pass); the compiler checks the same options again by their own names.
+Status CheckCompileFlags(const CompileOptions& compile);
 // Parses "NAME=1,3,224,224" strings into options->input_shapes.
 Status ParseInputShapes(const std::vector<std::string>& raw, ModelSourceOptions* options);
 

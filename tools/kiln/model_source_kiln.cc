@@ -23,6 +23,7 @@ Expected<LoadedModel> LoadKilnModel(const std::string& path, const ModelSourceOp
   m.graph = model->graph();
   m.plan = model->plan();
   m.kiln = model;
+  m.payloads = {model->kernel_binaries(), model->dsp_programs()};
   return m;
 }
 

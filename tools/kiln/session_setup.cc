@@ -7,10 +7,7 @@
 #include <fstream>
 
 #include "backends/dsp/dsp_options.h"
-#include "backends/dsp/kernels/dsp_chain.h"
-#include "backends/dsp/kernels/dsp_op.h"
 #include "backends/opencl/gpu_options.h"
-#include "compiler/memory/memory_planner.h"
 #include "kernels/cpu_features.h"
 #include "runtime/model.h"
 #include "serializer/format.h"
@@ -118,94 +115,6 @@ Expected<std::vector<std::string>> DeviceArgs::Executors() const {
   return out;
 }
 
-namespace {
-
-std::vector<bool> ElidedNodes(const Graph& graph, const MemoryPlan& memory) {
-  std::vector<bool> elided(graph.num_nodes(), false);
-  for (NodeId e : memory.elided) elided[static_cast<size_t>(e)] = true;
-  return elided;
-}
-
-// The values a chain reads when its last member runs besides that member's own inputs
-// (DspChainEarlyInputs).
-std::vector<ValueId> ChainEarlyInputs(const Graph& graph, std::span<const int32_t> members) {
-  const std::vector<ValueId> operands = DspChainOperands(graph, members);
-  std::vector<ValueId> out;
-  for (size_t i : DspChainEarlyInputs(graph, members)) {
-    if (operands[i] != kNoValue) out.push_back(operands[i]);
-  }
-  return out;
-}
-
-// A fused chain runs when its last member runs: the inputs its earlier members read must
-// still hold their bytes then, so the chain's output may not share memory with them (one
-// stream: nothing else runs between the consecutive members).
-std::function<bool(std::span<const int32_t>)> ChainFitsPlan(const Graph& graph,
-                                                            const ExecutionPlan& plan) {
-  return [&graph, &plan](std::span<const int32_t> members) {
-    if (plan.schedule.num_streams != 1) return false;
-    auto range = [&](ValueId v) -> std::optional<std::pair<int64_t, int64_t>> {
-      if (v == kNoValue || static_cast<size_t>(v) >= plan.memory.offsets.size()) return {};
-      const int64_t off = plan.memory.offsets[static_cast<size_t>(v)];
-      if (off < 0) return {};  // not in the arena: graph inputs, outputs and constants
-      return std::make_pair(off, off + static_cast<int64_t>(graph.value(v).byte_size()));
-    };
-    for (ValueId y : graph.node(members.back()).outputs) {
-      const auto out = range(y);
-      if (!out) continue;
-      for (ValueId x : ChainEarlyInputs(graph, members)) {
-        const auto in = range(x);
-        if (in && in->first < out->second && out->first < in->second) return false;
-      }
-    }
-    return true;
-  };
-}
-
-}  // namespace
-
-Expected<DspProgramSet> PlanDspProgramsFor(const Graph& graph, ExecutionPlan* plan,
-                                           const DeviceArgs& device) {
-  KILN_ASSIGN_OR_RETURN(uint32_t scratch, device.DspScratchBytes());
-  bool vetoed = false;
-  const auto fits = ChainFitsPlan(graph, *plan);
-  DspProgramSet set = PlanDspPrograms(graph, ElidedNodes(graph, plan->memory), scratch,
-                                      [&](std::span<const int32_t> members) {
-                                        const bool ok = fits(members);
-                                        vetoed = vetoed || !ok;
-                                        return ok;
-                                      });
-  if (plan->schedule.num_streams != 1 || !vetoed) return set;
-  // Chains the memory plan rules out (it reused an early input's bytes for the chain's output
-  // once the input was dead): plan memory again keeping those inputs until the chain's last
-  // member, and keep that plan if more chains fit it.
-  const DspProgramSet wanted = PlanDspPrograms(graph, ElidedNodes(graph, plan->memory), scratch,
-                                               [](std::span<const int32_t>) { return true; });
-  const int64_t cycles = DspProgramSetCycles(graph, set);
-  if (DspProgramSetCycles(graph, wanted) >= cycles) return set;
-  // The compiler plans memory with every alias kind on or every one off (--opt-level 0,
-  // --disable-pass memory-alias), and its alias decisions depend on the graph alone: a plan with
-  // an alias was made with them on, and planning again with them on makes the same aliases; a
-  // plan without one gets none either way.
-  MemoryPlannerOptions mo;
-  bool aliased = !plan->memory.elided.empty();
-  for (ValueId u : plan->memory.inplace_of) aliased = aliased || u != kNoValue;
-  mo.inplace = mo.views = mo.concat_slices = aliased;
-  for (const auto& [last, chain] : wanted.chains) {
-    for (ValueId x : ChainEarlyInputs(graph, chain.members)) mo.extra_reads.emplace_back(x, last);
-  }
-  auto memory = PlanMemory(graph, plan->schedule, mo);
-  if (!memory.ok()) return set;
-  ExecutionPlan candidate = *plan;
-  candidate.memory = std::move(memory).value();
-  if (!ValidateExecutionPlan(graph, candidate).ok()) return set;
-  DspProgramSet more = PlanDspPrograms(graph, ElidedNodes(graph, candidate.memory), scratch,
-                                       ChainFitsPlan(graph, candidate));
-  if (DspProgramSetCycles(graph, more) >= cycles) return set;
-  *plan = std::move(candidate);
-  return more;
-}
-
 Expected<bool> DeviceArgs::CostPlacement() const {
   KILN_ASSIGN_OR_RETURN(std::vector<std::string> names, Executors());
   if (placement == "cost") return true;
@@ -257,10 +166,8 @@ Expected<std::unique_ptr<Session>> CreateSession(const LoadedModel& model, Isa i
   dsp.chains = !device.dsp_unfused;
   dsp.replan = !device.dsp_scratch.empty();  // an explicit size overrides the file's
   KILN_ASSIGN_OR_RETURN(options.cost_placement, device.CostPlacement());
-  if (model.kiln) {
-    gpu.binaries = model.kiln->kernel_binaries();
-    dsp.programs = model.kiln->dsp_programs();  // the file's command streams and chains
-  }
+  gpu.binaries = model.payloads.kernel_binaries;
+  dsp.programs = model.payloads.dsp_programs;  // the command streams and chains, with the plan
   KILN_ASSIGN_OR_RETURN(auto session, Session::Create(model.graph, options, model.plan));
   for (const std::string& w : session->warnings()) {
     std::fprintf(stderr, "kiln: warning: %s; its nodes run on the CPU\n", w.c_str());

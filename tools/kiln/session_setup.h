@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "backends/dsp/kernels/dsp_program.h"
 #include "backends/opencl/gpu_options.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
@@ -64,13 +63,6 @@ void AddDeviceFlags(CLI::App& cmd, DeviceArgs* device);
 Expected<std::unique_ptr<Session>> CreateSession(const LoadedModel& model, Isa isa, int threads,
                                                  const DeviceArgs& device = {},
                                                  bool profile = false);
-
-// `--target dsp`: the command streams of every node the DSP runs, tiled for the
-// --dsp-scratch size, and the fused chains, for the model file's DSP section. May replace
-// `plan`'s memory plan by one that keeps the chains' inputs intact until they run (when more
-// chains fit it).
-Expected<DspProgramSet> PlanDspProgramsFor(const Graph& graph, ExecutionPlan* plan,
-                                           const DeviceArgs& device);
 
 // Sets every session input from `inputs` (by name). Unknown names, missing inputs, dtype and
 // shape mismatches are errors. With `names_checked` (ONNX models, whose tensors
