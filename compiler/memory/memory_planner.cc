@@ -177,37 +177,81 @@ Expected<MemoryPlan> PlanMemory(const Graph& g, const Schedule& schedule,
   std::vector<uint64_t> size(count);
   for (size_t i = 0; i < count; ++i) size[i] = Align(groups.end[i] - groups.begin[i]);
 
-  // Greedy by size, best fit: biggest buffers first, each in the smallest gap between the
-  // already placed buffers it conflicts with.
-  std::vector<size_t> order(count);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return size[a] > size[b]; });
-  std::vector<uint64_t> base(count, 0);
-  std::vector<size_t> placed;
-  plan.arena_bytes = 0;
-  for (size_t gi : order) {
-    std::vector<std::pair<uint64_t, uint64_t>> busy;  // [begin, end) of conflicting buffers
-    for (size_t pj : placed) {
-      const auto a = static_cast<int32_t>(gi), b = static_cast<int32_t>(pj);
-      if (GroupBefore(groups, hb, g.num_nodes(), a, b) ||
-          GroupBefore(groups, hb, g.num_nodes(), b, a)) {
-        continue;
-      }
-      busy.emplace_back(base[pj], base[pj] + size[pj]);
+  // Which buffers may not share bytes: neither is done with before the other starts.
+  std::vector<std::vector<bool>> conflict(count, std::vector<bool>(count, false));
+  for (size_t i = 0; i < count; ++i) {
+    for (size_t j = i + 1; j < count; ++j) {
+      const auto a = static_cast<int32_t>(i), b = static_cast<int32_t>(j);
+      conflict[i][j] = conflict[j][i] = !GroupBefore(groups, hb, g.num_nodes(), a, b) &&
+                                        !GroupBefore(groups, hb, g.num_nodes(), b, a);
     }
-    std::sort(busy.begin(), busy.end());
-    uint64_t best = UINT64_MAX, best_gap = UINT64_MAX, cursor = 0;
-    for (const auto& [b, e] : busy) {
-      if (b > cursor && b - cursor >= size[gi] && b - cursor < best_gap) {
-        best = cursor;
-        best_gap = b - cursor;
+  }
+  // Best fit in a given order: each buffer in the smallest gap between the already placed
+  // buffers it conflicts with (or above them all). No order is best for every graph, so the
+  // planner tries a few (TFLite's greedy-by-size and greedy-by-breadth among them) and keeps the
+  // smallest arena, the first such on ties.
+  const auto place = [&](const std::vector<size_t>& order, std::vector<uint64_t>& base) {
+    base.assign(count, 0);
+    std::vector<size_t> placed;
+    uint64_t arena = 0;
+    for (size_t gi : order) {
+      std::vector<std::pair<uint64_t, uint64_t>> busy;  // [begin, end) of conflicting buffers
+      for (size_t pj : placed) {
+        if (conflict[gi][pj]) busy.emplace_back(base[pj], base[pj] + size[pj]);
       }
-      cursor = std::max(cursor, e);
+      std::sort(busy.begin(), busy.end());
+      uint64_t best = UINT64_MAX, best_gap = UINT64_MAX, cursor = 0;
+      for (const auto& [b, e] : busy) {
+        if (b > cursor && b - cursor >= size[gi] && b - cursor < best_gap) {
+          best = cursor;
+          best_gap = b - cursor;
+        }
+        cursor = std::max(cursor, e);
+      }
+      base[gi] = best != UINT64_MAX ? best : cursor;
+      placed.push_back(gi);
+      arena = std::max(arena, base[gi] + size[gi]);
     }
-    base[gi] = best != UINT64_MAX ? best : cursor;
-    placed.push_back(gi);
-    plan.arena_bytes = std::max(plan.arena_bytes, base[gi] + size[gi]);
+    return arena;
+  };
+  std::vector<int64_t> first(count, 0), last(count, 0);
+  for (size_t i = 0; i < count; ++i) {
+    if (groups.accesses[i].empty()) continue;
+    const auto [lo, hi] = std::minmax_element(groups.accesses[i].begin(), groups.accesses[i].end());
+    first[i] = *lo;
+    last[i] = *hi;
+  }
+  const auto sorted = [&](auto before) {
+    std::vector<size_t> order(count);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), before);
+    return order;
+  };
+  const std::vector<std::vector<size_t>> orders = {
+      // Biggest first (greedy by size).
+      sorted([&](size_t a, size_t b) { return size[a] > size[b]; }),
+      // Biggest first, the longest-lived first among equals.
+      sorted([&](size_t a, size_t b) {
+        return size[a] != size[b] ? size[a] > size[b] : last[a] - first[a] > last[b] - first[b];
+      }),
+      // The most bytes x steps first.
+      sorted([&](size_t a, size_t b) {
+        return size[a] * static_cast<uint64_t>(last[a] - first[a] + 1) >
+               size[b] * static_cast<uint64_t>(last[b] - first[b] + 1);
+      }),
+      // In order of first use, biggest first among equals (greedy by breadth).
+      sorted([&](size_t a, size_t b) {
+        return first[a] != first[b] ? first[a] < first[b] : size[a] > size[b];
+      }),
+  };
+  std::vector<uint64_t> base, candidate;
+  plan.arena_bytes = UINT64_MAX;
+  for (const auto& order : orders) {
+    const uint64_t arena = place(order, candidate);
+    if (arena < plan.arena_bytes) {
+      plan.arena_bytes = arena;
+      base.swap(candidate);
+    }
   }
   for (size_t v = 0; v < g.num_values(); ++v) {
     if (plan.offsets[v] < 0) continue;
@@ -217,15 +261,22 @@ Expected<MemoryPlan> PlanMemory(const Graph& g, const Schedule& schedule,
   }
   std::sort(plan.elided.begin(), plan.elided.end());
   if (out_stats) {
-    KILN_ASSIGN_OR_RETURN(*out_stats, DescribeMemoryPlan(g, plan));
+    KILN_ASSIGN_OR_RETURN(*out_stats, DescribeMemoryPlan(g, plan, options.extra_reads));
   }
   return plan;
 }
 
-Expected<MemoryPlanStats> DescribeMemoryPlan(const Graph& g, const MemoryPlan& plan) {
+Expected<MemoryPlanStats> DescribeMemoryPlan(
+    const Graph& g, const MemoryPlan& plan,
+    const std::vector<std::pair<ValueId, NodeId>>& extra_reads) {
   MemoryPlanStats stats;
   stats.arena_bytes = plan.arena_bytes;
   KILN_ASSIGN_OR_RETURN(BufferGroups groups, GroupBuffers(g, plan));
+  for (const auto& [v, n] : extra_reads) {
+    if (v < 0 || static_cast<size_t>(v) >= g.num_values()) continue;
+    const int32_t gi = groups.group_of[static_cast<size_t>(v)];
+    if (gi >= 0) groups.accesses[static_cast<size_t>(gi)].push_back(n);
+  }
   for (size_t v = 0; v < g.num_values(); ++v) {
     if (plan.offsets[v] < 0) continue;
     stats.no_reuse_bytes += Align(g.value(static_cast<ValueId>(v)).byte_size());

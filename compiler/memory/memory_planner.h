@@ -37,7 +37,10 @@ Expected<MemoryPlan> PlanMemory(const Graph& graph, const Schedule& schedule,
                                 const MemoryPlannerOptions& options,
                                 MemoryPlanStats* stats = nullptr);
 
-// The statistics of any valid plan (for kiln inspect on a .kiln file, and PlanMemory).
-Expected<MemoryPlanStats> DescribeMemoryPlan(const Graph& graph, const MemoryPlan& plan);
+// The statistics of any valid plan (for kiln inspect on a .kiln file, and PlanMemory). The
+// liveness bound counts `extra_reads` (MemoryPlannerOptions) as accesses, as the plan did.
+Expected<MemoryPlanStats> DescribeMemoryPlan(
+    const Graph& graph, const MemoryPlan& plan,
+    const std::vector<std::pair<ValueId, NodeId>>& extra_reads = {});
 
 }  // namespace kiln
