@@ -1,4 +1,4 @@
-// The AVX-512 int8 epilogues' shared pieces, used by the GEMM epilogue (int8_avx512vnni.cc),
+// The AVX-512 int8 epilogues' shared pieces, used by the GEMM epilogue (int8_gemm_avx512vnni.cc),
 // the channel-lanes depthwise kernel (int8_dw_lanes_avx512vnni.cc) and the direct depthwise
 // one (int8_dw_direct_avx512vnni.cc): Requantize on 16 int32 lanes (Q8RqHigh, Q8Rq64), and the
 // packed tail, where requantized int32 lanes go to int16 with saturation, take the output zero

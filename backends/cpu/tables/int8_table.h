@@ -26,7 +26,7 @@ struct Int8Kernels {
   QMapBytesFn map_bytes = nullptr;
   QMulScalarFn mul_scalar = nullptr;
   QDwU8Fn dw_u8 = nullptr;  // where the CPU also has AVX-512 VBMI (vpermb builds byte quads)
-  QInterleave4Fn interleave4 = nullptr;  // null: the portable (SSE2) version in qconv.cc
+  QInterleave4Fn interleave4 = nullptr;  // null: the portable (SSE2) version in qconv_gemm.cc
   QDwDirectFn dw_direct = nullptr;       // null: depthwise layers take the other paths
   QDwLanesFn dw_lanes = nullptr;         // null: depthwise layers take the per-channel paths
   int dw_lanes_pixel_bytes = 0;          // dw_lanes' tile bytes per pixel

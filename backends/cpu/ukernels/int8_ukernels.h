@@ -291,7 +291,7 @@ using QAddFn = void (*)(const QAddParams& p, const void* a, const void* b, void*
 // Four planes of `rows` rows of n codes interleaved into rows of n byte quads (the GEMM's B
 // columns): for row r, d[r * dst_stride + i] = (r0[o] | r1[o] << 8 | r2[o] << 16 | r3[o] <<
 // 24) ^ flip with o = r * src_stride + i. Optional in a table (null: the portable version in
-// qconv.cc). A channel quad's plane per call: one call per row cost more than the row's work
+// qconv_gemm.cc). A channel quad's plane per call: one call per row cost more than the row's work
 // on 7- and 14-wide planes.
 using QInterleave4Fn = void (*)(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2,
                                 const uint8_t* r3, int64_t n, int64_t rows, int64_t src_stride,

@@ -86,7 +86,7 @@ inline LaneEpilogue MakeEpilogue(const QDwLanesParams& p, const QDwLaneBlock& b)
 }
 
 // Requantize's int32 form (e.high) per lane, before the zero point: Q8RequantHigh of
-// int8_avx512vnni.cc with per-lane multipliers and shifts.
+// int8_gemm_avx512vnni.cc with per-lane multipliers and shifts.
 inline __m512i LaneHigh(__m512i acc, const LaneEpilogue& e) {
   const __m512i ev = _mm512_mul_epi32(acc, e.mult);
   const __m512i od = _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), e.mult_odd);

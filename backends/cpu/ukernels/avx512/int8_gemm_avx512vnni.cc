@@ -1,10 +1,11 @@
-// AVX-512 VNNI int8 micro-kernels: the GEMM on vpdpbusd (8 rows x 32 columns, 16 zmm
+// AVX-512 VNNI int8 GEMM micro-kernels: the GEMM on vpdpbusd (8 rows x 32 columns, 16 zmm
 // accumulators, 4 reduction steps per instruction), the requantize epilogue in 64-bit lanes
-// (even and odd int32 lanes widened, so Requantize's 64-bit product and shift are exact), and
-// the depthwise accumulation on vpdpwssd (taps in pairs, 32 int16 lanes per step).
+// (even and odd int32 lanes widened, so Requantize's 64-bit product and shift are exact), the
+// GEMV, and the channel-quad interleave that makes the GEMM's B operand.
 #include <algorithm>
 
 #include "backends/cpu/kernels/int8_avx512_pack.h"
+#include "backends/cpu/ukernels/avx512/int8_shared_avx512vnni.h"
 #include "backends/cpu/ukernels/int8_impl.h"
 
 #if defined(__AVX512F__) && defined(__AVX512VNNI__)
@@ -14,28 +15,6 @@
 namespace kiln::cpu {
 #if defined(__AVX512F__) && defined(__AVX512VNNI__)
 namespace {
-
-inline __mmask16 Q8Mask(int64_t n) {
-  return n >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << n) - 1);
-}
-
-// 16 codes of type t at p (masked) as int32.
-inline __m512i Q8LoadCodes(const void* p, QType t, __mmask16 m) {
-  const __m128i raw = _mm_maskz_loadu_epi8(m, p);
-  return t == QType::kU8 ? _mm512_cvtepu8_epi32(raw) : _mm512_cvtepi8_epi32(raw);
-}
-
-// The low bytes of 16 int32 lanes (values in the output type's range: truncation keeps them).
-// Narrowed in a register and stored whole where all 16 lanes are on: vpmovdb straight to
-// memory under a mask is slow.
-inline void Q8StoreBytes(uint8_t* y, __m512i v, __mmask16 m) {
-  const __m128i b = _mm512_cvtepi32_epi8(v);
-  if (m == 0xffff) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(y), b);
-  } else {
-    _mm_mask_storeu_epi8(y, m, b);
-  }
-}
 
 // The epilogue of 16 sums (docs/quantization.md; QRowParams), in pieces shared by the tile
 // epilogues and QRequantRowAvx512Vnni. Even elements are handled in the low halves of the
@@ -57,10 +36,6 @@ struct Q8RowConsts {
   // The sums started at `offset` (the fused GEMM's tile, Q8TileOffsets): not added again.
   bool offset_in_sums = false;
 };
-struct Q8OutConsts {
-  __m512i out_zero, qmin, qmax, lo32;
-  __m512i out_zero32, qmin32, qmax32;  // the same in int32 lanes
-};
 inline Q8PackConsts Q8Pack(const QRowParams& p) {
   return Q8Pack(p.out_zero, p.qmin, p.qmax, p.out_type == QType::kI8);
 }
@@ -80,11 +55,6 @@ inline Q8RowConsts Q8Row(const QRowParams& p) {
           p.high_shift > 0,
           _mm512_set1_epi32(p.high_round),
           _mm512_set1_epi32(p.high_shift)};
-}
-inline Q8OutConsts Q8Out(int32_t out_zero, int32_t qmin, int32_t qmax) {
-  return {_mm512_set1_epi64(out_zero),     _mm512_set1_epi64(qmin),     _mm512_set1_epi64(qmax),
-          _mm512_set1_epi64(0xffffffffLL), _mm512_set1_epi32(out_zero), _mm512_set1_epi32(qmin),
-          _mm512_set1_epi32(qmax)};
 }
 inline Q8OutConsts Q8Out(const QRowParams& p) { return Q8Out(p.out_zero, p.qmin, p.qmax); }
 inline Q8ResConsts Q8Res(const QRowParams& p) {
@@ -112,17 +82,6 @@ inline void Q8AddResidual(__m512i& ev, __m512i& od, const Q8ResConsts& res, cons
   const __m512i lo = _mm512_set1_epi64(INT32_MIN), hi = _mm512_set1_epi64(INT32_MAX);
   ev = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(ev, re), lo), hi);
   od = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(od, ro), lo), hi);
-}
-
-// + out_zero, clamped to [qmin, qmax], even and odd halves joined into 16 int32 lanes.
-inline __m512i Q8ClampJoin(__m512i ev, __m512i od, const Q8OutConsts& o, bool add_zero) {
-  if (add_zero) {
-    ev = _mm512_add_epi64(ev, o.out_zero);
-    od = _mm512_add_epi64(od, o.out_zero);
-  }
-  ev = _mm512_min_epi64(_mm512_max_epi64(ev, o.qmin), o.qmax);
-  od = _mm512_min_epi64(_mm512_max_epi64(od, o.qmin), o.qmax);
-  return _mm512_or_si512(_mm512_and_si512(ev, o.lo32), _mm512_slli_epi64(od, 32));
 }
 
 // A row's requantization in the high-half form (r.high).
@@ -451,36 +410,6 @@ void QGemmTapsRequantAvx512Vnni(int64_t c4, int64_t taps, const int64_t* tap_off
   Q8TileRequant(t, rows, mr, nr, col_sum, residual, ldr, y, ldy, Q8Out(rows[0]), Q8Pack(rows[0]));
 }
 
-void QMulScalarAvx512Vnni(const QMulParams& p, const uint8_t* a, int32_t b, uint8_t* y, int64_t n) {
-  // Per 64 codes: four vectors of centred products, each requantized (Q8Requant16Lanes), then
-  // the packed tail (zero point, saturations, clamp) and one permute into code order.
-  const __m512i zero = _mm512_set1_epi32(p.a_zero), scale = _mm512_set1_epi32(b);
-  const Q8Requant16 rq = Q8MakeRequant16(p.requant);
-  const Q8PackConsts pk = Q8Pack(p.out_zero, p.qmin, p.qmax, p.out_type == QType::kI8);
-  const bool is_signed = p.a_type == QType::kI8;
-  const auto product = [&](__m128i codes) {
-    const __m512i c = is_signed ? _mm512_cvtepi8_epi32(codes) : _mm512_cvtepu8_epi32(codes);
-    return Q8Requant16Lanes(_mm512_mullo_epi32(_mm512_sub_epi32(c, zero), scale), rq);
-  };
-  // Q8PackFour's lane k dword j holds codes 16 j + 4 k .. + 3.
-  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  for (int64_t i = 0; i < n; i += 64) {
-    const int64_t left = n - i;
-    const __mmask64 m = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
-    const __m512i x = _mm512_maskz_loadu_epi8(m, a + i);
-    const __m512i out =
-        _mm512_permutexvar_epi32(order, Q8PackFour(product(_mm512_extracti32x4_epi32(x, 0)),
-                                                   product(_mm512_extracti32x4_epi32(x, 1)),
-                                                   product(_mm512_extracti32x4_epi32(x, 2)),
-                                                   product(_mm512_extracti32x4_epi32(x, 3)), pk));
-    if (left >= 64) {
-      _mm512_storeu_si512(y + i, out);
-    } else {
-      _mm512_mask_storeu_epi8(y + i, m, out);
-    }
-  }
-}
-
 void QRequantRowAvx512Vnni(const QRowParams& p, const int32_t* d, const int32_t* col_sum, void* y,
                            int64_t n) {
   const Q8RowConsts rc = Q8Row(p);
@@ -562,137 +491,6 @@ void QGemvAvx512Vnni(int64_t k4, const int8_t* a, const uint8_t* x, int32_t* d) 
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), r);
 }
 
-namespace {  // internal linkage: no weak template symbol another ISA's object could supply
-
-// 32 int16 lanes of R output rows (32 / R lanes each, R = 1, 2 or 4) of one tap: rows[i] is
-// row i's first input of the tap's window position, lanes [i * 32 / R, (i + 1) * 32 / R).
-template <int R>
-inline __m512i Q8DwLoad(const int16_t* const (&rows)[R], int64_t off) {
-  if constexpr (R == 1) {
-    return _mm512_loadu_si512(rows[0] + off);
-  } else if constexpr (R == 2) {
-    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[0] + off));
-    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[1] + off));
-    return _mm512_inserti64x4(_mm512_zextsi256_si512(a), b, 1);
-  } else {
-    auto row = [&](int i) {
-      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[i] + off));
-    };
-    __m512i v = _mm512_zextsi128_si512(row(0));
-    v = _mm512_inserti32x4(v, row(1), 1);
-    v = _mm512_inserti32x4(v, row(2), 2);
-    return _mm512_inserti32x4(v, row(3), 3);
-  }
-}
-
-// The centred sums of 32 int16 lanes (Q8DwLoad's) over every tap: taps in pairs, one
-// vpdpwssd per 16 lanes and pair (the two taps' inputs interleaved as int16 pairs, the weight
-// pair broadcast), exact in int32 like the reference's sum. Two accumulator sets take alternate
-// pairs so the dependency chains overlap. out[0] holds lanes 0-15, out[1] lanes 16-31.
-template <int R>
-inline void Q8DwUnit(const int16_t* const (&rows)[R], const int64_t* off, int64_t taps,
-                     const int32_t* wpairs, __m512i (&out)[2]) {
-  const __m512i zero = _mm512_setzero_si512();
-  __m512i lo0 = zero, hi0 = zero, lo1 = zero, hi1 = zero;
-  // Two pairs per step, each into its own accumulators (named, not indexed: GCC keeps an
-  // array indexed by a loop variable in memory).
-  int64_t t = 0;
-  for (; t + 3 < taps; t += 4) {
-    const __m512i a = Q8DwLoad<R>(rows, off[t]), b = Q8DwLoad<R>(rows, off[t + 1]);
-    const __m512i c = Q8DwLoad<R>(rows, off[t + 2]), d = Q8DwLoad<R>(rows, off[t + 3]);
-    const __m512i w0 = _mm512_set1_epi32(wpairs[t / 2]);
-    const __m512i w1 = _mm512_set1_epi32(wpairs[t / 2 + 1]);
-    lo0 = _mm512_dpwssd_epi32(lo0, _mm512_unpacklo_epi16(a, b), w0);
-    hi0 = _mm512_dpwssd_epi32(hi0, _mm512_unpackhi_epi16(a, b), w0);
-    lo1 = _mm512_dpwssd_epi32(lo1, _mm512_unpacklo_epi16(c, d), w1);
-    hi1 = _mm512_dpwssd_epi32(hi1, _mm512_unpackhi_epi16(c, d), w1);
-  }
-  if (t + 1 < taps) {
-    const __m512i a = Q8DwLoad<R>(rows, off[t]), b = Q8DwLoad<R>(rows, off[t + 1]);
-    const __m512i w = _mm512_set1_epi32(wpairs[t / 2]);
-    lo1 = _mm512_dpwssd_epi32(lo1, _mm512_unpacklo_epi16(a, b), w);
-    hi1 = _mm512_dpwssd_epi32(hi1, _mm512_unpackhi_epi16(a, b), w);
-    t += 2;
-  }
-  if (t < taps) {  // the odd tap: its pair's second weight is 0
-    const __m512i a = Q8DwLoad<R>(rows, off[t]);
-    const __m512i w = _mm512_set1_epi32(wpairs[t / 2]);
-    lo0 = _mm512_dpwssd_epi32(lo0, _mm512_unpacklo_epi16(a, a), w);
-    hi0 = _mm512_dpwssd_epi32(hi0, _mm512_unpackhi_epi16(a, a), w);
-  }
-  const __m512i l = _mm512_add_epi32(lo0, lo1), h = _mm512_add_epi32(hi0, hi1);
-  // unpacklo/hi work per 128-bit lane: l holds lanes {0-3, 8-11, 16-19, 24-27}, h the others.
-  const __m512i i0 = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-  const __m512i i1 =
-      _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
-  out[0] = _mm512_permutex2var_epi32(l, i0, h);
-  out[1] = _mm512_permutex2var_epi32(l, i1, h);
-}
-
-// Planes up to 16 (R = 2) or 8 (R = 4) columns wide: R output rows per 32 lanes, so a 7x7
-// plane keeps 28 of 32 lanes busy instead of 7 of 16. Rows past out_h reread the last one.
-template <int R>
-void Q8DwRows(const QDwParams& p, const int16_t* x, const int64_t* off, int64_t taps,
-              const int32_t* wpairs, int32_t* acc) {
-  constexpr int L = 32 / R;  // lanes per row
-  static_assert(R == 2 || R == 4);
-  const __mmask16 m = Q8Mask(p.out_w);
-  for (int64_t oy = 0; oy < p.out_h; oy += R) {
-    const int16_t* rows[R];
-    for (int i = 0; i < R; ++i) {
-      rows[i] = x + std::min(oy + i, p.out_h - 1) * p.stride_h * p.row;
-    }
-    __m512i out[2];
-    Q8DwUnit<R>(rows, off, taps, wpairs, out);
-    for (int i = 0; i < R && oy + i < p.out_h; ++i) {
-      // Row i's lanes start at lane i * L: vector i * L / 16, shifted down by (i * L) % 16,
-      // which is 0 or (R = 4, odd rows) 8.
-      __m512i v = out[i * L / 16];
-      if ((i * L) % 16) v = _mm512_alignr_epi32(_mm512_setzero_si512(), v, 8);
-      _mm512_mask_storeu_epi32(acc + (oy + i) * p.out_w, m, v);
-    }
-  }
-}
-
-}  // namespace
-
-void QDwAccumulateAvx512Vnni(const QDwParams& p, const int16_t* x, const int32_t* w, int32_t* acc) {
-  const int64_t taps = p.kernel_h * p.kernel_w;
-  int64_t off[kQDwMaxTaps];
-  if (!Q8DwTapOffsets(p, off)) {
-    Q8DwPortable(p, x, w, acc, 0);
-    return;
-  }
-  // Weight pairs (t, t + 1) as the two int16 halves of an int32; centred weights fit int16
-  // (codes minus a zero point of the same type).
-  int32_t wpairs[(kQDwMaxTaps + 1) / 2];
-  for (int64_t t = 0; t < taps; t += 2) {
-    const uint32_t lo = static_cast<uint16_t>(w[t]);
-    const uint32_t hi = t + 1 < taps ? static_cast<uint16_t>(w[t + 1]) : 0u;
-    wpairs[t / 2] = static_cast<int32_t>(lo | hi << 16);
-  }
-  if (p.out_w <= 8) {
-    Q8DwRows<4>(p, x, off, taps, wpairs, acc);
-    return;
-  }
-  if (p.out_w <= 16) {
-    Q8DwRows<2>(p, x, off, taps, wpairs, acc);
-    return;
-  }
-  for (int64_t oy = 0; oy < p.out_h; ++oy) {
-    int32_t* arow = acc + oy * p.out_w;
-    const int16_t* rows[1] = {x + oy * p.stride_h * p.row};
-    // Rows are readable to ceil(out_w / 32) * 32 lanes past each tap's offset (QDwParams).
-    for (int64_t ox = 0; ox < p.out_w; ox += 32, rows[0] += 32) {
-      __m512i out[2];
-      Q8DwUnit<1>(rows, off, taps, wpairs, out);
-      const int64_t n = p.out_w - ox;
-      _mm512_mask_storeu_epi32(arow + ox, Q8Mask(n), out[0]);
-      if (n > 16) _mm512_mask_storeu_epi32(arow + ox + 16, Q8Mask(n - 16), out[1]);
-    }
-  }
-}
-
 // 64 columns per step: byte then word unpacks give, per 128-bit lane L, the quads of columns
 // 16 L + 4 k.. in vector k; a 4x4 transpose of 128-bit lanes puts columns 16 m.. in vector m.
 // The tail under masks (small planes are all tail: a 14-column row is one masked step).
@@ -729,128 +527,6 @@ void QInterleave4Avx512Vnni(const uint8_t* r0, const uint8_t* r1, const uint8_t*
       }
     }
   }
-}
-
-void QCentreAvx512Vnni(const uint8_t* src, int64_t n, int64_t rows, int64_t src_stride,
-                       bool is_signed, int32_t zero, int16_t* even, int16_t* odd,
-                       int64_t dst_stride) {
-  const __m512i z = _mm512_set1_epi16(static_cast<int16_t>(zero));
-  if (!odd) {
-    // The tail mask depends on n only: made once for every row.
-    const int64_t full = n / 32 * 32;
-    const __mmask32 tail = (__mmask32{1} << (n - full)) - 1;
-    for (int64_t r = 0; r < rows; ++r, src += src_stride, even += dst_stride) {
-      for (int64_t i = 0; i < n; i += 32) {
-        const __mmask32 m = i < full ? ~__mmask32{0} : tail;
-        const __m256i b = _mm256_maskz_loadu_epi8(m, src + i);
-        const __m512i w = is_signed ? _mm512_cvtepi8_epi16(b) : _mm512_cvtepu8_epi16(b);
-        _mm512_mask_storeu_epi16(even + i, m, _mm512_sub_epi16(w, z));
-      }
-    }
-    return;
-  }
-  for (int64_t r = 0; r < rows; ++r, src += src_stride, even += dst_stride, odd += dst_stride) {
-    for (int64_t i = 0; i < n; i += 64) {  // 32 even and 32 odd codes: 16-bit lanes' bytes
-      const int64_t left = n - i;
-      const __mmask64 m = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
-      const int64_t ne = (left >= 64 ? 64 : left + 1) / 2, no = (left >= 64 ? 64 : left) / 2;
-      const __mmask32 me = ne >= 32 ? ~__mmask32{0} : (__mmask32{1} << ne) - 1;
-      const __mmask32 mo = no >= 32 ? ~__mmask32{0} : (__mmask32{1} << no) - 1;
-      const __m512i b = _mm512_maskz_loadu_epi8(m, src + i);
-      const __m512i e = is_signed ? _mm512_srai_epi16(_mm512_slli_epi16(b, 8), 8)
-                                  : _mm512_and_si512(b, _mm512_set1_epi16(0x00ff));
-      const __m512i o = is_signed ? _mm512_srai_epi16(b, 8) : _mm512_srli_epi16(b, 8);
-      _mm512_mask_storeu_epi16(even + i / 2, me, _mm512_sub_epi16(e, z));
-      _mm512_mask_storeu_epi16(odd + i / 2, mo, _mm512_sub_epi16(o, z));
-    }
-  }
-}
-
-namespace {
-
-// QAdd in int32 lanes but the products (Q8AddHighForm); the rescaled inputs' sum wraps like
-// the reference's (WrappingAdd); the output's Requantize needs no saturation before the zero
-// point and clamp.
-void QAddHigh(const QAddParams& p, const uint8_t* a, const uint8_t* b, uint8_t* y, int64_t n) {
-  const Q8AddHighForm f = Q8AddHigh(p);
-  const __m512i za = _mm512_set1_epi32(p.a_zero), zb = _mm512_set1_epi32(p.b_zero);
-  const __m512i pa = _mm512_set1_epi32(f.lshift_a), pb = _mm512_set1_epi32(f.lshift_b);
-  const __m512i ma = _mm512_set1_epi32(p.ra.multiplier), mb = _mm512_set1_epi32(p.rb.multiplier);
-  const __m512i mo = _mm512_set1_epi32(p.ro.multiplier);
-  const __m512i rda = _mm512_set1_epi32(f.round_a), rdb = _mm512_set1_epi32(f.round_b);
-  const __m512i rdo = _mm512_set1_epi32(f.round_o);
-  const __m512i sa = _mm512_set1_epi32(f.rshift_a), sb = _mm512_set1_epi32(f.rshift_b);
-  const __m512i so = _mm512_set1_epi32(f.rshift_o);
-  const __m512i zo = _mm512_set1_epi32(p.out_zero);
-  const __m512i lo = _mm512_set1_epi32(p.qmin), hi = _mm512_set1_epi32(p.qmax);
-  for (int64_t i = 0; i + 16 <= n; i += 16) {
-    const __mmask16 m = 0xffff;
-    const __m512i av = _mm512_sllv_epi32(_mm512_sub_epi32(Q8LoadCodes(a + i, p.a_type, m), za), pa);
-    const __m512i bv = _mm512_sllv_epi32(_mm512_sub_epi32(Q8LoadCodes(b + i, p.b_type, m), zb), pb);
-    const __m512i sum = _mm512_add_epi32(Q8RqHigh(av, ma, rda, sa), Q8RqHigh(bv, mb, rdb, sb));
-    const __m512i v = _mm512_add_epi32(Q8RqHigh(sum, mo, rdo, so), zo);
-    Q8StoreBytes(y + i, _mm512_min_epi32(_mm512_max_epi32(v, lo), hi), m);
-  }
-}
-
-}  // namespace
-
-void QAddAvx512Vnni(const QAddParams& p, const void* a, const void* b, void* y, int64_t n) {
-  if (Q8AddHighApplies(p)) {
-    QAddHigh(p, static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(b),
-             static_cast<uint8_t*>(y), n);
-    Q8AddPortable(p, a, b, y, n - n % 16, n);
-    return;
-  }
-  const __m512i za = _mm512_set1_epi32(p.a_zero), zb = _mm512_set1_epi32(p.b_zero);
-  const __m512i ma = _mm512_set1_epi64(p.ra.multiplier), mb = _mm512_set1_epi64(p.rb.multiplier);
-  const __m512i mo = _mm512_set1_epi64(p.ro.multiplier);
-  const __m512i rda = _mm512_set1_epi64(int64_t{1} << (p.ra.shift - 1));
-  const __m512i rdb = _mm512_set1_epi64(int64_t{1} << (p.rb.shift - 1));
-  const __m512i rdo = _mm512_set1_epi64(int64_t{1} << (p.ro.shift - 1));
-  const __m512i sa = _mm512_set1_epi64(p.ra.shift), sb = _mm512_set1_epi64(p.rb.shift);
-  const __m512i so = _mm512_set1_epi64(p.ro.shift);
-  const Q8OutConsts o = Q8Out(p.out_zero, p.qmin, p.qmax);
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __mmask16 m = 0xffff;
-    const __m512i av = _mm512_slli_epi32(
-        _mm512_sub_epi32(Q8LoadCodes(static_cast<const uint8_t*>(a) + i, p.a_type, m), za), 20);
-    const __m512i bv = _mm512_slli_epi32(
-        _mm512_sub_epi32(Q8LoadCodes(static_cast<const uint8_t*>(b) + i, p.b_type, m), zb), 20);
-    // Per 64-bit lane: a' + b' of the even (low) and odd (high) elements, wrapped to int32 as
-    // the reference's int32 sum, then the output requantization.
-    const __m512i se = _mm512_add_epi64(Q8Rq64(av, ma, rda, sa), Q8Rq64(bv, mb, rdb, sb));
-    const __m512i sodd = _mm512_add_epi64(Q8Rq64(_mm512_srli_epi64(av, 32), ma, rda, sa),
-                                          Q8Rq64(_mm512_srli_epi64(bv, 32), mb, rdb, sb));
-    const __m512i ev = Q8Rq64(se, mo, rdo, so, false);
-    const __m512i od = Q8Rq64(sodd, mo, rdo, so, false);
-    const __m512i v = Q8ClampJoin(ev, od, o, true);
-    Q8StoreBytes(static_cast<uint8_t*>(y) + i, v, m);
-  }
-  Q8AddPortable(p, a, b, y, i, n);
-}
-
-void QuantizeF32Avx512Vnni(const float* x, int64_t n, float scale, int32_t zero, QType out,
-                           void* y) {
-  const __m512 s = _mm512_set1_ps(scale);
-  const __m512 z = _mm512_set1_ps(static_cast<float>(zero));
-  const __m512 lo = _mm512_set1_ps(out == QType::kU8 ? 0.f : -128.f);
-  const __m512 hi = _mm512_set1_ps(out == QType::kU8 ? 255.f : 127.f);
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m512 q = _mm512_div_ps(_mm512_loadu_ps(x + i), s);  // IEEE: the scalar quotient
-    // Half to even (the instruction's own rounding, not the FP environment's); |r| > 2^24 is
-    // integral already and saturates, so adding the zero point in float is exact where it
-    // matters. NaN becomes 0 before the zero point, as in the reference.
-    __m512 r = _mm512_roundscale_ps(q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    r = _mm512_add_ps(r, z);
-    r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(q, q, _CMP_UNORD_Q), _mm512_setzero_ps());
-    r = _mm512_min_ps(_mm512_max_ps(r, lo), hi);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(static_cast<uint8_t*>(y) + i),
-                     _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(r)));
-  }
-  Q8QuantizePortable(x, i, n, scale, zero, out, y);
 }
 
 #endif
