@@ -8,6 +8,7 @@
 #include <map>
 
 #include "backends/dsp/kernels/dsp_chain.h"
+#include "backends/host_executor.h"
 
 namespace kiln {
 namespace {
@@ -149,13 +150,12 @@ class DspNodeKernel : public Kernel {
   size_t index_ = 0;
 };
 
-class DspExecutor : public Executor {
+class DspExecutor : public HostMemoryExecutor {
  public:
   explicit DspExecutor(DspOptions options) : options_(std::move(options)) {}
   std::string name() const override { return kExecutorDsp; }
   ExecutorKind kind() const override { return ExecutorKind::kDsp; }
-  // Main memory is the host's; the DSP reaches it by DMA only.
-  bool host_memory() const override { return true; }
+  // Main memory is the host's (HostMemoryExecutor); the DSP reaches it by DMA only.
 
   bool CanRun(const Graph& graph, const Node& node) const override {
     if (const DspProgram* p = FileProgram(graph, node)) {
@@ -191,14 +191,6 @@ class DspExecutor : public Executor {
 
   Expected<std::unique_ptr<DeviceBuffer>> Allocate(size_t) override {
     return Internal("the DSP executor shares host memory; the session allocates it");
-  }
-  Status Upload(const void* src, void* dst, size_t bytes, DType, int) override {
-    if (bytes) std::memcpy(dst, src, bytes);
-    return Status::Ok();
-  }
-  Status Download(void* src, void* dst, size_t bytes, DType, int) override {
-    if (bytes) std::memcpy(dst, src, bytes);
-    return Status::Ok();
   }
 
   const std::vector<std::shared_ptr<DspNodeStats>>& stats() const { return stats_; }
