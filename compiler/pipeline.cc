@@ -144,7 +144,11 @@ Expected<CompiledModel> CompileGraph(Graph graph, const CompileOptions& options)
     const std::vector<int64_t> offsets_before = out.plan.memory.offsets;
     KILN_RETURN_IF_ERROR(
         target->Lower(ctx).WithContext("lowering for " + std::string(target->name())));
-    if (out.plan.memory.offsets != offsets_before) out.memory = replanned;
+    if (out.plan.memory.offsets != offsets_before) {  // the memory plan the file carries now
+      out.memory = replanned;
+      lower.counters["arena-kib"] = static_cast<int64_t>(replanned.arena_bytes / 1024);
+      lower.counters["lower-bound-kib"] = static_cast<int64_t>(replanned.lower_bound_bytes / 1024);
+    }
     for (const auto& [name, n] : ctx.counters) lower.counters[name] = n;
   }
   lower.ms = MsSince(t0);
