@@ -5,8 +5,8 @@
 #include <cstring>
 #include <string>
 
+#include "backends/cpu/cpu_executor.h"
 #include "ir/layout.h"
-#include "kernels/kernel_registry.h"
 
 namespace kiln {
 
@@ -39,19 +39,12 @@ Expected<std::vector<HostTensor>> EvaluateOnCpu(const Graph& graph,
       std::memcpy(data_of(graph.inputs()[i]), inputs[i].bytes.data(), inputs[i].bytes.size());
     }
   }
-  const KernelRegistry& registry = KernelRegistry::Global();
+  // The CPU executor's kernels at the reference flavour (found and prepared as a session would).
+  const std::unique_ptr<Executor> cpu = MakeCpuExecutor(Isa::kReference);
   std::vector<uint8_t> scratch;
   for (size_t n = 0; n < graph.num_nodes(); ++n) {
     const Node& node = graph.node(static_cast<NodeId>(n));
-    const KernelFactory* factory = registry.Find(graph, node, ExecutorKind::kCpu, Isa::kReference);
-    if (!factory) {
-      return Unsupported("no cpu kernel for " + std::string(OpTypeName(node.op)) + " (" +
-                         std::string(DTypeName(KernelRegistry::DispatchDType(graph, node))) +
-                         ") at node '" + node.name + "'");
-    }
-    std::unique_ptr<Kernel> kernel = (*factory)();
-    KILN_RETURN_IF_ERROR(
-        kernel->Prepare(KernelContext(graph, node)).WithContext(DescribeNode(node)));
+    KILN_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, cpu->CreateKernel(graph, node));
     const auto view = [&](ValueId v) {
       TensorView t;
       if (v == kNoValue) return t;

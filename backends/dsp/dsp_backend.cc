@@ -21,10 +21,9 @@ class DspBackend : public Backend {
 
   NodeClaim Claim(const Graph& graph, const Node& node,
                   const BackendOptions& options) const override {
+    // The op and its plan once: the refusal reason is theirs (as DspFallbackReason's), the cost
+    // is the plan's cycles.
     const DspOptions dsp = options.Get<DspOptions>();
-    if (auto why = DspFallbackReason(graph, node, dsp.scratch_bytes)) {
-      return NodeClaim::Refused(std::move(*why));
-    }
     auto op = MakeDspOp(graph, node);
     if (!op.ok()) return NodeClaim::Refused(op.status().message());
     auto program = (*op)->Plan(dsp.scratch_bytes);

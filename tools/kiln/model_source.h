@@ -56,8 +56,8 @@ struct LoadedModel {
 // flags (--opt-level, --disable-pass, --streams) to a subcommand.
 void AddModelSourceFlags(CLI::App& cmd, ModelSourceOptions* options,
                          std::vector<std::string>* raw_input_shapes);
-// The compile flags' values, with the flags' names in the errors (--opt-level, --streams,
-// --disable-pass); the compiler checks the same options again by their own names.
+// The ranges of --opt-level and --streams, named by their flags (the compiler checks the same
+// options by their own names; an unknown --disable-pass it names with the list of passes).
 Status CheckCompileFlags(const CompileOptions& compile);
 // Parses "NAME=1,3,224,224" strings into options->input_shapes.
 Status ParseInputShapes(const std::vector<std::string>& raw, ModelSourceOptions* options);
