@@ -24,6 +24,16 @@ const Backend* FindBackend(std::string_view name) {
   return nullptr;
 }
 
+const OmittedBackend* FindOmittedBackend(std::string_view name) {
+  name = name.substr(0, name.find(':'));
+  for (const OmittedBackend& b : OmittedBackends()) {
+    for (std::string_view n : b.names) {
+      if (n == name) return &b;
+    }
+  }
+  return nullptr;
+}
+
 std::string BackendNames() {
   std::string out;
   for (const Backend* b : Backends()) out += (out.empty() ? "" : ", ") + std::string(b->name());

@@ -21,8 +21,19 @@ const Backend* FindBackend(std::string_view name);
 // "cpu, dsp, opencl": the names of Backends(), for messages.
 std::string BackendNames();
 
+// A backend this build leaves out, and the CMake option that builds it.
+struct OmittedBackend {
+  std::string_view name;
+  std::string_view option;
+  std::vector<std::string_view> names;  // its name and aliases
+};
+
+// The omitted backend called `name` (a device after ':' ignored); null when there is none.
+const OmittedBackend* FindOmittedBackend(std::string_view name);
+
 // Defined in the file cmake/KilnBackends.cmake writes (backends/backend_list.cc in the build
 // tree): one factory call per backend of the list.
 std::vector<std::unique_ptr<Backend>> MakeBuiltInBackends();
+const std::vector<OmittedBackend>& OmittedBackends();
 
 }  // namespace kiln

@@ -8,12 +8,16 @@
 #     REGISTER_KERNELS: e.g. kiln::RegisterCpuKernels, a `void(KernelRegistry&)`.
 #     KERNEL_SOURCES go into kiln_kernels (per-ISA flags by file name), RUNTIME_SOURCES (the
 #     Backend object, the executor) into kiln_runtime.
+#   kiln_omit_backend(NAME name OPTION option [ALIASES names...]): a backend this build leaves
+#     out (its CMake option off). A session asked for it goes on without it, as without its
+#     device, and says which option builds it.
 #   kiln_write_backend_lists(KERNELS_OUT BACKENDS_OUT): writes the two .cc files.
 set_property(GLOBAL PROPERTY KILN_BACKEND_NAMES "")
 set_property(GLOBAL PROPERTY KILN_BACKEND_KERNELS "")
 set_property(GLOBAL PROPERTY KILN_BACKEND_FACTORIES "")
 set_property(GLOBAL PROPERTY KILN_BACKEND_KERNEL_SOURCES "")
 set_property(GLOBAL PROPERTY KILN_BACKEND_RUNTIME_SOURCES "")
+set_property(GLOBAL PROPERTY KILN_OMITTED_BACKENDS "")
 
 function(kiln_add_backend)
   cmake_parse_arguments(B "" "NAME;FACTORY;REGISTER_KERNELS" "KERNEL_SOURCES;RUNTIME_SOURCES"
@@ -32,6 +36,19 @@ function(kiln_add_backend)
   endif()
   set_property(GLOBAL APPEND PROPERTY KILN_BACKEND_KERNEL_SOURCES ${B_KERNEL_SOURCES})
   set_property(GLOBAL APPEND PROPERTY KILN_BACKEND_RUNTIME_SOURCES ${B_RUNTIME_SOURCES})
+endfunction()
+
+function(kiln_omit_backend)
+  cmake_parse_arguments(B "" "NAME;OPTION" "ALIASES" ${ARGN})
+  if(NOT B_NAME OR NOT B_OPTION)
+    message(FATAL_ERROR "kiln_omit_backend: NAME and OPTION are required")
+  endif()
+  set(names "")
+  foreach(n ${B_NAME} ${B_ALIASES})
+    string(APPEND names "\"${n}\", ")
+  endforeach()
+  set_property(GLOBAL APPEND_STRING PROPERTY KILN_OMITTED_BACKENDS
+               "      {\"${B_NAME}\", \"${B_OPTION}\", {${names}}},\n")
 endfunction()
 
 # "namespace a::b {\n<signature with NAME>;\n}\n" for a qualified function name a::b::NAME.
@@ -63,6 +80,7 @@ ${calls}}
 
 }  // namespace kiln
 ")
+  get_property(omitted GLOBAL PROPERTY KILN_OMITTED_BACKENDS)
   get_property(factories GLOBAL PROPERTY KILN_BACKEND_FACTORIES)
   set(decls "")
   set(calls "")
@@ -81,6 +99,12 @@ namespace kiln {
 std::vector<std::unique_ptr<Backend>> MakeBuiltInBackends() {
   std::vector<std::unique_ptr<Backend>> backends;
 ${calls}  return backends;
+}
+
+const std::vector<OmittedBackend>& OmittedBackends() {
+  static const std::vector<OmittedBackend> omitted = {
+${omitted}  };
+  return omitted;
 }
 
 }  // namespace kiln

@@ -8,6 +8,12 @@ namespace kiln {
 Expected<std::unique_ptr<Executor>> MakeExecutor(const std::string& name,
                                                  const SessionOptions& options, ThreadPool* pool) {
   const Backend* backend = FindBackend(name);
+  if (const OmittedBackend* omitted = backend ? nullptr : FindOmittedBackend(name)) {
+    // As a device that is not there: the session goes on without it.
+    return NotFound("executor '" + name + "': this runtime was built without the " +
+                    std::string(omitted->name) + " backend (" + std::string(omitted->option) +
+                    "=OFF)");
+  }
   if (!backend) {
     return InvalidArgument("unknown executor '" + name + "' (this runtime has " + BackendNames() +
                            "; a device as name:N)");
