@@ -5,7 +5,9 @@
 // (backends/backend_registry.h), so a new target is a new folder (docs/architecture.md).
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,6 +18,8 @@
 #include "backends/executor.h"
 #include "ir/execution_plan.h"
 #include "ir/graph.h"
+#include "ir/rewriter.h"
+#include "kernels/kernel_registry.h"
 
 namespace kiln {
 
@@ -38,6 +42,18 @@ struct NodeClaim {
   bool claimed() const { return !refusal.has_value(); }
   static NodeClaim Claimed(double us) { return {std::nullopt, us}; }
   static NodeClaim Refused(std::string why) { return {std::move(why), 0}; }
+};
+
+// What a backend's weight packing sees (the compiler's pack-weights pass, after placement): the
+// graph through a rewriter the pass commits, the CPU ISA the file is packed for, the backends'
+// options, and the counters the compiler's report shows for the pass.
+struct WeightPackingContext {
+  GraphRewriter& rw;
+  Isa target_isa = Isa::kReference;
+  const BackendOptions& options;
+  std::map<std::string, int64_t>& counters;
+
+  void Count(const std::string& counter, int64_t n = 1) { counters[counter] += n; }
 };
 
 // What a backend's compile-time lowering sees once nodes are placed and the streams and memory
@@ -75,8 +91,6 @@ class Backend {
   virtual std::string_view name() const = 0;
   // Other names the CLI and SessionOptions::executors accept for it ("gpu" for "opencl").
   virtual std::vector<std::string_view> aliases() const { return {}; }
-  // The key of its kernels in the kernel registry.
-  virtual ExecutorKind kernel_kind() const = 0;
 
   // Whether it runs `node`, from its kernels and rules alone (no device is needed: the compiler
   // asks offline), and at what estimated cost.
@@ -91,6 +105,13 @@ class Backend {
   // transfers at its edges beats the CPU (backends/cost_placement.h); otherwise every node it
   // claims is placed on it.
   virtual bool places_islands_by_cost() const { return false; }
+
+  // Whether PackWeights has work in a compile whose CPU kernels are `target_isa` (the
+  // pack-weights pass is skipped when none of the compile's backends has).
+  virtual bool PacksWeights(Isa target_isa) const { return false; }
+  // Rewrites the constant weights of the nodes placed on it into the layouts its kernels bind
+  // in place, so that the runtime binds them from the file without repacking at load.
+  virtual Status PackWeights(WeightPackingContext& ctx) const { return Status::Ok(); }
 
   // Its compile-time lowering, run by the compiler after placement and planning when it is the
   // compile's target backend: the payloads its executor reads from the file (the DSP's command

@@ -36,7 +36,6 @@ class Executor {
  public:
   virtual ~Executor() = default;
   virtual std::string name() const = 0;  // "cpu", "opencl", "dsp"
-  virtual ExecutorKind kind() const = 0;
   // True when buffers are plain host memory (no copies needed to or from the host).
   virtual bool host_memory() const = 0;
   // True when kernels read their constant inputs (weights, shapes) from the graph at prepare

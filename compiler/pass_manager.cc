@@ -8,7 +8,7 @@
 
 namespace kiln {
 
-Status PassManager::Run(Graph& graph) {
+Status PassManager::Run(Graph& graph, CompilePlan& plan) {
   reports_.clear();
   // The instruments the options ask for run first, then the caller's.
   std::vector<std::unique_ptr<PassInstrument>> from_options;
@@ -36,13 +36,16 @@ Status PassManager::Run(Graph& graph) {
     } else if (options_.opt_level < pass->min_opt_level() && !pass->required()) {
       report.skipped_reason = "opt-level " + std::to_string(pass->min_opt_level());
     } else if (!pass->Enabled(options_)) {
-      report.skipped_reason = "not for this target";
+      report.skipped_reason = std::string(pass->not_enabled_reason());
     }
     if (!report.skipped_reason.empty()) {
+      PassContext ctx(options_, plan);
+      KILN_RETURN_IF_ERROR(pass->RunSkipped(graph, ctx).WithContext("pass '" + report.name + "'"));
+      if (!ctx.note().empty()) report.skipped_reason += " (" + ctx.note() + ")";
       reports_.push_back(std::move(report));
       continue;
     }
-    PassContext ctx(options_);
+    PassContext ctx(options_, plan);
     const auto t0 = std::chrono::steady_clock::now();
     Status st = pass->Run(graph, ctx);
     const auto t1 = std::chrono::steady_clock::now();

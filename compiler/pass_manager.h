@@ -17,7 +17,9 @@ namespace kiln {
 struct PassReport {
   std::string name;
   bool ran = false;
-  std::string skipped_reason;  // "disabled", "opt-level 2", "not for this target"
+  // "disabled", "opt-level 2", "not for this target", with what a plan pass left in its place:
+  // "disabled (no reuse)".
+  std::string skipped_reason;
   int64_t nodes_before = 0;
   int64_t nodes_after = 0;
   double ms = 0;
@@ -36,9 +38,15 @@ class PassManager {
   // Where the IR that CompileOptions::print_ir_after asks for goes (default: stderr).
   void SetIrSink(IrSink sink) { ir_sink_ = std::move(sink); }
 
-  // Runs every pass in order. An error names the pass; an instrument's error (a graph that no
-  // longer verifies) names the pass it ran after. Disabling a required pass is an error.
-  Status Run(Graph& graph);
+  // Runs every pass in order, the plan passes building `plan`. An error names the pass; an
+  // instrument's error (a graph that no longer verifies) names the pass it ran after. Disabling
+  // a required pass is an error.
+  Status Run(Graph& graph, CompilePlan& plan);
+  // The same for a pipeline of graph rewrites only (the plan is dropped).
+  Status Run(Graph& graph) {
+    CompilePlan plan;
+    return Run(graph, plan);
+  }
   const std::vector<PassReport>& reports() const { return reports_; }
   const CompileOptions& options() const { return options_; }
 

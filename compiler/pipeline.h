@@ -1,6 +1,6 @@
-// The compiler driver: the default pass pipeline, then the schedule (streams) and the memory
-// plan, then the target backend's lowering (its payloads for the file), validated together. What
-// `kiln compile` runs between import and serialisation.
+// The compiler driver: the default pass pipeline, whose last passes plan the schedule
+// (streams), the memory and the target backend's lowering (its payloads for the file), then the
+// plan validated with the graph. What `kiln compile` runs between import and serialisation.
 #pragma once
 
 #include <memory>
@@ -18,7 +18,7 @@ namespace kiln {
 struct CompiledModel {
   Graph graph;
   ExecutionPlan plan;
-  std::vector<PassReport> reports;  // passes, then the "streams" and "memory-plan" stages
+  std::vector<PassReport> reports;  // one row per pass of the pipeline, in order
   MemoryPlanStats memory;
   StreamStats streams;
   // What the target backend's lowering made for the file (DSP command streams, GPU program
@@ -28,7 +28,7 @@ struct CompiledModel {
 
 // Every pass of the default pipeline, in order (docs/compiler.md lists them).
 std::vector<std::unique_ptr<Pass>> DefaultPasses();
-// Names of the passes and stages --disable-pass accepts.
+// Names of the passes CompileOptions::disabled_passes accepts.
 std::vector<std::string> KnownPassNames();
 
 // Runs the pipeline on an imported graph (shapes propagated), then plans it.

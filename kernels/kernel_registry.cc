@@ -3,18 +3,6 @@
 
 namespace kiln {
 
-const char* ExecutorKindName(ExecutorKind kind) {
-  switch (kind) {
-    case ExecutorKind::kCpu:
-      return "cpu";
-    case ExecutorKind::kOpenCL:
-      return "opencl";
-    case ExecutorKind::kDsp:
-      return "dsp";
-  }
-  return "unknown";
-}
-
 KernelRegistry& KernelRegistry::Global() {
   static KernelRegistry* registry = [] {
     auto* r = new KernelRegistry();
@@ -67,7 +55,7 @@ namespace {
 // admits.
 template <typename Usable>
 const KernelRegistry::Entry* Best(const std::vector<KernelRegistry::Entry>& entries,
-                                  const Graph& graph, const Node& node, ExecutorKind executor,
+                                  const Graph& graph, const Node& node, std::string_view backend,
                                   Isa max_isa, Layout layout, Usable usable) {
   const DType dtype = KernelRegistry::DispatchDType(graph, node);
   const KernelRegistry::Entry* best = nullptr;
@@ -76,7 +64,7 @@ const KernelRegistry::Entry* Best(const std::vector<KernelRegistry::Entry>& entr
     return (e.key.dtype == dtype ? 1000 : 0) + static_cast<int>(e.key.isa);
   };
   for (const auto& e : entries) {
-    if (e.key.op != node.op || e.key.executor != executor || e.key.layout != layout) continue;
+    if (e.key.op != node.op || e.key.backend != backend || e.key.layout != layout) continue;
     if (static_cast<int>(e.key.isa) > static_cast<int>(max_isa)) continue;
     if (e.key.dtype != dtype && e.key.dtype != DType::kUndefined) continue;
     if (best && rank(e) <= rank(*best)) continue;
@@ -94,12 +82,13 @@ Layout OutputLayout(const Graph& graph, const Node& node) {
 }  // namespace
 
 const KernelRegistry::Entry* KernelRegistry::FindEntry(const Graph& graph, const Node& node,
-                                                       ExecutorKind executor, Isa max_isa) const {
-  return Best(entries_, graph, node, executor, max_isa, OutputLayout(graph, node),
+                                                       std::string_view backend,
+                                                       Isa max_isa) const {
+  return Best(entries_, graph, node, backend, max_isa, OutputLayout(graph, node),
               [&](const Entry& e) { return LayoutsMatch(e.traits, graph, node); });
 }
 
-bool KernelRegistry::SupportsLayouts(const Graph& graph, const Node& node, ExecutorKind executor,
+bool KernelRegistry::SupportsLayouts(const Graph& graph, const Node& node, std::string_view backend,
                                      Isa min_isa, Isa max_isa, Layout out_layout,
                                      Layout data_layout) const {
   auto usable = [&](const Entry& e) {
@@ -113,13 +102,13 @@ bool KernelRegistry::SupportsLayouts(const Graph& graph, const Node& node, Execu
     const Layout w = graph.value(node.inputs[packing->input]).layout;
     return w == packing->layout || w == Layout::kPlain;
   };
-  return Best(entries_, graph, node, executor, max_isa, out_layout, usable) != nullptr;
+  return Best(entries_, graph, node, backend, max_isa, out_layout, usable) != nullptr;
 }
 
 const KernelRegistry::Entry* KernelRegistry::FindPackingEntry(const Graph& graph, const Node& node,
-                                                              ExecutorKind executor,
+                                                              std::string_view backend,
                                                               Isa max_isa) const {
-  return Best(entries_, graph, node, executor, max_isa, OutputLayout(graph, node),
+  return Best(entries_, graph, node, backend, max_isa, OutputLayout(graph, node),
               [](const Entry& e) { return e.traits.packing.has_value(); });
 }
 

@@ -1,4 +1,4 @@
-// One registry keyed by (op, executor, dtype, layout, isa) -> kernel factory. Registration is
+// One registry keyed by (op, backend name, dtype, layout, isa) -> kernel factory. Registration is
 // explicit: Global() calls the reference kernels' register functions, then the build's list of
 // backends (RegisterBackendKernels).
 #pragma once
@@ -7,13 +7,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/kernel.h"
 
 namespace kiln {
 
-enum class ExecutorKind : int32_t { kCpu = 0, kOpenCL = 1, kDsp = 2 };
 // Instruction-set / implementation flavour of a kernel; higher is preferred when available.
 // In-memory only (never persisted). kReference is the oracle, kScalar the portable C++ fast
 // path; the x86 flavours form a chain (each runs on every CPU that runs the next).
@@ -34,11 +34,10 @@ enum class Isa : int32_t {
 // on a CPU without AVX-512, at the best flavour that CPU has.
 inline constexpr Isa kBestCpuIsa = Isa::kAvx512Vnni;
 
-const char* ExecutorKindName(ExecutorKind kind);
-
 struct KernelKey {
   OpType op = OpType::kUnknown;
-  ExecutorKind executor = ExecutorKind::kCpu;
+  // The backend whose executor runs it, by its one name (backends/backend.h): "cpu", "opencl".
+  std::string backend = kExecutorCpu;
   DType dtype = DType::kUndefined;  // dispatch dtype; kUndefined registers for any dtype
   Layout layout = Layout::kPlain;
   Isa isa = Isa::kReference;
@@ -87,24 +86,24 @@ class KernelRegistry {
     KernelTraits traits;
   };
 
-  // Finds the best kernel for `node` on `executor`: exact dtype before wildcard, the highest
+  // Finds the best kernel for `node` on backend `backend`: exact dtype before wildcard, the highest
   // isa not above `max_isa`, among those whose traits accept the node and its input layouts.
   // The dispatch dtype is the first present input's (or, with no inputs, the first output's).
-  const Entry* FindEntry(const Graph& graph, const Node& node, ExecutorKind executor,
+  const Entry* FindEntry(const Graph& graph, const Node& node, std::string_view backend,
                          Isa max_isa) const;
   // The kernel the pack-weights pass packs for: the best one that asks for a weight layout
   // and accepts the node, whatever layout its weights are in now.
-  const Entry* FindPackingEntry(const Graph& graph, const Node& node, ExecutorKind executor,
+  const Entry* FindPackingEntry(const Graph& graph, const Node& node, std::string_view backend,
                                 Isa max_isa) const;
   // Whether a kernel of at least `min_isa` (and at most `max_isa`) would run `node` with its
   // output in `out_layout` and its data inputs in `data_layout`, its weights as they are now
   // or, still plain, once packed into the kernel's layout: what a layout pass asks before it
   // rewrites the values and the weights are packed (the node's own layouts ignored).
-  bool SupportsLayouts(const Graph& graph, const Node& node, ExecutorKind executor, Isa min_isa,
+  bool SupportsLayouts(const Graph& graph, const Node& node, std::string_view backend, Isa min_isa,
                        Isa max_isa, Layout out_layout, Layout data_layout) const;
-  const KernelFactory* Find(const Graph& graph, const Node& node, ExecutorKind executor,
+  const KernelFactory* Find(const Graph& graph, const Node& node, std::string_view backend,
                             Isa max_isa) const {
-    const Entry* e = FindEntry(graph, node, executor, max_isa);
+    const Entry* e = FindEntry(graph, node, backend, max_isa);
     return e ? &e->factory : nullptr;
   }
   static DType DispatchDType(const Graph& graph, const Node& node);
@@ -130,10 +129,11 @@ void RegisterReferenceQuantizedKernels(KernelRegistry& r);
 // Helper for registering a kernel class T (default constructible).
 template <typename T>
 void RegisterKernel(KernelRegistry& r, OpType op, DType dtype,
-                    ExecutorKind executor = ExecutorKind::kCpu, Isa isa = Isa::kReference,
+                    std::string_view backend = kExecutorCpu, Isa isa = Isa::kReference,
                     Layout layout = Layout::kPlain, KernelTraits traits = {}) {
-  r.Register(KernelKey{op, executor, dtype, layout, isa}, [] { return std::make_unique<T>(); },
-             std::move(traits));
+  r.Register(
+      KernelKey{op, std::string(backend), dtype, layout, isa}, [] { return std::make_unique<T>(); },
+      std::move(traits));
 }
 
 }  // namespace kiln

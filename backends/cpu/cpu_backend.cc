@@ -5,6 +5,7 @@
 #include "backends/backend.h"
 #include "backends/cost_placement.h"
 #include "backends/cpu/cpu_executor.h"
+#include "backends/kernel_weight_packing.h"
 #include "kernels/kernel_registry.h"
 
 namespace kiln {
@@ -18,16 +19,23 @@ constexpr double kNodeUs = 1;         // fixed cost per kernel
 class CpuBackend : public Backend {
  public:
   std::string_view name() const override { return kExecutorCpu; }
-  ExecutorKind kernel_kind() const override { return ExecutorKind::kCpu; }
 
   NodeClaim Claim(const Graph& graph, const Node& node, const BackendOptions&) const override {
-    if (!KernelRegistry::Global().Find(graph, node, ExecutorKind::kCpu, kBestCpuIsa)) {
+    if (!KernelRegistry::Global().Find(graph, node, kExecutorCpu, kBestCpuIsa)) {
       return NodeClaim::Refused("no CPU kernel for " + std::string(OpTypeName(node.op)) + " (" +
                                 std::string(DTypeName(KernelRegistry::DispatchDType(graph, node))) +
                                 ")");
     }
     const NodeWork w = EstimateNodeWork(graph, node);
     return NodeClaim::Claimed(kNodeUs + w.macs / kMacsPerUs + w.elems / kElemsPerUs);
+  }
+
+  // The reference kernels read plain weights; every faster flavour packs (a file packed for one
+  // ISA still runs on a CPU without it: each packed layout has a portable kernel).
+  bool PacksWeights(Isa target_isa) const override { return target_isa != Isa::kReference; }
+  Status PackWeights(WeightPackingContext& ctx) const override {
+    if (ctx.target_isa == Isa::kReference) return Status::Ok();
+    return PackWeightsForKernels(ctx, kExecutorCpu, ctx.target_isa);
   }
 
   Expected<std::unique_ptr<Executor>> MakeExecutor(const ExecutorRequest& r) const override {

@@ -14,15 +14,13 @@ class CpuExecutor : public HostMemoryExecutor {
   // The cap is lowered to what this CPU runs, so no caller can pick an illegal instruction.
   CpuExecutor(Isa max_isa, ThreadPool* pool) : max_isa_(cpu::ClampToCpu(max_isa)), pool_(pool) {}
   std::string name() const override { return kExecutorCpu; }
-  ExecutorKind kind() const override { return ExecutorKind::kCpu; }
 
   bool CanRun(const Graph& graph, const Node& node) const override {
-    return KernelRegistry::Global().Find(graph, node, ExecutorKind::kCpu, max_isa_) != nullptr;
+    return KernelRegistry::Global().Find(graph, node, kExecutorCpu, max_isa_) != nullptr;
   }
 
   Expected<std::unique_ptr<Kernel>> CreateKernel(const Graph& graph, const Node& node) override {
-    const KernelFactory* f =
-        KernelRegistry::Global().Find(graph, node, ExecutorKind::kCpu, max_isa_);
+    const KernelFactory* f = KernelRegistry::Global().Find(graph, node, kExecutorCpu, max_isa_);
     if (!f) {
       return Unsupported("no cpu kernel for " + std::string(OpTypeName(node.op)) + " (" +
                          std::string(DTypeName(KernelRegistry::DispatchDType(graph, node))) +

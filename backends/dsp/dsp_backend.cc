@@ -7,6 +7,7 @@
 #include "backends/dsp/dsp_executor.h"
 #include "backends/dsp/dsp_lowering.h"
 #include "backends/dsp/dsp_options.h"
+#include "backends/dsp/dsp_weight_packing.h"
 #include "backends/dsp/kernels/dsp_engine.h"
 #include "backends/dsp/kernels/dsp_op.h"
 
@@ -16,7 +17,6 @@ namespace {
 class DspBackend : public Backend {
  public:
   std::string_view name() const override { return kExecutorDsp; }
-  ExecutorKind kernel_kind() const override { return ExecutorKind::kDsp; }
   bool places_islands_by_cost() const override { return true; }
 
   NodeClaim Claim(const Graph& graph, const Node& node,
@@ -36,6 +36,9 @@ class DspBackend : public Backend {
   double TransferUs(const Graph&, ValueId, const BackendOptions& options) const override {
     return options.Get<DspOptions>().handoff_us;
   }
+
+  bool PacksWeights(Isa) const override { return true; }
+  Status PackWeights(WeightPackingContext& ctx) const override { return PackDspWeights(ctx); }
 
   Status Lower(LoweringContext& ctx) const override { return LowerDspPrograms(ctx); }
 

@@ -154,7 +154,6 @@ class DspExecutor : public HostMemoryExecutor {
  public:
   explicit DspExecutor(DspOptions options) : options_(std::move(options)) {}
   std::string name() const override { return kExecutorDsp; }
-  ExecutorKind kind() const override { return ExecutorKind::kDsp; }
   // Main memory is the host's (HostMemoryExecutor); the DSP reaches it by DMA only.
 
   bool CanRun(const Graph& graph, const Node& node) const override {

@@ -5,6 +5,7 @@
 
 #include "backends/backend.h"
 #include "backends/cost_placement.h"
+#include "backends/kernel_weight_packing.h"
 #include "backends/opencl/gpu_options.h"
 #include "backends/opencl/opencl_executor.h"
 #include "kernels/kernel_registry.h"
@@ -22,12 +23,12 @@ constexpr double kCopyBytesPerUs = 8000;  // host <-> GPU copies
 // needed); nullopt when they can.
 std::optional<std::string> GpuRefusal(const Graph& graph, const Node& node) {
   const KernelRegistry& r = KernelRegistry::Global();
-  if (r.FindEntry(graph, node, ExecutorKind::kOpenCL, Isa::kOpenCL)) return std::nullopt;
+  if (r.FindEntry(graph, node, kExecutorOpenCL, Isa::kOpenCL)) return std::nullopt;
   const std::string op(OpTypeName(node.op));
   bool any = false, dtype_ok = false;
   const DType dtype = KernelRegistry::DispatchDType(graph, node);
   for (const auto& e : r.entries()) {
-    if (e.key.op != node.op || e.key.executor != ExecutorKind::kOpenCL) continue;
+    if (e.key.op != node.op || e.key.backend != kExecutorOpenCL) continue;
     any = true;
     dtype_ok = dtype_ok || e.key.dtype == dtype || e.key.dtype == DType::kUndefined;
   }
@@ -55,7 +56,6 @@ class OpenClBackend : public Backend {
  public:
   std::string_view name() const override { return kExecutorOpenCL; }
   std::vector<std::string_view> aliases() const override { return {"gpu"}; }
-  ExecutorKind kernel_kind() const override { return ExecutorKind::kOpenCL; }
 
   NodeClaim Claim(const Graph& graph, const Node& node, const BackendOptions&) const override {
     if (auto why = GpuRefusal(graph, node)) return NodeClaim::Refused(std::move(*why));
@@ -65,6 +65,11 @@ class OpenClBackend : public Backend {
 
   double TransferUs(const Graph& graph, ValueId v, const BackendOptions&) const override {
     return kNodeUs + static_cast<double>(graph.value(v).byte_size()) / kCopyBytesPerUs;
+  }
+
+  bool PacksWeights(Isa) const override { return true; }
+  Status PackWeights(WeightPackingContext& ctx) const override {
+    return PackWeightsForKernels(ctx, kExecutorOpenCL, Isa::kOpenCL);
   }
 
   Status Lower(LoweringContext& ctx) const override {

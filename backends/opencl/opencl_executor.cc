@@ -4,12 +4,12 @@
 #include <deque>
 #include <mutex>
 
-#include "ir/dtype.h"
-#include "backends/opencl/kernels/cl_kernel.h"
 #include "backends/opencl/cl_log.h"
+#include "backends/opencl/kernels/cl_kernel.h"
 #include "backends/opencl/opencl_device.h"
 #include "backends/opencl/program_cache.h"
 #include "backends/opencl/tune_cache.h"
+#include "ir/dtype.h"
 
 namespace kiln {
 namespace {
@@ -89,18 +89,17 @@ class OpenClExecutor : public Executor, public opencl::ClEnv {
 
   // Executor
   std::string name() const override { return kExecutorOpenCL; }
-  ExecutorKind kind() const override { return ExecutorKind::kOpenCL; }
   bool host_memory() const override { return false; }
   bool binds_constants() const override { return true; }
 
   bool CanRun(const Graph& graph, const Node& node) const override {
-    return KernelRegistry::Global().FindEntry(graph, node, ExecutorKind::kOpenCL, Isa::kOpenCL) !=
+    return KernelRegistry::Global().FindEntry(graph, node, kExecutorOpenCL, Isa::kOpenCL) !=
            nullptr;
   }
 
   Expected<std::unique_ptr<Kernel>> CreateKernel(const Graph& graph, const Node& node) override {
     const KernelFactory* f =
-        KernelRegistry::Global().Find(graph, node, ExecutorKind::kOpenCL, Isa::kOpenCL);
+        KernelRegistry::Global().Find(graph, node, kExecutorOpenCL, Isa::kOpenCL);
     if (!f) {
       return Unsupported("no opencl kernel for " + std::string(OpTypeName(node.op)) + " at node '" +
                          node.name + "'");

@@ -121,7 +121,7 @@ class BlockedLayoutPass : public Pass {
       if (!w.is_constant() || w.dtype != DType::kF32) return false;
     }
     return KernelRegistry::Global().SupportsLayouts(
-        rw.graph(), node, ExecutorKind::kCpu, conv ? Isa::kAvx2 : Isa::kScalar, options.target_isa,
+        rw.graph(), node, kExecutorCpu, conv ? Isa::kAvx2 : Isa::kScalar, options.target_isa,
         Layout::kNCHW8c, data_layout);
   }
 
@@ -130,8 +130,8 @@ class BlockedLayoutPass : public Pass {
     const Node& node = rw.node(id);
     if (!OnCpu(node) || node.outputs.size() != 1 || node.outputs[0] == kNoValue) return false;
     if (rw.value(node.outputs[0]).layout != Layout::kPlain) return false;
-    return KernelRegistry::Global().SupportsLayouts(rw.graph(), node, ExecutorKind::kCpu,
-                                                    Isa::kScalar, Isa::kAvx512Vnni, Layout::kPlain,
+    return KernelRegistry::Global().SupportsLayouts(rw.graph(), node, kExecutorCpu, Isa::kScalar,
+                                                    Isa::kAvx512Vnni, Layout::kPlain,
                                                     Layout::kNCHW8c);
   }
 

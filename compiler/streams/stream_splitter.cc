@@ -71,7 +71,7 @@ std::vector<Schedule::Event> MinimalEvents(const Graph& g, const std::vector<int
 
 Expected<Schedule> SplitStreams(const Graph& g, int32_t max_streams, StreamStats* stats) {
   if (max_streams < 1 || max_streams > kMaxStreams) {
-    return InvalidArgument("--streams must be 1.." + std::to_string(kMaxStreams) + ", got " +
+    return InvalidArgument("streams must be 1.." + std::to_string(kMaxStreams) + ", got " +
                            std::to_string(max_streams));
   }
   const size_t n = g.num_nodes();
@@ -95,7 +95,8 @@ Expected<Schedule> SplitStreams(const Graph& g, int32_t max_streams, StreamStats
     }
     std::vector<bool> critical(n, false);
     NodeId at = static_cast<NodeId>(std::max_element(dist.begin(), dist.end()) - dist.begin());
-    for (; at != kNoNode; at = via[static_cast<size_t>(at)]) critical[static_cast<size_t>(at)] = true;
+    for (; at != kNoNode; at = via[static_cast<size_t>(at)])
+      critical[static_cast<size_t>(at)] = true;
 
     std::vector<double> load(static_cast<size_t>(max_streams), 0);
     std::vector<NodeId> tail(static_cast<size_t>(max_streams), kNoNode);  // last node per stream

@@ -113,8 +113,8 @@ class ConvKernel : public Kernel {
     }
   }
 
-  ActivationParams act_;          // none for plain Conv
-  PlainWeights plain_weights_;    // W as T, row-major (FusedConv may store it packed or f16)
+  ActivationParams act_;        // none for plain Conv
+  PlainWeights plain_weights_;  // W as T, row-major (FusedConv may store it packed or f16)
   int64_t group_ = 1, batch_ = 0, in_channels_ = 0, out_channels_ = 0;
   Dims3 in_, kernel_, out_, stride_, dilation_, pad_;
 };
@@ -125,15 +125,15 @@ void RegisterConvKernels(KernelRegistry& r) {
   RegisterKernel<ConvKernel<float>>(r, OpType::kConv, DType::kF32);
   RegisterKernel<ConvKernel<Float16>>(r, OpType::kConv, DType::kF16);
   // FusedConv's weights may be packed or f16 (read through PlainWeights).
-  RegisterKernel<ConvKernel<float>>(r, OpType::kFusedConv, DType::kF32, ExecutorKind::kCpu,
-                                   Isa::kReference, Layout::kPlain, AnyWeightLayoutTraits());
-  RegisterKernel<ConvKernel<Float16>>(r, OpType::kFusedConv, DType::kF16, ExecutorKind::kCpu,
-                                     Isa::kReference, Layout::kPlain, AnyWeightLayoutTraits());
+  RegisterKernel<ConvKernel<float>>(r, OpType::kFusedConv, DType::kF32, kExecutorCpu,
+                                    Isa::kReference, Layout::kPlain, AnyWeightLayoutTraits());
+  RegisterKernel<ConvKernel<Float16>>(r, OpType::kFusedConv, DType::kF16, kExecutorCpu,
+                                      Isa::kReference, Layout::kPlain, AnyWeightLayoutTraits());
   // NCHW8c output (the compiler's blocked-layout pass), its data inputs blocked or plain: the
   // same loop nest on plain copies.
-  RegisterKernel<NCHW8cAdapter<ConvKernel<float>>>(r, OpType::kFusedConv, DType::kF32,
-                                                   ExecutorKind::kCpu, Isa::kReference,
-                                                   Layout::kNCHW8c, AnyLayoutTraits());
+  RegisterKernel<NCHW8cAdapter<ConvKernel<float>>>(r, OpType::kFusedConv, DType::kF32, kExecutorCpu,
+                                                   Isa::kReference, Layout::kNCHW8c,
+                                                   AnyLayoutTraits());
 }
 
 }  // namespace kiln::nn_ref

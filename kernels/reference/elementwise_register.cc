@@ -45,9 +45,9 @@ void RegisterReferenceElementwiseKernels(KernelRegistry& r) {
   RegisterFor<BinaryKernel, float, Float16, int8_t, uint8_t, int32_t, int64_t>(
       r, {OpType::kAdd, OpType::kSub, OpType::kMul, OpType::kDiv, OpType::kPRelu});
   // NCHW8c output (a blocked region's squeeze-excite scaling): the same kernel on plain copies.
-  RegisterKernel<NCHW8cAdapter<BinaryKernel<float>>>(r, OpType::kMul, DType::kF32,
-                                                     ExecutorKind::kCpu, Isa::kReference,
-                                                     Layout::kNCHW8c, AnyLayoutTraits());
+  RegisterKernel<NCHW8cAdapter<BinaryKernel<float>>>(r, OpType::kMul, DType::kF32, kExecutorCpu,
+                                                     Isa::kReference, Layout::kNCHW8c,
+                                                     AnyLayoutTraits());
   RegisterFor<PowKernel, float, Float16, int32_t, int64_t>(r, {OpType::kPow});
   RegisterFor<CompareKernel, float, Float16, int8_t, uint8_t, int32_t, int64_t>(
       r, {OpType::kEqual, OpType::kGreater, OpType::kLess});

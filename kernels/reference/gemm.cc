@@ -89,10 +89,10 @@ void RegisterGemmKernels(KernelRegistry& r) {
   RegisterKernel<GemmKernel<float>>(r, OpType::kGemm, DType::kF32);
   RegisterKernel<GemmKernel<Float16>>(r, OpType::kGemm, DType::kF16);
   // FusedGemm's weights may be packed or f16 (read through PlainWeights).
-  RegisterKernel<GemmKernel<float>>(r, OpType::kFusedGemm, DType::kF32, ExecutorKind::kCpu,
-                                   Isa::kReference, Layout::kPlain, AnyWeightLayoutTraits());
-  RegisterKernel<GemmKernel<Float16>>(r, OpType::kFusedGemm, DType::kF16, ExecutorKind::kCpu,
-                                     Isa::kReference, Layout::kPlain, AnyWeightLayoutTraits());
+  RegisterKernel<GemmKernel<float>>(r, OpType::kFusedGemm, DType::kF32, kExecutorCpu,
+                                    Isa::kReference, Layout::kPlain, AnyWeightLayoutTraits());
+  RegisterKernel<GemmKernel<Float16>>(r, OpType::kFusedGemm, DType::kF16, kExecutorCpu,
+                                      Isa::kReference, Layout::kPlain, AnyWeightLayoutTraits());
 }
 
 }  // namespace kiln::nn_ref

@@ -155,14 +155,14 @@ void RegisterPoolKernels(KernelRegistry& r) {
   RegisterKernel<GlobalPoolKernel<Float16, false>>(r, OpType::kGlobalAveragePool, DType::kF16);
   // A blocked (NCHW8c) input, plain means out: the same loop on a plain copy.
   RegisterKernel<NCHW8cAdapter<GlobalPoolKernel<float, false>>>(
-      r, OpType::kGlobalAveragePool, DType::kF32, ExecutorKind::kCpu, Isa::kReference,
-      Layout::kPlain, AnyLayoutTraits());
+      r, OpType::kGlobalAveragePool, DType::kF32, kExecutorCpu, Isa::kReference, Layout::kPlain,
+      AnyLayoutTraits());
   // Pools inside a blocked region (NCHW8c in and out): the same loops on plain copies.
   RegisterKernel<NCHW8cAdapter<MaxPoolKernel<float>>>(r, OpType::kMaxPool, DType::kF32,
-                                                      ExecutorKind::kCpu, Isa::kReference,
+                                                      kExecutorCpu, Isa::kReference,
                                                       Layout::kNCHW8c, AnyLayoutTraits());
   RegisterKernel<NCHW8cAdapter<AveragePoolKernel<float>>>(r, OpType::kAveragePool, DType::kF32,
-                                                          ExecutorKind::kCpu, Isa::kReference,
+                                                          kExecutorCpu, Isa::kReference,
                                                           Layout::kNCHW8c, AnyLayoutTraits());
   RegisterKernel<GlobalPoolKernel<float, true>>(r, OpType::kGlobalMaxPool, DType::kF32);
   RegisterKernel<GlobalPoolKernel<Float16, true>>(r, OpType::kGlobalMaxPool, DType::kF16);

@@ -58,8 +58,8 @@ class QConvKernel : public Kernel {
     std::vector<uint8_t> unpacked;
     const uint8_t* wbytes = wv.constant->data();
     if (wv.layout != Layout::kPlain) {
-      KILN_ASSIGN_OR_RETURN(unpacked, UnpackLayout(wv.layout, wv.dtype, wv.shape, wbytes,
-                                                   wv.constant->size()));
+      KILN_ASSIGN_OR_RETURN(
+          unpacked, UnpackLayout(wv.layout, wv.dtype, wv.shape, wbytes, wv.constant->size()));
       wbytes = unpacked.data();
     }
     const std::vector<int32_t> wz = ZeroPointsOf(wv, out_channels_);
@@ -68,8 +68,8 @@ class QConvKernel : public Kernel {
     for (int64_t oc = 0; oc < out_channels_; ++oc) {
       for (int64_t i = 0; i < per_oc; ++i) {
         const int64_t k = oc * per_oc + i;
-        weights_[static_cast<size_t>(k)] = static_cast<int16_t>(
-            LoadQuantized(wbytes, wv.dtype, k) - wz[static_cast<size_t>(oc)]);
+        weights_[static_cast<size_t>(k)] =
+            static_cast<int16_t>(LoadQuantized(wbytes, wv.dtype, k) - wz[static_cast<size_t>(oc)]);
       }
     }
     if (ctx.has_input(2)) {
@@ -229,11 +229,11 @@ class QConvKernel : public Kernel {
 void RegisterQConvKernels(KernelRegistry& r) {
   KernelTraits any_layout;
   any_layout.any_weight_layout = true;
-  RegisterKernel<QConvKernel>(r, OpType::kQConv, DType::kU8, ExecutorKind::kCpu, Isa::kReference,
+  RegisterKernel<QConvKernel>(r, OpType::kQConv, DType::kU8, kExecutorCpu, Isa::kReference,
                               Layout::kPlain, any_layout);
-  RegisterKernel<QConvKernel>(r, OpType::kQConv, DType::kI8, ExecutorKind::kCpu, Isa::kReference,
+  RegisterKernel<QConvKernel>(r, OpType::kQConv, DType::kI8, kExecutorCpu, Isa::kReference,
                               Layout::kPlain, any_layout);
-  RegisterKernel<QConvKernel>(r, OpType::kQConv, DType::kI16, ExecutorKind::kCpu, Isa::kReference,
+  RegisterKernel<QConvKernel>(r, OpType::kQConv, DType::kI16, kExecutorCpu, Isa::kReference,
                               Layout::kPlain, any_layout);
 }
 

@@ -30,8 +30,8 @@ class QGemmKernel : public Kernel {
     std::vector<uint8_t> unpacked;
     const uint8_t* bbytes = bv.constant->data();
     if (bv.layout != Layout::kPlain) {
-      KILN_ASSIGN_OR_RETURN(unpacked, UnpackLayout(bv.layout, bv.dtype, bv.shape, bbytes,
-                                                   bv.constant->size()));
+      KILN_ASSIGN_OR_RETURN(
+          unpacked, UnpackLayout(bv.layout, bv.dtype, bv.shape, bbytes, bv.constant->size()));
       bbytes = unpacked.data();
     }
     m_ = NumElements(Shape(a.begin(), a.begin() + axis));
@@ -45,8 +45,8 @@ class QGemmKernel : public Kernel {
     for (int64_t n = 0; n < n_; ++n) {
       for (int64_t k = 0; k < k_; ++k) {
         const int64_t src = tb ? n * k_ + k : k * n_ + n;
-        b_[static_cast<size_t>(n * k_ + k)] = static_cast<int16_t>(
-            LoadQuantized(bbytes, bv.dtype, src) - bz[static_cast<size_t>(n)]);
+        b_[static_cast<size_t>(n * k_ + k)] =
+            static_cast<int16_t>(LoadQuantized(bbytes, bv.dtype, src) - bz[static_cast<size_t>(n)]);
       }
     }
     a_type_ = av.dtype;
@@ -70,9 +70,7 @@ class QGemmKernel : public Kernel {
     return Status::Ok();
   }
 
-  size_t ScratchBytes() const override {
-    return static_cast<size_t>(m_ * k_) * sizeof(int16_t);
-  }
+  size_t ScratchBytes() const override { return static_cast<size_t>(m_ * k_) * sizeof(int16_t); }
 
   Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
              void* scratch) override {
@@ -125,11 +123,11 @@ class QGemmKernel : public Kernel {
 void RegisterQGemmKernels(KernelRegistry& r) {
   KernelTraits any_layout;
   any_layout.any_weight_layout = true;
-  RegisterKernel<QGemmKernel>(r, OpType::kQGemm, DType::kU8, ExecutorKind::kCpu, Isa::kReference,
+  RegisterKernel<QGemmKernel>(r, OpType::kQGemm, DType::kU8, kExecutorCpu, Isa::kReference,
                               Layout::kPlain, any_layout);
-  RegisterKernel<QGemmKernel>(r, OpType::kQGemm, DType::kI8, ExecutorKind::kCpu, Isa::kReference,
+  RegisterKernel<QGemmKernel>(r, OpType::kQGemm, DType::kI8, kExecutorCpu, Isa::kReference,
                               Layout::kPlain, any_layout);
-  RegisterKernel<QGemmKernel>(r, OpType::kQGemm, DType::kI16, ExecutorKind::kCpu, Isa::kReference,
+  RegisterKernel<QGemmKernel>(r, OpType::kQGemm, DType::kI16, kExecutorCpu, Isa::kReference,
                               Layout::kPlain, any_layout);
 }
 

@@ -2,8 +2,8 @@
 // (plain <-> NCHW8c; the same layout on both sides is a copy). Any dtype.
 #include <cstring>
 
-#include "kernels/kernel_registry.h"
 #include "ir/nchwc_convert.h"
+#include "kernels/kernel_registry.h"
 
 namespace kiln {
 namespace {
@@ -50,7 +50,7 @@ void RegisterReorderKernels(KernelRegistry& r) {
   KernelTraits traits;
   traits.any_data_layout = true;
   for (Layout out : {Layout::kPlain, Layout::kNCHW8c}) {
-    RegisterKernel<ReorderKernel>(r, OpType::kReorder, DType::kUndefined, ExecutorKind::kCpu,
+    RegisterKernel<ReorderKernel>(r, OpType::kReorder, DType::kUndefined, kExecutorCpu,
                                   Isa::kReference, out, traits);
   }
 }

@@ -29,7 +29,7 @@ void RegisterReferenceTensorKernels(KernelRegistry& r) {
   RegisterKernel<DropoutKernel>(r, OpType::kDropout, kAny);
   RegisterKernel<ConcatKernel>(r, OpType::kConcat, kAny);
   // A Concat inside a blocked region (NCHW8c in and out): the same kernel on plain copies.
-  RegisterKernel<NCHW8cAdapter<ConcatKernel>>(r, OpType::kConcat, DType::kF32, ExecutorKind::kCpu,
+  RegisterKernel<NCHW8cAdapter<ConcatKernel>>(r, OpType::kConcat, DType::kF32, kExecutorCpu,
                                               Isa::kReference, Layout::kNCHW8c, AnyLayoutTraits());
   RegisterKernel<SplitKernel>(r, OpType::kSplit, kAny);
   RegisterKernel<TransposeKernel>(r, OpType::kTranspose, kAny);

@@ -1,11 +1,11 @@
-// The place-nodes pass for the DSP (--target dsp) through the compiler pipeline: the partition's convolution
-// is placed on the DSP, its tiny lookup island on the CPU, and the command streams written for
-// the file cover exactly the DSP-placed nodes.
+// The place-nodes pass for the DSP (--target dsp) through the compiler pipeline: the partition's
+// convolution is placed on the DSP, its tiny lookup island on the CPU, and the command streams
+// written for the file cover exactly the DSP-placed nodes.
 #include <gtest/gtest.h>
 
 #include "backends/dsp/dsp_options.h"
-#include "compiler/pipeline.h"
 #include "backends/dsp/kernels/dsp_op.h"
+#include "compiler/pipeline.h"
 #include "tests/dsp/dsp_test_util.h"
 
 namespace kiln {
@@ -34,7 +34,8 @@ TEST(PlaceDspPass, PlacesByCostAndPlansOnlyDspNodes) {
   EXPECT_EQ(report->counters.at("dsp-islands"), 1);
   EXPECT_EQ(report->counters.at("dsp-islands-to-cpu"), 1);
 
-  const DspProgramSet programs = PlanDspPrograms(g, {}, options.backend_options.Get<DspOptions>().scratch_bytes);
+  const DspProgramSet programs =
+      PlanDspPrograms(g, {}, options.backend_options.Get<DspOptions>().scratch_bytes);
   ASSERT_EQ(programs.by_node.size(), 1u);
   EXPECT_EQ(g.node(programs.by_node.begin()->first).name, "conv");
   EXPECT_EQ(programs.by_node.begin()->second.scratch_bytes, 32u * 1024);
@@ -45,10 +46,10 @@ TEST(PlaceDspPass, PlacesByCostAndPlansOnlyDspNodes) {
   for (const Node& n : plain->graph.nodes()) EXPECT_TRUE(n.placement.empty()) << n.name;
 }
 
-// pack-dsp-weights: the partition's 3x3 convolution (group 1, i8 weights, zero points 0) gets
-// its weights in the DSP's layout at 256 KiB, and the packed file still runs on the CPU
-// reference kernels (which unpack) with the same bytes as the plain graph.
-TEST(PackDspWeightsPass, PacksEligibleConvolutionsWhereTheyPay) {
+// pack-weights for the DSP (DspBackend::PackWeights): the partition's 3x3 convolution (group 1, i8
+// weights, zero points 0) gets its weights in the DSP's layout at 256 KiB, and the packed file
+// still runs on the CPU reference kernels (which unpack) with the same bytes as the plain graph.
+TEST(PackWeightsPass, DspBackendPacksEligibleConvolutionsWhereTheyPay) {
   const dsptest::PartitionModel m = dsptest::MakePartitionModel();
   CompileOptions options;
   options.target_backend = kExecutorDsp;
@@ -64,7 +65,7 @@ TEST(PackDspWeightsPass, PacksEligibleConvolutionsWhereTheyPay) {
   EXPECT_EQ(g.value(conv->inputs[1]).layout, Layout::kDspK4);
   const PassReport* report = nullptr;
   for (const auto& r : compiled->reports) {
-    if (r.name == "pack-dsp-weights") report = &r;
+    if (r.name == "pack-weights") report = &r;
   }
   ASSERT_NE(report, nullptr);
   EXPECT_EQ(report->counters.at("dspk4"), 1);

@@ -23,14 +23,13 @@ bool Claims(const Graph& graph, const Node& node) {
 class NullExecutor : public HostMemoryExecutor {
  public:
   std::string name() const override { return kName; }
-  ExecutorKind kind() const override { return ExecutorKind::kCpu; }  // reference CPU kernels
   bool CanRun(const Graph& graph, const Node& node) const override {
     return Claims(graph, node) &&
-           KernelRegistry::Global().Find(graph, node, ExecutorKind::kCpu, Isa::kReference);
+           KernelRegistry::Global().Find(graph, node, kExecutorCpu, Isa::kReference);
   }
   Expected<std::unique_ptr<Kernel>> CreateKernel(const Graph& graph, const Node& node) override {
     const KernelFactory* f =
-        KernelRegistry::Global().Find(graph, node, ExecutorKind::kCpu, Isa::kReference);
+        KernelRegistry::Global().Find(graph, node, kExecutorCpu, Isa::kReference);
     if (!Claims(graph, node) || !f)
       return Unsupported("the null backend does not run " + node.name);
     std::unique_ptr<Kernel> kernel = (*f)();
@@ -43,7 +42,6 @@ class NullExecutor : public HostMemoryExecutor {
 class NullBackend : public Backend {
  public:
   std::string_view name() const override { return kName; }
-  ExecutorKind kernel_kind() const override { return ExecutorKind::kCpu; }
   NodeClaim Claim(const Graph& graph, const Node& node, const BackendOptions&) const override {
     if (!Claims(graph, node))
       return NodeClaim::Refused("the null backend runs f32 Relu and Add only");

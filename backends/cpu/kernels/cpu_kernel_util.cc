@@ -20,7 +20,7 @@ Expected<const CpuKernels*> KernelsForIsa(Isa isa) {
 
 Expected<std::unique_ptr<Kernel>> PrepareReferenceKernel(const KernelContext& ctx) {
   const KernelFactory* f =
-      KernelRegistry::Global().Find(ctx.graph(), ctx.node(), ExecutorKind::kCpu, Isa::kReference);
+      KernelRegistry::Global().Find(ctx.graph(), ctx.node(), kExecutorCpu, Isa::kReference);
   if (!f) return Unsupported("no reference kernel to fall back to");
   std::unique_ptr<Kernel> k = (*f)();
   KILN_RETURN_IF_ERROR(k->Prepare(ctx));

@@ -81,7 +81,7 @@ template <typename T>
 void RegisterCpuInt8Codes(KernelRegistry& r, OpType op) {
   for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512Vnni}) {
     for (DType t : {DType::kU8, DType::kI8}) {
-      r.Register(KernelKey{op, ExecutorKind::kCpu, t, Layout::kPlain, isa},
+      r.Register(KernelKey{op, kExecutorCpu, t, Layout::kPlain, isa},
                  [isa] { return std::make_unique<T>(isa); });
     }
   }
@@ -92,7 +92,7 @@ void RegisterCpuInt8Codes(KernelRegistry& r, OpType op) {
 template <typename T>
 void RegisterCpuF32(KernelRegistry& r, OpType op) {
   for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
-    r.Register(KernelKey{op, ExecutorKind::kCpu, DType::kF32, Layout::kPlain, isa},
+    r.Register(KernelKey{op, kExecutorCpu, DType::kF32, Layout::kPlain, isa},
                [isa] { return std::make_unique<T>(isa); });
   }
 }

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <array>
 
+#include "backends/cpu/cpu_kernels.h"
 #include "ir/ops/window_geometry.h"
 #include "kernels/activation.h"
-#include "backends/cpu/cpu_kernels.h"
 
 namespace kiln::cpu {
 namespace {
@@ -151,7 +151,7 @@ void RegisterFusedConvBlock16Scalar(KernelRegistry& r) {
   KernelTraits traits;
   traits.accepts = Accepts;
   traits.packing = WeightPacking{1, Layout::kBlock16O};
-  RegisterKernel<FusedConvBlock16Scalar>(r, OpType::kFusedConv, DType::kF32, ExecutorKind::kCpu,
+  RegisterKernel<FusedConvBlock16Scalar>(r, OpType::kFusedConv, DType::kF32, kExecutorCpu,
                                          Isa::kScalar, Layout::kPlain, traits);
 }
 

@@ -68,8 +68,8 @@ void Check(std::mt19937& rng, int trial) {
     }
     wval.layout = Layout::kBlock16O;
     // The portable kernel is the one that takes it (the reference one could too).
-    const auto* entry = KernelRegistry::Global().FindEntry(packed, packed.node(0),
-                                                           ExecutorKind::kCpu, Isa::kScalar);
+    const auto* entry =
+        KernelRegistry::Global().FindEntry(packed, packed.node(0), kExecutorCpu, Isa::kScalar);
     ASSERT_NE(entry, nullptr);
     ASSERT_EQ(entry->key.isa, Isa::kScalar);
     for (int threads : {1, 3}) {

@@ -4,10 +4,10 @@
 // Wino43Block16O (Winograd F(4x4, 3x3)) at every flavour, the portable one included. Block16O
 // nodes these paths do not take (f16 weights, grouped convs whose groups split a panel) stay
 // with the portable Block16O kernel, which reads the same layout.
-#include "ir/layout.h"
+#include "backends/cpu/cpu_kernels.h"
 #include "backends/cpu/kernels/conv.h"
 #include "backends/cpu/kernels/cpu_kernel_util.h"
-#include "backends/cpu/cpu_kernels.h"
+#include "ir/layout.h"
 
 namespace kiln::cpu {
 namespace {
@@ -95,7 +95,7 @@ void RegisterFusedConvWinograd(KernelRegistry& r) {
   traits.packing = WeightPacking{1, Layout::kWino43Block16O};
   for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
     r.Register(
-        KernelKey{OpType::kFusedConv, ExecutorKind::kCpu, DType::kF32, Layout::kPlain, isa},
+        KernelKey{OpType::kFusedConv, kExecutorCpu, DType::kF32, Layout::kPlain, isa},
         [isa] { return std::make_unique<FusedConvCpu>(isa, Layout::kWino43Block16O); }, traits);
   }
 }
@@ -106,7 +106,7 @@ void RegisterFusedConvBlock16Simd(KernelRegistry& r) {
   traits.packing = WeightPacking{1, Layout::kBlock16O};
   for (Isa isa : {Isa::kAvx2, Isa::kAvx512}) {
     r.Register(
-        KernelKey{OpType::kFusedConv, ExecutorKind::kCpu, DType::kF32, Layout::kPlain, isa},
+        KernelKey{OpType::kFusedConv, kExecutorCpu, DType::kF32, Layout::kPlain, isa},
         [isa] { return std::make_unique<FusedConvCpu>(isa, Layout::kBlock16O); }, traits);
   }
 }

@@ -9,11 +9,11 @@
 #include <limits>
 #include <random>
 
-#include "ir/layout.h"
 #include "backends/cpu/kernels/conv_gemm_t.h"
 #include "backends/cpu/kernels/conv_stem.h"
-#include "kernels/cpu_features.h"
 #include "backends/cpu/tables/ukernel_table.h"
+#include "ir/layout.h"
+#include "kernels/cpu_features.h"
 #include "runtime/session.h"
 #include "tests/graph_builder.h"
 
@@ -90,7 +90,7 @@ void Check(const Geometry& geo, const std::string& act, bool residual, uint32_t 
   for (Isa isa : {Isa::kAvx2, Isa::kAvx512}) {
     if (!cpu::CpuSupports(isa)) continue;
     const auto* entry =
-        KernelRegistry::Global().FindEntry(packed, packed.node(0), ExecutorKind::kCpu, isa);
+        KernelRegistry::Global().FindEntry(packed, packed.node(0), kExecutorCpu, isa);
     ASSERT_NE(entry, nullptr);
     // The SIMD kernel takes every node but grouped convs whose groups split an 8-row panel.
     EXPECT_EQ(entry->key.isa, grouped_split ? Isa::kScalar : isa);
@@ -121,7 +121,7 @@ void CheckWinograd(const Geometry& geo, const std::string& act, bool residual, u
   for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
     if (!cpu::CpuSupports(isa)) continue;
     const auto* entry =
-        KernelRegistry::Global().FindEntry(packed, packed.node(0), ExecutorKind::kCpu, isa);
+        KernelRegistry::Global().FindEntry(packed, packed.node(0), kExecutorCpu, isa);
     ASSERT_NE(entry, nullptr);
     EXPECT_EQ(entry->key.isa, isa);
     ASSERT_TRUE(entry->traits.packing.has_value());
@@ -331,8 +331,7 @@ TEST(FusedConvSimdTest, PackingFollowsTheAlgorithm) {
        }) {
     const Graph g = BuildGraph(geo, "relu", false);
     for (Isa isa : {Isa::kScalar, Isa::kAvx2, kBestCpuIsa}) {
-      const auto* e =
-          KernelRegistry::Global().FindPackingEntry(g, g.node(0), ExecutorKind::kCpu, isa);
+      const auto* e = KernelRegistry::Global().FindPackingEntry(g, g.node(0), kExecutorCpu, isa);
       ASSERT_NE(e, nullptr);
       ASSERT_TRUE(e->traits.packing.has_value());
       EXPECT_EQ(e->traits.packing->layout, want) << Describe(geo, "relu", false);

@@ -1,12 +1,12 @@
 // FusedConv over NCHW8c activations (conv_nchw8c.h) and Block16O weights, bound in place: the
 // layers the compiler's blocked-layout pass stores blocked. Portable, AVX2 and AVX-512 flavours
 // (the blocks are 8 channels on every ISA; an AVX-512 vector holds two).
-#include "ir/layout.h"
+#include "backends/cpu/cpu_kernels.h"
 #include "backends/cpu/kernels/conv.h"
 #include "backends/cpu/kernels/conv_nchw8c.h"
-#include "kernels/cpu_features.h"
 #include "backends/cpu/kernels/cpu_kernel_util.h"
-#include "backends/cpu/cpu_kernels.h"
+#include "ir/layout.h"
+#include "kernels/cpu_features.h"
 
 namespace kiln::cpu {
 namespace {
@@ -107,7 +107,7 @@ void RegisterFusedConvNCHW8c(KernelRegistry& r) {
   for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
     for (const KernelTraits& t : {traits, plain_input}) {
       r.Register(
-          KernelKey{OpType::kFusedConv, ExecutorKind::kCpu, DType::kF32, Layout::kNCHW8c, isa},
+          KernelKey{OpType::kFusedConv, kExecutorCpu, DType::kF32, Layout::kNCHW8c, isa},
           [isa] { return std::make_unique<FusedConvNCHW8c>(isa); }, t);
     }
   }

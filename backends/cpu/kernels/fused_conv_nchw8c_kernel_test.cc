@@ -97,7 +97,7 @@ void Check(const Layer& l, uint32_t seed, std::vector<int> thread_counts = {1, 2
   for (Isa isa : {Isa::kReference, Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
     if (!cpu::CpuSupports(isa)) continue;
     const auto* entry =
-        KernelRegistry::Global().FindEntry(blocked, blocked.node(conv), ExecutorKind::kCpu, isa);
+        KernelRegistry::Global().FindEntry(blocked, blocked.node(conv), kExecutorCpu, isa);
     ASSERT_NE(entry, nullptr) << Describe(l);
     EXPECT_EQ(entry->key.isa, isa) << Describe(l);
     for (int threads : thread_counts) {
@@ -252,8 +252,7 @@ TEST(FusedConvNCHW8cTest, LayersTheKernelsDoNotTakeHaveNoBlockedSimdKernel) {
     for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
       if (!cpu::CpuSupports(isa)) continue;
       const NodeId conv = g.value(*g.FindValue("y")).producer;
-      const auto* entry =
-          KernelRegistry::Global().FindEntry(g, g.node(conv), ExecutorKind::kCpu, isa);
+      const auto* entry = KernelRegistry::Global().FindEntry(g, g.node(conv), kExecutorCpu, isa);
       ASSERT_NE(entry, nullptr) << Describe(l);
       EXPECT_EQ(entry->key.isa, Isa::kReference) << Describe(l);
     }
@@ -292,7 +291,7 @@ TEST(NCHW8cRegionOpsTest, MatchTheReferenceAtEveryFlavour) {
         for (const char* op : {"gap", "y"}) {
           const NodeId n = blocked.value(*blocked.FindValue(op)).producer;
           const auto* entry =
-              KernelRegistry::Global().FindEntry(blocked, blocked.node(n), ExecutorKind::kCpu, isa);
+              KernelRegistry::Global().FindEntry(blocked, blocked.node(n), kExecutorCpu, isa);
           ASSERT_NE(entry, nullptr) << op;
           EXPECT_EQ(entry->key.isa, isa == Isa::kReference ? Isa::kReference : Isa::kScalar) << op;
         }
@@ -334,7 +333,7 @@ void CheckBlockedOps(const Graph& plain, Graph blocked, const std::vector<std::s
   for (Isa isa : {Isa::kReference, Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
     if (!cpu::CpuSupports(isa)) continue;
     const auto* entry =
-        KernelRegistry::Global().FindEntry(blocked, blocked.node(n), ExecutorKind::kCpu, isa);
+        KernelRegistry::Global().FindEntry(blocked, blocked.node(n), kExecutorCpu, isa);
     ASSERT_NE(entry, nullptr) << what;
     EXPECT_NE(entry->key.isa == Isa::kReference, isa != Isa::kReference) << what;
     for (int threads : {1, 2}) {
@@ -445,7 +444,7 @@ TEST(NCHW8cRegionOpsTest, ConcatOfWholeBlocksMatchesTheReference) {
   }
   const NodeId n = odd.value(*odd.FindValue("y")).producer;
   const auto* entry =
-      KernelRegistry::Global().FindEntry(odd, odd.node(n), ExecutorKind::kCpu, Isa::kAvx2);
+      KernelRegistry::Global().FindEntry(odd, odd.node(n), kExecutorCpu, Isa::kAvx2);
   ASSERT_NE(entry, nullptr);
   EXPECT_EQ(entry->key.isa, Isa::kReference);
 }

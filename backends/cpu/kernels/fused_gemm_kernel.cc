@@ -13,10 +13,10 @@
 // kernel (its weights then stay plain: only accepting kernels are packed for).
 #include <algorithm>
 
-#include "ir/layout.h"
-#include "backends/cpu/kernels/cpu_kernel_util.h"
 #include "backends/cpu/cpu_kernels.h"
+#include "backends/cpu/kernels/cpu_kernel_util.h"
 #include "backends/cpu/kernels/fully_connected.h"
+#include "ir/layout.h"
 
 namespace kiln::cpu {
 namespace {
@@ -180,7 +180,7 @@ void RegisterFusedGemmBlock16(KernelRegistry& r) {
   KernelTraits plain;
   plain.accepts = AcceptsPlain;
   for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
-    const KernelKey key{OpType::kFusedGemm, ExecutorKind::kCpu, DType::kF32, Layout::kPlain, isa};
+    const KernelKey key{OpType::kFusedGemm, kExecutorCpu, DType::kF32, Layout::kPlain, isa};
     r.Register(
         key, [isa] { return std::make_unique<FusedGemmCpu>(isa); }, block16);
     r.Register(

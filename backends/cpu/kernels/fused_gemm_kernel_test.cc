@@ -42,7 +42,7 @@ void Check(const Shape& a_shape, int64_t axis, int64_t n, const Shape& c_shape, 
   for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
     if (!cpu::CpuSupports(isa)) continue;
     const auto* entry =
-        KernelRegistry::Global().FindEntry(packed, packed.node(0), ExecutorKind::kCpu, isa);
+        KernelRegistry::Global().FindEntry(packed, packed.node(0), kExecutorCpu, isa);
     ASSERT_NE(entry, nullptr);
     EXPECT_EQ(entry->key.isa, isa);
     for (int threads : {1, 2}) {

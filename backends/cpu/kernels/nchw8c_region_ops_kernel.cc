@@ -9,9 +9,9 @@
 // both layouts (LayoutsShareBytes), so the means need no Reorder on their way to the Mul.
 #include <cstring>
 
-#include "ir/layout.h"
-#include "backends/cpu/kernels/cpu_kernel_util.h"
 #include "backends/cpu/cpu_kernels.h"
+#include "backends/cpu/kernels/cpu_kernel_util.h"
+#include "ir/layout.h"
 
 namespace kiln::cpu {
 namespace {
@@ -239,14 +239,14 @@ void RegisterNCHW8cRegionOps(KernelRegistry& r) {
   gap.accepts = AcceptsGlobalPool;
   gap.data_layout = Layout::kNCHW8c;
   r.Register(
-      KernelKey{OpType::kGlobalAveragePool, ExecutorKind::kCpu, DType::kF32, Layout::kPlain,
+      KernelKey{OpType::kGlobalAveragePool, kExecutorCpu, DType::kF32, Layout::kPlain,
                 Isa::kScalar},
       [] { return std::make_unique<GlobalAveragePoolNCHW8c>(); }, gap);
   KernelTraits mul;
   mul.accepts = AcceptsMul;
   mul.data_layout = Layout::kNCHW8c;
   r.Register(
-      KernelKey{OpType::kMul, ExecutorKind::kCpu, DType::kF32, Layout::kNCHW8c, Isa::kScalar},
+      KernelKey{OpType::kMul, kExecutorCpu, DType::kF32, Layout::kNCHW8c, Isa::kScalar},
       [] { return std::make_unique<MulNCHW8c>(); }, mul);
   KernelTraits pool;
   pool.accepts = AcceptsBlockedPool;
@@ -254,8 +254,8 @@ void RegisterNCHW8cRegionOps(KernelRegistry& r) {
   for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
     for (bool is_max : {true, false}) {
       r.Register(
-          KernelKey{is_max ? OpType::kMaxPool : OpType::kAveragePool, ExecutorKind::kCpu,
-                    DType::kF32, Layout::kNCHW8c, isa},
+          KernelKey{is_max ? OpType::kMaxPool : OpType::kAveragePool, kExecutorCpu, DType::kF32,
+                    Layout::kNCHW8c, isa},
           [isa, is_max] { return std::make_unique<PoolNCHW8c>(isa, is_max); }, pool);
     }
   }
@@ -263,7 +263,7 @@ void RegisterNCHW8cRegionOps(KernelRegistry& r) {
   concat.accepts = AcceptsConcat;
   concat.data_layout = Layout::kNCHW8c;
   r.Register(
-      KernelKey{OpType::kConcat, ExecutorKind::kCpu, DType::kF32, Layout::kNCHW8c, Isa::kScalar},
+      KernelKey{OpType::kConcat, kExecutorCpu, DType::kF32, Layout::kNCHW8c, Isa::kScalar},
       [] { return std::make_unique<ConcatNCHW8c>(); }, concat);
 }
 

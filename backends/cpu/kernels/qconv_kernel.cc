@@ -5,11 +5,11 @@
 // 8-channel panel stay with the reference kernel, which reads every layout.
 #include <cstring>
 
-#include "ir/quant_code.h"
-#include "kernels/cpu_features.h"
 #include "backends/cpu/cpu_kernels.h"
 #include "backends/cpu/kernels/qconv.h"
 #include "backends/cpu/kernels/qconv_kernel_base.h"
+#include "ir/quant_code.h"
+#include "kernels/cpu_features.h"
 #include "kernels/reference/quantized_util.h"
 
 namespace kiln::cpu {
@@ -139,10 +139,10 @@ void RegisterQConvInt8(KernelRegistry& r) {
   for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512Vnni}) {
     for (DType t : {DType::kU8, DType::kI8}) {
       r.Register(
-          KernelKey{OpType::kQConv, ExecutorKind::kCpu, t, Layout::kPlain, isa},
+          KernelKey{OpType::kQConv, kExecutorCpu, t, Layout::kPlain, isa},
           [isa] { return std::make_unique<QConvCpuKernel>(isa, false); }, gemm);
       r.Register(
-          KernelKey{OpType::kQConv, ExecutorKind::kCpu, t, Layout::kPlain, isa},
+          KernelKey{OpType::kQConv, kExecutorCpu, t, Layout::kPlain, isa},
           [isa] { return std::make_unique<QConvCpuKernel>(isa, true); }, dw);
     }
   }

@@ -10,10 +10,10 @@
 #include <limits>
 #include <random>
 
+#include "backends/cpu/tables/int8_table.h"
 #include "ir/layout.h"
 #include "ir/op_schema.h"
 #include "kernels/cpu_features.h"
-#include "backends/cpu/tables/int8_table.h"
 #include "runtime/session.h"
 
 namespace kiln {
@@ -215,8 +215,7 @@ void Check(const QCase& q, uint32_t seed) {
   const bool split = !depthwise && q.group > 1 && (q.m / q.group) % 8 != 0;
   const Graph& g = depthwise ? gs.plain : gs.packed;
   for (const cpu::Int8Kernels* k : cpu::AvailableInt8Kernels()) {
-    const auto* entry =
-        KernelRegistry::Global().FindEntry(g, g.node(0), ExecutorKind::kCpu, k->isa);
+    const auto* entry = KernelRegistry::Global().FindEntry(g, g.node(0), kExecutorCpu, k->isa);
     ASSERT_NE(entry, nullptr);
     EXPECT_EQ(entry->key.isa, split ? Isa::kReference : k->isa) << cpu::IsaName(k->isa);
     for (int threads : {1, 2}) {

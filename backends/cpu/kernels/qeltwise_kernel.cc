@@ -8,11 +8,11 @@
 #include <optional>
 #include <vector>
 
+#include "backends/cpu/cpu_kernels.h"
+#include "backends/cpu/kernels/cpu_kernel_util.h"
+#include "backends/cpu/tables/int8_table.h"
 #include "ir/quant_code.h"
 #include "kernels/cpu_features.h"
-#include "backends/cpu/kernels/cpu_kernel_util.h"
-#include "backends/cpu/cpu_kernels.h"
-#include "backends/cpu/tables/int8_table.h"
 #include "kernels/reference/broadcast.h"
 #include "kernels/reference/quantized_util.h"
 
@@ -268,7 +268,7 @@ class QAddPerRunCpu : public Kernel {
     }
   }
 
-  int32_t rescaled_[256] = {};  // the full operand's codes, rescaled (by byte)
+  int32_t rescaled_[256] = {};                    // the full operand's codes, rescaled (by byte)
   std::vector<std::array<uint8_t, 256>> tables_;  // per run, where the factor is a constant
   Requant r_factor_, ro_;
   DType factor_type_ = DType::kU8;
@@ -345,14 +345,14 @@ void RegisterQEltwiseInt8(KernelRegistry& r) {
   for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512Vnni}) {
     for (DType t : {DType::kU8, DType::kI8}) {
       r.Register(
-          KernelKey{OpType::kQAdd, ExecutorKind::kCpu, t, Layout::kPlain, isa},
+          KernelKey{OpType::kQAdd, kExecutorCpu, t, Layout::kPlain, isa},
           [isa] { return std::make_unique<QAddCpu>(isa); }, add);
       r.Register(
-          KernelKey{OpType::kQAdd, ExecutorKind::kCpu, t, Layout::kPlain, isa},
+          KernelKey{OpType::kQAdd, kExecutorCpu, t, Layout::kPlain, isa},
           [isa] { return std::make_unique<QAddPerRunCpu>(isa); }, add_per_run);
     }
     r.Register(
-        KernelKey{OpType::kQuantizeLinear, ExecutorKind::kCpu, DType::kF32, Layout::kPlain, isa},
+        KernelKey{OpType::kQuantizeLinear, kExecutorCpu, DType::kF32, Layout::kPlain, isa},
         [isa] { return std::make_unique<QuantizeCpu>(isa); }, quantize);
   }
 }

@@ -11,8 +11,8 @@
 #include <optional>
 #include <random>
 
-#include "ir/op_schema.h"
 #include "backends/cpu/tables/int8_table.h"
+#include "ir/op_schema.h"
 #include "runtime/session.h"
 
 namespace kiln {
@@ -49,7 +49,7 @@ void ExpectBitExact(const Graph& g, const std::vector<HostTensor>& feeds, bool f
   auto want = run(Isa::kReference, 1);
   ASSERT_TRUE(want.ok()) << want.status().ToString();
   for (const cpu::Int8Kernels* k : cpu::AvailableInt8Kernels()) {
-    const auto* e = KernelRegistry::Global().FindEntry(g, g.node(0), ExecutorKind::kCpu, k->isa);
+    const auto* e = KernelRegistry::Global().FindEntry(g, g.node(0), kExecutorCpu, k->isa);
     ASSERT_NE(e, nullptr);
     EXPECT_EQ(e->key.isa, fast ? k->isa : Isa::kReference) << what;
     for (int threads : {1, 2}) {

@@ -4,11 +4,11 @@
 // pack-weights, which first transposes a B given [K, N]).
 #include <cstring>
 
-#include "ir/quant_code.h"
-#include "kernels/cpu_features.h"
 #include "backends/cpu/cpu_kernels.h"
 #include "backends/cpu/kernels/qconv.h"
 #include "backends/cpu/kernels/qconv_kernel_base.h"
+#include "ir/quant_code.h"
+#include "kernels/cpu_features.h"
 #include "kernels/reference/quantized_util.h"
 
 namespace kiln::cpu {
@@ -115,7 +115,7 @@ void RegisterQGemmInt8(KernelRegistry& r) {
   for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512Vnni}) {
     for (DType t : {DType::kU8, DType::kI8}) {
       r.Register(
-          KernelKey{OpType::kQGemm, ExecutorKind::kCpu, t, Layout::kPlain, isa},
+          KernelKey{OpType::kQGemm, kExecutorCpu, t, Layout::kPlain, isa},
           [isa] { return std::make_unique<QGemmCpuKernel>(isa); }, traits);
     }
   }

@@ -8,9 +8,9 @@
 #include <cstring>
 #include <random>
 
+#include "backends/cpu/tables/int8_table.h"
 #include "ir/layout.h"
 #include "ir/op_schema.h"
-#include "backends/cpu/tables/int8_table.h"
 #include "runtime/session.h"
 
 namespace kiln {
@@ -100,7 +100,7 @@ TEST(QGemmInt8, RandomShapes) {
     ASSERT_TRUE(want.ok()) << want.status().ToString();
     for (const cpu::Int8Kernels* kk : cpu::AvailableInt8Kernels()) {
       const auto* e =
-          KernelRegistry::Global().FindEntry(packed, packed.node(0), ExecutorKind::kCpu, kk->isa);
+          KernelRegistry::Global().FindEntry(packed, packed.node(0), kExecutorCpu, kk->isa);
       ASSERT_NE(e, nullptr);
       // B [K, N] plain: pack-weights would transpose it; as given, the reference runs it.
       EXPECT_EQ(e->key.isa, trans_b ? kk->isa : Isa::kReference);

@@ -22,8 +22,8 @@ class DspConv : public DspOp {
   enum Buf { kX = 0, kW, kBias, kRq, kRes, kOut, kAcc, kResRq };
 
   Status Init(const Graph& graph, const Node& node);
-  // Plans and computes as if the weights were in kDspK4 (the pack-dsp-weights pass compares
-  // both before it packs); false when the node is not DspK4Eligible.
+  // Plans and computes as if the weights were in kDspK4 (its weight packing, PackDspWeights,
+  // compares both before it packs); false when the node is not DspK4Eligible.
   bool UseQuadLayout(const Graph& graph, const Node& node);
 
   Expected<DspProgram> Plan(uint32_t scratch_bytes) const override;
@@ -91,7 +91,7 @@ class DspConv : public DspOp {
 };
 
 // Whether `node`'s weights may be stored in kDspK4 for the DSP (group 1, i8 weights with zero
-// points 0, horizontal stride 1 or 2): the pack-dsp-weights pass packs exactly those.
+// points 0, horizontal stride 1 or 2): PackDspWeights packs exactly those.
 bool DspK4Eligible(const Graph& graph, const Node& node);
 
 }  // namespace kiln

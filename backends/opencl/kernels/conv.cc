@@ -6,11 +6,11 @@
 #include <cmath>
 #include <cstring>
 
-#include "ir/activation.h"
-#include "ir/ops/window_geometry.h"
 #include "backends/opencl/kernels/cl_program.h"
 #include "backends/opencl/kernels/conv_gemm.h"
 #include "backends/opencl/kernels/opencl_kernels.h"
+#include "ir/activation.h"
+#include "ir/ops/window_geometry.h"
 
 namespace kiln::opencl {
 namespace {
@@ -235,7 +235,7 @@ std::unique_ptr<Kernel> Make() {
 
 void RegisterOpenClConvKernels(KernelRegistry& r) {
   for (OpType op : {OpType::kFusedConv, OpType::kConv}) {
-    const KernelKey key{op, ExecutorKind::kOpenCL, DType::kF32, Layout::kPlain, Isa::kOpenCL};
+    const KernelKey key{op, kExecutorOpenCL, DType::kF32, Layout::kPlain, Isa::kOpenCL};
     // The compiler packs ungrouped convolution weights into gemmko64 for the GPU
     // (kiln compile --target gpu); weights in any other layout are repacked at setup.
     KernelTraits packed;

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <limits>
 
-#include "ir/activation.h"
 #include "backends/opencl/kernels/cl_kernel.h"
 #include "backends/opencl/kernels/opencl_kernels.h"
+#include "ir/activation.h"
 
 namespace kiln::opencl {
 namespace {
@@ -297,7 +297,7 @@ void RegisterOpenClEltwiseKernels(KernelRegistry& r) {
   auto reg = [&](OpType op, KernelFactory f, bool (*accepts)(const Graph&, const Node&)) {
     KernelTraits t;
     t.accepts = accepts;
-    r.Register({op, ExecutorKind::kOpenCL, DType::kF32, Layout::kPlain, Isa::kOpenCL}, f, t);
+    r.Register({op, kExecutorOpenCL, DType::kF32, Layout::kPlain, Isa::kOpenCL}, f, t);
   };
   for (OpType op : {OpType::kAdd, OpType::kSub, OpType::kMul, OpType::kDiv, OpType::kPow,
                     OpType::kMax, OpType::kMin}) {

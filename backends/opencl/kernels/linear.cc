@@ -2,9 +2,9 @@
 // and bound at setup as [N, K] (transposed there when transB = 0); C is expanded to its rows.
 #include <algorithm>
 
-#include "ir/activation.h"
 #include "backends/opencl/kernels/cl_kernel.h"
 #include "backends/opencl/kernels/opencl_kernels.h"
+#include "ir/activation.h"
 
 namespace kiln::opencl {
 namespace {
@@ -256,16 +256,16 @@ void RegisterOpenClLinearKernels(KernelRegistry& r) {
   gemm.accepts = AcceptsGemm;
   gemm.any_weight_layout = true;  // bound at setup, any layout
   for (OpType op : {OpType::kGemm, OpType::kFusedGemm}) {
-    r.Register({op, ExecutorKind::kOpenCL, DType::kF32, Layout::kPlain, Isa::kOpenCL}, Make<GemmCl>,
+    r.Register({op, kExecutorOpenCL, DType::kF32, Layout::kPlain, Isa::kOpenCL}, Make<GemmCl>,
                gemm);
   }
   KernelTraits matmul;
   matmul.accepts = AcceptsMatMul;
-  r.Register({OpType::kMatMul, ExecutorKind::kOpenCL, DType::kF32, Layout::kPlain, Isa::kOpenCL},
+  r.Register({OpType::kMatMul, kExecutorOpenCL, DType::kF32, Layout::kPlain, Isa::kOpenCL},
              Make<MatMulCl>, matmul);
   KernelTraits softmax;
   softmax.accepts = OpenClTensorsOk;
-  r.Register({OpType::kSoftmax, ExecutorKind::kOpenCL, DType::kF32, Layout::kPlain, Isa::kOpenCL},
+  r.Register({OpType::kSoftmax, kExecutorOpenCL, DType::kF32, Layout::kPlain, Isa::kOpenCL},
              Make<SoftmaxCl>, softmax);
 }
 

@@ -2,10 +2,10 @@
 // ReduceMean / ReduceMax over a block of contiguous axes.
 #include <algorithm>
 
-#include "ir/ops/reduce_axes.h"
-#include "ir/ops/window_geometry.h"
 #include "backends/opencl/kernels/cl_kernel.h"
 #include "backends/opencl/kernels/opencl_kernels.h"
+#include "ir/ops/reduce_axes.h"
+#include "ir/ops/window_geometry.h"
 
 namespace kiln::opencl {
 namespace {
@@ -178,15 +178,15 @@ void RegisterOpenClPoolKernels(KernelRegistry& r) {
   KernelTraits pool;
   pool.accepts = AcceptsPool2d;
   for (OpType op : {OpType::kMaxPool, OpType::kAveragePool}) {
-    r.Register({op, ExecutorKind::kOpenCL, DType::kF32, Layout::kPlain, Isa::kOpenCL},
-               Make<Pool2dCl>, pool);
+    r.Register({op, kExecutorOpenCL, DType::kF32, Layout::kPlain, Isa::kOpenCL}, Make<Pool2dCl>,
+               pool);
   }
   KernelTraits reduce;
   reduce.accepts = AcceptsReduce;
   for (OpType op : {OpType::kGlobalAveragePool, OpType::kGlobalMaxPool, OpType::kReduceMean,
                     OpType::kReduceMax}) {
-    r.Register({op, ExecutorKind::kOpenCL, DType::kF32, Layout::kPlain, Isa::kOpenCL},
-               Make<ReduceCl>, reduce);
+    r.Register({op, kExecutorOpenCL, DType::kF32, Layout::kPlain, Isa::kOpenCL}, Make<ReduceCl>,
+               reduce);
   }
 }
 

@@ -3,10 +3,10 @@
 // tables built by the reference's own coordinate rules (ir/ops/resize_params.h).
 #include <algorithm>
 
-#include "ir/ops/resize_params.h"
-#include "ir/ops/slice_params.h"
 #include "backends/opencl/kernels/cl_kernel.h"
 #include "backends/opencl/kernels/opencl_kernels.h"
+#include "ir/ops/resize_params.h"
+#include "ir/ops/slice_params.h"
 
 namespace kiln::opencl {
 namespace {
@@ -275,7 +275,7 @@ void RegisterOpenClTensorKernels(KernelRegistry& r) {
   auto reg = [&](OpType op, KernelFactory f, bool (*accepts)(const Graph&, const Node&)) {
     KernelTraits t;
     t.accepts = accepts;
-    r.Register({op, ExecutorKind::kOpenCL, DType::kF32, Layout::kPlain, Isa::kOpenCL}, f, t);
+    r.Register({op, kExecutorOpenCL, DType::kF32, Layout::kPlain, Isa::kOpenCL}, f, t);
   };
   for (OpType op : {OpType::kReshape, OpType::kFlatten, OpType::kSqueeze, OpType::kUnsqueeze,
                     OpType::kIdentity, OpType::kDropout}) {
