@@ -1,28 +1,24 @@
-// kiln quantize MODEL.onnx --calib PATH -o OUT.kiln: post-training int8 quantization. Imports
-// the model, compiles the float graph, calibrates it (statistics of every activation over the
-// calibration samples, or merged from shard files), compiles the int8 graph from the same
-// import, optionally makes the worst layers int16 or float until an accuracy budget holds, reports
-// per-tensor accuracy on held-back samples, and writes a (signed) .kiln file.
-// docs/quantization.md describes every flag.
+// kiln quantize MODEL.onnx --calib PATH -o OUT.kiln: post-training int8 quantization. The flags
+// (and the deploy file of --config) become a quant::QuantizeRequest; quant::Quantize
+// (quantizer/quantize.h) does the work; this file prints its steps, writes the --report file and
+// the (signed) .kiln file. docs/quantization.md describes every flag.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <limits>
 #include <memory>
 #include <set>
 #include <sstream>
 
 #include "backends/dsp/dsp_options.h"
-#include "compiler/frontend.h"
+#include "calibration/image_preprocess.h"
 #include "quantizer/accuracy_budget.h"
 #include "quantizer/accuracy_report.h"
+#include "quantizer/quantize.h"
 #include "quantizer/quantize_driver.h"
-#include "serializer/signing.h"
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
 #include "tools/kiln/deploy_config.h"
-#include "tools/kiln/eval_set.h"
 #include "tools/kiln/kiln_output.h"
 #include "tools/kiln/model_source.h"
 #include "tools/kiln/session_setup.h"
@@ -42,16 +38,6 @@ struct QuantizeArgs {
   bool equalize = false, bias_correct = false, verbose = false, quiet = false;
   bool budget_float = false;
 };
-
-std::string Hex(const signing::Sha256Digest& d) {
-  static const char* k = "0123456789abcdef";
-  std::string s;
-  for (uint8_t b : d) {
-    s += k[b >> 4];
-    s += k[b & 15];
-  }
-  return s;
-}
 
 // Fills what the command line left unset from the deploy file.
 Status ApplyConfig(QuantizeArgs& a, const CLI::App& cmd) {
@@ -128,30 +114,6 @@ Expected<quant::QuantizeConfig> MakeConfig(const QuantizeArgs& a) {
   return c;
 }
 
-// Every name of a --keep-float / --int16 list is an ONNX node of the model (a typo would
-// otherwise silently change nothing); "@depthwise" stands for every depthwise convolution.
-Status CheckNodeNames(const Graph& g, const std::set<std::string>& names, const char* flag) {
-  std::set<std::string> known;
-  for (const Node& n : g.nodes()) {
-    known.insert(n.name);
-    known.insert(n.sources.begin(), n.sources.end());
-  }
-  for (const std::string& name : names) {
-    if (name == quant::kInt16Depthwise || known.count(name)) continue;
-    return InvalidArgument(std::string(flag) + ": the model has no node named '" + name + "'");
-  }
-  return Status::Ok();
-}
-
-std::vector<calib::SampleInput> InputsOf(const Graph& g) {
-  std::vector<calib::SampleInput> inputs;
-  for (ValueId id : g.inputs()) {
-    const Value& v = g.value(id);
-    inputs.push_back({v.name, v.dtype, v.shape});
-  }
-  return inputs;
-}
-
 // Node counts of the compiled int8 graph: integer ops, float ops, Q/DQ at the edges.
 std::string Composition(const Graph& g) {
   int integer = 0, floating = 0, edges = 0;
@@ -169,30 +131,8 @@ std::string Composition(const Graph& g) {
          std::to_string(edges) + " quantize/dequantize";
 }
 
-Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
-  KILN_RETURN_IF_ERROR(ApplyConfig(a, cmd));
-  if (a.model.empty()) return InvalidArgument("no model given (positional MODEL or --config)");
-  KILN_ASSIGN_OR_RETURN(quant::QuantizeConfig config, MakeConfig(a));
-  KILN_ASSIGN_OR_RETURN(PreprocessSpec spec, ParsePreprocessSpec(a.preprocess));
-  const bool sharded = !a.shard.empty();
-  std::pair<int, int> shard{0, 1};
-  if (sharded) {
-    auto parsed = quant::ParseShard(a.shard);
-    if (!parsed.ok()) return parsed.status().WithContext("--shard");
-    shard = *parsed;
-    if (a.stats_out.empty()) return InvalidArgument("--shard writes statistics: give --stats-out");
-  }
-  if (!sharded && a.out.empty() && a.stats_out.empty()) {
-    return InvalidArgument("give -o OUT.kiln (or --stats-out FILE)");
-  }
-  if (a.threads < 1) return InvalidArgument("--threads must be at least 1");
-  ModelSourceOptions source;
-  KILN_RETURN_IF_ERROR(ParseInputShapes(a.raw_shapes, &source));
-  OnnxParseOptions parse;
-  parse.input_shapes = source.input_shapes;
-  KILN_ASSIGN_OR_RETURN(Graph imported, ImportOnnx(a.model, parse));
-  KILN_RETURN_IF_ERROR(CheckNodeNames(imported, config.keep_float, "--keep-float"));
-  KILN_RETURN_IF_ERROR(CheckNodeNames(imported, config.int16_nodes, "--int16"));
+// The compile options of --target, --dsp-scratch, --equalize and --disable-pass.
+Expected<CompileOptions> CompileOptionsOf(const QuantizeArgs& a) {
   CompileOptions options;
   options.equalize = a.equalize;
   options.disabled_passes.insert(a.disabled_passes.begin(), a.disabled_passes.end());
@@ -214,111 +154,11 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
     KILN_ASSIGN_OR_RETURN(options.backend_options.Mutable<DspOptions>().scratch_bytes,
                           scratch.DspScratchBytes());
   }
-  KILN_ASSIGN_OR_RETURN(CompiledModel float_model,
-                        quant::CompileForCalibration(imported, options, config));
+  return options;
+}
 
-  // Samples: the first --calib-count of the source; the last --holdout of those are never
-  // calibrated on (the report and the budget measure on them).
-  std::unique_ptr<calib::SampleSource> samples;
-  std::vector<size_t> calib_ids, held_ids;
-  const bool need_samples = a.merge_stats.empty() && a.stats_in.empty();
-  const bool measure = !a.report.empty() || a.max_sqnr_drop >= 0 || !a.budget.empty();
-  if (!a.calib.empty()) {
-    KILN_ASSIGN_OR_RETURN(samples,
-                          calib::OpenSampleSource(a.calib, spec, InputsOf(float_model.graph)));
-    size_t n = samples->size();
-    if (a.calib_count > 0) n = std::min(n, static_cast<size_t>(a.calib_count));
-    const size_t hold = a.holdout >= 0 ? static_cast<size_t>(a.holdout) : n / 10;
-    if (hold >= n) return InvalidArgument("--holdout leaves no calibration samples");
-    for (size_t i = 0; i < n - hold; ++i) calib_ids.push_back(i);
-    for (size_t i = n - hold; i < n; ++i) held_ids.push_back(i);
-  } else if (need_samples || measure) {
-    return InvalidArgument("give --calib PATH (calibration data)");
-  }
-  if (measure && held_ids.empty()) {
-    return InvalidArgument("--report and the accuracy budget need held-back samples (--holdout N)");
-  }
-
-  // What the statistics are of: equal keys merge.
-  KILN_ASSIGN_OR_RETURN(std::string model_sha, signing::Sha256FileHex(a.model));
-  std::string ids;
-  for (size_t i : calib_ids) ids += samples->id(i) + "\n";
-  std::string key = "model=" + model_sha + " preprocess=" + a.preprocess +
-                    " equalize=" + (a.equalize ? "1" : "0") +
-                    " samples=" + std::to_string(calib_ids.size());
-  for (const auto& s : a.raw_shapes) key += " input-shape=" + s;
-  if (samples) key += " ids=" + Hex(signing::Sha256(ids.data(), ids.size())).substr(0, 16);
-
-  auto stats = std::make_shared<calib::CalibrationStats>();
-  if (!a.merge_stats.empty() || !a.stats_in.empty()) {
-    std::vector<std::string> files = a.merge_stats;
-    if (!a.stats_in.empty()) files.insert(files.begin(), a.stats_in);
-    KILN_ASSIGN_OR_RETURN(*stats, calib::ReadStatsFile(files[0]));
-    for (size_t i = 1; i < files.size(); ++i) {
-      KILN_ASSIGN_OR_RETURN(calib::CalibrationStats more, calib::ReadStatsFile(files[i]));
-      KILN_RETURN_IF_ERROR(stats->Merge(more).WithContext(files[i]));
-    }
-    if (samples && stats->key != key) {
-      return InvalidArgument(
-          "the statistics were made for another model, preprocessing or "
-          "calibration set (key '" +
-          stats->key + "', expected '" + key + "')");
-    }
-  } else {
-    quant::CalibrationRun run;
-    run.source = samples.get();
-    run.samples = sharded ? quant::ShardOf(calib_ids, shard.first, shard.second) : calib_ids;
-    run.threads = a.threads;
-    run.progress = !a.quiet;
-    KILN_ASSIGN_OR_RETURN(*stats, quant::CollectStatistics(float_model.graph, run, key));
-    if (sharded) {
-      std::cout << "shard " << shard.first << "/" << shard.second << ": " << run.samples.size()
-                << " of " << calib_ids.size() << " calibration samples\n";
-    }
-  }
-  if (!a.stats_out.empty()) {
-    KILN_RETURN_IF_ERROR(calib::WriteStatsFile(a.stats_out, *stats));
-    std::cout << "wrote statistics " << a.stats_out << " (" << stats->samples << " samples, "
-              << stats->tensors.size() << " tensors)\n";
-  }
-  if (sharded || a.out.empty()) return Status::Ok();
-
-  if (a.algo == "auto" && config.act == quant::ActMode::kSymI16) {
-    // int16 activations take the whole observed range whatever the algorithm.
-    config.range = *quant::ParseRangeSpec("minmax");
-  } else if (a.algo == "auto") {
-    // Every range algorithm, judged by how far the int8 predictions are from the float
-    // model's on calibration samples (at most 24, spread over the set).
-    if (!samples)
-      return InvalidArgument("--algo auto measures on calibration samples: give --calib");
-    std::vector<size_t> probe;
-    const size_t step = std::max<size_t>(1, calib_ids.size() / 100);
-    for (size_t i = 0; i < calib_ids.size(); i += step) probe.push_back(calib_ids[i]);
-    double best = std::numeric_limits<double>::infinity();
-    quant::RangeSpec chosen;
-    for (const char* name : {"mse", "percentile:99.99", "percentile:99.999"}) {
-      quant::QuantizeConfig c = config;
-      c.range = *quant::ParseRangeSpec(name);
-      KILN_ASSIGN_OR_RETURN(CompiledModel m, quant::CompileQuantized(imported, options, c, stats));
-      KILN_ASSIGN_OR_RETURN(double d, quant::PredictionDivergence(float_model.graph, m.graph,
-                                                                  *samples, probe, a.threads));
-      if (!a.quiet) std::printf("algo auto: %-18s divergence %.6g\n", name, d);
-      if (d < best) {
-        best = d;
-        chosen = c.range;
-      }
-    }
-    config.range = chosen;
-    std::printf(
-        "algo auto: chose %s (mean KL divergence of the predictions from float %.6g on %zu "
-        "calibration samples)\n",
-        quant::RangeSpecName(chosen).c_str(), best, probe.size());
-  }
-  KILN_ASSIGN_OR_RETURN(CompiledModel qmodel,
-                        quant::CompileQuantized(imported, options, config, stats));
-  if (a.verbose) std::cout << FormatPassReports(qmodel.reports);
-
-  // Accuracy budget: keep the worst layers in float until it holds.
+// --max-sqnr-drop, else --budget (none when neither is given).
+Expected<quant::BudgetSpec> BudgetOf(const QuantizeArgs& a) {
   quant::BudgetSpec budget;
   if (a.max_sqnr_drop >= 0) {
     budget.kind = quant::BudgetSpec::kSqnrDrop;
@@ -328,72 +168,131 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
     if (!parsed.ok()) return parsed.status().WithContext("--budget");
     budget = *parsed;
   }
-  if (budget.kind != quant::BudgetSpec::kNone) {
-    quant::BudgetContext bctx;
-    bctx.imported = &imported;
-    bctx.options = options;
-    bctx.config = config;
-    bctx.stats = stats;
-    bctx.float_graph = &float_model.graph;
-    bctx.source = samples.get();
-    bctx.held_back = held_ids;
-    bctx.threads = a.threads;
-    bctx.progress = !a.quiet;
-    bctx.int16_first = !a.budget_float;
-    std::unique_ptr<EvalSet> eval;
-    if (budget.kind == quant::BudgetSpec::kTop1) {
-      if (a.budget_images.empty()) {
-        return InvalidArgument(
-            "--budget top1:PP measures top-1 agreement with the float model on "
-            "--budget-images DIR");
-      }
-      KILN_ASSIGN_OR_RETURN(eval,
-                            OpenEvalSet(a.budget_images, "", spec, InputsOf(float_model.graph)));
-      bctx.agreement = [&, float_graph = &float_model.graph](const Graph& q) {
-        return TopOneAgreement(*float_graph, q, *eval, a.threads);
-      };
-    }
-    KILN_ASSIGN_OR_RETURN(quant::BudgetResult budget_result,
-                          quant::RunAccuracyBudget(bctx, budget, std::move(qmodel)));
-    qmodel = std::move(budget_result.model);
-    // What the budget kept float or made int16 is recorded with the file's options.
-    config.keep_float.insert(budget_result.kept_float.begin(), budget_result.kept_float.end());
-    config.int16_nodes.insert(budget_result.int16.begin(), budget_result.int16.end());
-    std::cout << quant::FormatBudget(budget_result, budget);
-  }
+  return budget;
+}
 
-  if (!a.report.empty()) {
-    KILN_ASSIGN_OR_RETURN(quant::AccuracyReport report,
-                          quant::MeasureAccuracy(float_model.graph, qmodel.graph, *samples,
-                                                 held_ids, a.threads, !a.quiet));
-    const bool json = a.report.size() > 5 && a.report.compare(a.report.size() - 5, 5, ".json") == 0;
-    std::ofstream f(a.report);
-    if (!f) return InvalidArgument("--report '" + a.report + "': cannot write");
-    f << (json ? quant::FormatReportJson(report) : quant::FormatReportText(report));
-    std::cout << "wrote report " << a.report << " (" << report.tensors.size() << " tensors, "
-              << report.samples << " held-back samples)";
-    for (const auto& t : report.tensors) {
-      if (t.model_output) std::printf("; output %s SQNR %.2f dB", t.name.c_str(), t.sqnr_db);
-    }
-    std::cout << "\n";
+// The request of the flags. What the flags alone decide is refused here, naming the flags (the
+// library would refuse the same by its field names).
+Expected<quant::QuantizeRequest> RequestOf(const QuantizeArgs& a) {
+  quant::QuantizeRequest r;
+  r.model = a.model;
+  KILN_ASSIGN_OR_RETURN(r.config, MakeConfig(a));
+  r.auto_range = a.algo == "auto";
+  KILN_RETURN_IF_ERROR(ParsePreprocessSpec(a.preprocess).status());
+  r.preprocess = a.preprocess;
+  if (!a.shard.empty()) {
+    auto parsed = quant::ParseShard(a.shard);
+    if (!parsed.ok()) return parsed.status().WithContext("--shard");
+    r.shard = quant::Shard{parsed->first, parsed->second};
+    if (a.stats_out.empty()) return InvalidArgument("--shard writes statistics: give --stats-out");
   }
+  if (!r.shard && a.out.empty() && a.stats_out.empty()) {
+    return InvalidArgument("give -o OUT.kiln (or --stats-out FILE)");
+  }
+  if (a.threads < 1) return InvalidArgument("--threads must be at least 1");
+  ModelSourceOptions source;
+  KILN_RETURN_IF_ERROR(ParseInputShapes(a.raw_shapes, &source));
+  for (const std::string& raw : a.raw_shapes) {  // in the order given: the statistics key's
+    const std::string name = raw.substr(0, raw.rfind('='));
+    r.input_shapes.emplace_back(name, source.input_shapes.at(name));
+  }
+  KILN_ASSIGN_OR_RETURN(r.options, CompileOptionsOf(a));
 
+  r.samples = a.calib;
+  r.sample_count = a.calib_count;
+  r.holdout = a.holdout;
+  if (!a.stats_in.empty()) r.stats_files.push_back(a.stats_in);
+  r.stats_files.insert(r.stats_files.end(), a.merge_stats.begin(), a.merge_stats.end());
+  r.stats_out = a.stats_out;
+  r.compile = !a.out.empty();
+  r.accuracy_report = !a.report.empty();
+  const bool measure = r.accuracy_report || a.max_sqnr_drop >= 0 || !a.budget.empty();
+  if (a.calib.empty() && (r.stats_files.empty() || measure)) {
+    return InvalidArgument("give --calib PATH (calibration data)");
+  }
+  const bool compiles = r.compile && !r.shard;
+  if (compiles && r.auto_range && r.config.act != quant::ActMode::kSymI16 && a.calib.empty()) {
+    return InvalidArgument("--algo auto measures on calibration samples: give --calib");
+  }
+  KILN_ASSIGN_OR_RETURN(r.budget, BudgetOf(a));
+  if (compiles && r.budget.kind == quant::BudgetSpec::kTop1 && a.budget_images.empty()) {
+    return InvalidArgument(
+        "--budget top1:PP measures top-1 agreement with the float model on "
+        "--budget-images DIR");
+  }
+  r.budget_images = a.budget_images;
+  r.budget_int16_first = !a.budget_float;
+  r.threads = a.threads;
+  r.progress = !a.quiet;
+  r.names = {"--keep-float", "--int16", "--holdout", "--report"};
+  return r;
+}
+
+// Each step's lines on stdout as it finishes.
+quant::QuantizeHooks PrintingHooks(const QuantizeArgs& a) {
+  quant::QuantizeHooks h;
+  h.shard_calibrated = [](const quant::Shard& s, size_t samples, size_t of) {
+    std::cout << "shard " << s.index << "/" << s.count << ": " << samples << " of " << of
+              << " calibration samples\n";
+  };
+  h.statistics_written = [](const std::string& path, const calib::CalibrationStats& stats) {
+    std::cout << "wrote statistics " << path << " (" << stats.samples << " samples, "
+              << stats.tensors.size() << " tensors)\n";
+  };
+  if (!a.quiet) {
+    h.range_tried = [](const quant::RangeCandidate& c) {
+      std::printf("algo auto: %-18s divergence %.6g\n", quant::RangeSpecName(c.range).c_str(),
+                  c.divergence);
+    };
+  }
+  h.range_chosen = [](const quant::RangeChoice& c) {
+    std::printf(
+        "algo auto: chose %s (mean KL divergence of the predictions from float %.6g on %zu "
+        "calibration samples)\n",
+        quant::RangeSpecName(c.range).c_str(), c.divergence, c.samples);
+  };
+  if (a.verbose) {
+    h.compiled = [](const CompiledModel& m) { std::cout << FormatPassReports(m.reports); };
+  }
+  h.budget_done = [](const quant::BudgetResult& r, const quant::BudgetSpec& spec) {
+    std::cout << quant::FormatBudget(r, spec);
+  };
+  return h;
+}
+
+Status WriteReport(const std::string& path, const quant::AccuracyReport& report) {
+  const bool json = path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+  std::ofstream f(path);
+  if (!f) return InvalidArgument("--report '" + path + "': cannot write");
+  f << (json ? quant::FormatReportJson(report) : quant::FormatReportText(report));
+  std::cout << "wrote report " << path << " (" << report.tensors.size() << " tensors, "
+            << report.samples << " held-back samples)";
+  for (const auto& t : report.tensors) {
+    if (t.model_output) std::printf("; output %s SQNR %.2f dB", t.name.c_str(), t.sqnr_db);
+  }
+  std::cout << "\n";
+  return Status::Ok();
+}
+
+// The file's record of how it was made.
+ModelMetadata MetadataOf(const QuantizeArgs& a, const quant::QuantizeResult& q) {
+  const quant::QuantizeConfig& config = q.config;
   ModelMetadata meta;
-  meta.source_sha256 = model_sha;
+  meta.source_sha256 = q.model_sha256;
   meta.source_name = std::filesystem::path(a.model).filename().string();
   meta.compile_options.emplace_back("quantize", "int8");
   meta.compile_options.emplace_back(
       "algo", (a.algo == "auto" ? "auto:" : "") + quant::RangeSpecName(config.range));
   meta.compile_options.emplace_back("act", a.act);
   meta.compile_options.emplace_back("weights", a.weights);
-  meta.compile_options.emplace_back("calibration-samples", std::to_string(stats->samples));
+  meta.compile_options.emplace_back("calibration-samples", std::to_string(q.stats->samples));
   if (a.equalize) meta.compile_options.emplace_back("equalize", "yes");
   if (a.bias_correct) meta.compile_options.emplace_back("bias-correct", "yes");
   for (const auto& k : config.keep_float) meta.compile_options.emplace_back("keep-float", k);
   for (const auto& k : config.int16_nodes) {
     if (!config.keep_float.count(k)) meta.compile_options.emplace_back("int16", k);
   }
-  const DspProgramSet* dsp = qmodel.payloads.dsp_programs.get();
+  const DspProgramSet* dsp = q.model->payloads.dsp_programs.get();
   if (a.target == "dsp") {
     meta.compile_options.emplace_back("dsp-scratch",
                                       a.dsp_scratch.empty() ? "256K" : a.dsp_scratch);
@@ -401,12 +300,26 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
                                       std::to_string(dsp ? dsp->by_node.size() : 0));
     meta.compile_options.emplace_back("dsp-chains", std::to_string(dsp ? dsp->chains.size() : 0));
   }
-  KILN_ASSIGN_OR_RETURN(WrittenModel written,
-                        WriteKilnModel(qmodel.graph, qmodel.plan, std::move(meta),
-                                       {a.out, a.compress, a.sign_key, nullptr, dsp}));
-  std::cout << "wrote " << a.out << " (" << written.bytes << " bytes, " << qmodel.graph.num_nodes()
-            << " nodes: " << Composition(qmodel.graph) << "; " << stats->samples
-            << " calibration samples, " << quant::RangeSpecName(config.range) << ", " << a.act
+  return meta;
+}
+
+Status RunQuantize(QuantizeArgs& a, const CLI::App& cmd) {
+  KILN_RETURN_IF_ERROR(ApplyConfig(a, cmd));
+  if (a.model.empty()) return InvalidArgument("no model given (positional MODEL or --config)");
+  KILN_ASSIGN_OR_RETURN(quant::QuantizeRequest request, RequestOf(a));
+  request.hooks = PrintingHooks(a);
+  KILN_ASSIGN_OR_RETURN(quant::QuantizeResult q, quant::Quantize(request));
+  if (!q.model) return Status::Ok();  // statistics only
+  if (q.report) KILN_RETURN_IF_ERROR(WriteReport(a.report, *q.report));
+
+  const CompiledModel& model = *q.model;
+  KILN_ASSIGN_OR_RETURN(
+      WrittenModel written,
+      WriteKilnModel(model.graph, model.plan, MetadataOf(a, q),
+                     {a.out, a.compress, a.sign_key, nullptr, model.payloads.dsp_programs.get()}));
+  std::cout << "wrote " << a.out << " (" << written.bytes << " bytes, " << model.graph.num_nodes()
+            << " nodes: " << Composition(model.graph) << "; " << q.stats->samples
+            << " calibration samples, " << quant::RangeSpecName(q.config.range) << ", " << a.act
             << ", weights " << a.weights << (a.equalize ? ", equalized" : "")
             << (a.bias_correct ? ", bias-corrected" : "") << ", "
             << (written.key_id.empty() ? std::string("unsigned")
@@ -414,7 +327,6 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
             << ")\n";
   return Status::Ok();
 }
-
 }  // namespace
 
 void RegisterQuantize(CLI::App& app, int* exit_code) {
@@ -483,7 +395,7 @@ void RegisterQuantize(CLI::App& app, int* exit_code) {
                   "Skip a compiler pass (e.g. lower-qdq: keep the Q/DQ float form, to bisect)");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress output");
   cmd->callback([exit_code, a, cmd] {
-    RunCommand("quantize", exit_code, [&] { return Quantize(*a, *cmd); });
+    RunCommand("quantize", exit_code, [&] { return RunQuantize(*a, *cmd); });
   });
 }
 

@@ -1,4 +1,4 @@
-// Evaluation sets: sources plus labels; top-k; agreement.
+// Evaluation sets: sources plus labels; top-k.
 #include "tools/kiln/eval_set.h"
 
 #include <algorithm>
@@ -8,7 +8,6 @@
 #include <numeric>
 #include <sstream>
 
-#include "runtime/session.h"
 #include "tools/kiln/output_report.h"
 
 namespace kiln::cli {
@@ -72,24 +71,6 @@ std::vector<int> TopIndices(const HostTensor& scores, int k) {
   std::vector<int> out;
   for (const auto& [index, score] : TopK(scores, k)) out.push_back(static_cast<int>(index));
   return out;
-}
-
-Expected<double> TopOneAgreement(const Graph& a, const Graph& b, const EvalSet& set, int threads) {
-  SessionOptions so;
-  so.num_threads = threads;
-  KILN_ASSIGN_OR_RETURN(auto sa, Session::Create(std::make_shared<const Graph>(a), so));
-  KILN_ASSIGN_OR_RETURN(auto sb, Session::Create(std::make_shared<const Graph>(b), so));
-  size_t agree = 0;
-  for (size_t i = 0; i < set.source->size(); ++i) {
-    KILN_ASSIGN_OR_RETURN(std::vector<HostTensor> in, set.source->Load(i));
-    KILN_ASSIGN_OR_RETURN(auto oa, sa->Run(in));
-    KILN_ASSIGN_OR_RETURN(auto ob, sb->Run(in));
-    if (oa.empty() || ob.empty() || oa[0].dtype != DType::kF32 || ob[0].dtype != DType::kF32) {
-      return InvalidArgument("agreement needs a float first output");
-    }
-    agree += TopIndices(oa[0], 1) == TopIndices(ob[0], 1);
-  }
-  return set.source->size() ? static_cast<double>(agree) / set.source->size() : 0.0;
 }
 
 }  // namespace kiln::cli

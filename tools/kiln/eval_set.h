@@ -1,7 +1,6 @@
-// Labelled evaluation sets for `kiln eval` and the top-1 accuracy budget: an image folder (or
-// MNIST idx image file) with labels from an ImageNet-style labels.txt ("<relative path> <class
-// index> [synset]" per line, matched by path or file name) or an idx label file; and the
-// top-k of a model's first output.
+// Labelled evaluation sets for `kiln eval`: an image folder (or MNIST idx image file) with labels
+// from an ImageNet-style labels.txt ("<relative path> <class index> [synset]" per line, matched
+// by path or file name) or an idx label file; and the top-k of a model's first output.
 #pragma once
 
 #include <memory>
@@ -24,8 +23,5 @@ Expected<std::unique_ptr<EvalSet>> OpenEvalSet(const std::string& images, const 
 
 // Indices of the k largest scores, ties to the lower index (output_report.h TopK).
 std::vector<int> TopIndices(const HostTensor& scores, int k);
-
-// Top-1 agreement (fraction) of two graphs with the same inputs over the whole set.
-Expected<double> TopOneAgreement(const Graph& a, const Graph& b, const EvalSet& set, int threads);
 
 }  // namespace kiln::cli
