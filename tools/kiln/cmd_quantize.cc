@@ -23,6 +23,7 @@
 #include "tools/kiln/commands.h"
 #include "tools/kiln/deploy_config.h"
 #include "tools/kiln/eval_set.h"
+#include "tools/kiln/identity_flags.h"
 #include "tools/kiln/kiln_output.h"
 #include "tools/kiln/model_source.h"
 #include "tools/kiln/session_setup.h"
@@ -41,6 +42,7 @@ struct QuantizeArgs {
   double max_sqnr_drop = -1;
   bool equalize = false, bias_correct = false, verbose = false, quiet = false;
   bool budget_float = false;
+  ModelIdentityArgs identity;  // --model-id, --model-version, --not-before, --not-after
 };
 
 std::string Hex(const signing::Sha256Digest& d) {
@@ -379,6 +381,7 @@ Status Quantize(QuantizeArgs& a, const CLI::App& cmd) {
   }
 
   ModelMetadata meta;
+  KILN_RETURN_IF_ERROR(a.identity.Apply(&meta));
   meta.source_sha256 = model_sha;
   meta.source_name = std::filesystem::path(a.model).filename().string();
   meta.compile_options.emplace_back("quantize", "int8");
@@ -482,8 +485,13 @@ void RegisterQuantize(CLI::App& app, int* exit_code) {
   cmd->add_option("--disable-pass", a->disabled_passes,
                   "Skip a compiler pass (e.g. lower-qdq: keep the Q/DQ float form, to bisect)");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress output");
+  AddModelIdentityFlags(*cmd, &a->identity);
   cmd->callback([exit_code, a, cmd] {
-    RunCommand("quantize", exit_code, [&] { return Quantize(*a, *cmd); });
+    RunCommand("quantize", exit_code, [&] {
+      ModelMetadata probe;  // bad identity flags fail before calibrating
+      KILN_RETURN_IF_ERROR(a->identity.Apply(&probe));
+      return Quantize(*a, *cmd);
+    });
   });
 }
 
