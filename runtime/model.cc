@@ -58,7 +58,8 @@ Expected<std::shared_ptr<const Model>> Model::LoadVerified(
   limits.max_section_bytes = options.max_section_bytes;
   // 1. Structure and bounds.
   KILN_ASSIGN_OR_RETURN(format::ContainerView view, format::ParseContainer(data, size, limits));
-  // 2. Signature over header + section table (which holds every section's hash).
+  // 2. Key revocation, then the signature over header + section table (which holds every
+  // section's hash).
   std::string key_id;
   KILN_RETURN_IF_ERROR(format::VerifySignature(view, trust, options.allow_unsigned, &key_id));
   std::shared_ptr<Model> model(new Model());
@@ -83,6 +84,15 @@ Expected<std::shared_ptr<const Model>> Model::LoadVerified(
   const format::SectionEntry* memory_entry = view.Find(format::SectionKind::kMemoryPlan);
   const format::SectionEntry* binaries_entry = view.Find(format::SectionKind::kKernelBinaries);
   const format::SectionEntry* dsp_entry = view.Find(format::SectionKind::kDspPrograms);
+  // 3a. The metadata first (hashed while copied, decompressed, flatbuffers-verified), and the
+  // trust policy on its signed id, version and validity, so a rolled-back, expired or
+  // not-yet-valid file is refused before anything else of it is read.
+  if (meta_entry) {
+    KILN_ASSIGN_OR_RETURN(format::SectionBytes meta_bytes,
+                          format::CopyVerifiedSection(view, *meta_entry, release));
+    KILN_ASSIGN_OR_RETURN(info.metadata, format::ReadMetadata(meta_bytes));
+  }
+  KILN_RETURN_IF_ERROR(CheckTrustPolicy(info.metadata, options.policy));
   for (const auto& e : view.sections) {
     if (&e != graph_entry && &e != weights_entry && &e != meta_entry && &e != streams_entry &&
         &e != memory_entry && &e != binaries_entry && &e != dsp_entry) {
@@ -100,11 +110,6 @@ Expected<std::shared_ptr<const Model>> Model::LoadVerified(
   KILN_ASSIGN_OR_RETURN(format::SectionBytes graph_bytes,
                         format::CopyVerifiedSection(view, *graph_entry, release));
   info.weights_mapped = owner != nullptr && weights.owner == owner;
-  if (meta_entry) {
-    KILN_ASSIGN_OR_RETURN(format::SectionBytes meta_bytes,
-                          format::CopyVerifiedSection(view, *meta_entry, release));
-    KILN_ASSIGN_OR_RETURN(info.metadata, format::ReadMetadata(meta_bytes));
-  }
   KILN_ASSIGN_OR_RETURN(Graph graph, format::ReadGraph(graph_bytes, weights));
   // 5. The IR's own structural and type checks (shape inference re-run on every node).
   Status verified = VerifyGraph(graph);
@@ -149,6 +154,10 @@ Expected<std::shared_ptr<const Model>> Model::LoadVerified(
     info.dsp_programs = programs.by_node.size();
     model->impl_->dsp_programs = std::make_shared<const DspProgramSet>(std::move(programs));
   }
+  // 9. Every check held: a signed file moves the version counter forward (never an unsigned
+  // one, which anyone could make). A counter that cannot be written refuses the load, as the
+  // device could not remember this version.
+  if (view.is_signed) KILN_RETURN_IF_ERROR(RecordVerifiedLoad(info.metadata, options.policy));
   model->impl_->plan = std::make_shared<const ExecutionPlan>(std::move(plan));
   model->impl_->graph = std::make_shared<const Graph>(std::move(graph));
   return std::shared_ptr<const Model>(std::move(model));

@@ -18,6 +18,7 @@
 #include "ir/graph.h"
 #include "serializer/kernel_binaries.h"
 #include "serializer/metadata.h"
+#include "serializer/trust_policy.h"
 #include "serializer/trust_store.h"
 
 namespace kiln {
@@ -34,6 +35,11 @@ struct LoadOptions {
   // what runs. Default (false): every section is copied into private memory while it is
   // hashed, in one pass, and the verified copy is what runs (docs/security.md).
   bool map_weights = false;
+  // Minimum versions, the version counter file and the clock for validity (rules 'rollback',
+  // 'not-before', 'not-after'), checked on the signed metadata before the graph is read; the
+  // counter moves forward only after a signed file passed every check. Revoked keys are the
+  // TrustStore's (rule 'revocation').
+  TrustPolicy policy;
 };
 
 struct SectionInfo {
@@ -60,8 +66,9 @@ struct ModelInfo {
 class Model {
  public:
   ~Model();
-  // mmaps `path` and verifies it: magic, version, bounds, signature, section hashes, then
-  // decompression, schema and graph verification. Every refusal names the failed check.
+  // mmaps `path` and verifies it: magic, version, bounds, key revocation, signature, section
+  // hashes, the trust policy on the signed metadata, then decompression, schema and graph
+  // verification. Every refusal names the failed check (or the policy rule).
   static Expected<std::shared_ptr<const Model>> Load(const std::string& path,
                                                      const TrustStore& trust,
                                                      LoadOptions options = {});

@@ -2,7 +2,8 @@
 # Builds a libFuzzer target (clang + libFuzzer + ASan/UBSan, tests/fuzz/) in its own build dir
 # and runs it.
 #   scripts/fuzz.sh TARGET [--runs N] [--seconds S] [--seed N] [--build DIR] [--keep-corpus]
-# TARGET: loader (the .kiln loader) or onnx_import (the ONNX import path of `kiln inspect`).
+# TARGET: loader (the .kiln loader), onnx_import (the ONNX import path of `kiln inspect`) or
+# trust_files (revoked.txt, the version counter file, ISO 8601 times: the trust policy's parsers).
 #
 # Gate mode (the default, what CI runs): deterministic. A fixed seed (1), a fresh empty working
 # corpus, the replay of the seed corpus kept in the repository (tests/fuzz/corpus/TARGET) plus
@@ -18,7 +19,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-TARGET="${1:?usage: scripts/fuzz.sh loader|onnx_import [--runs N] [--seconds S] [--seed N] [--build DIR] [--keep-corpus]}"
+TARGET="${1:?usage: scripts/fuzz.sh loader|onnx_import|trust_files [--runs N] [--seconds S] [--seed N] [--build DIR] [--keep-corpus]}"
 shift
 RUNS=20000
 SECONDS_TO_RUN=0
@@ -36,8 +37,8 @@ while (($#)); do
   esac
 done
 case "$TARGET" in
-  loader | onnx_import) ;;
-  *) echo "fuzz.sh: unknown target '$TARGET' (loader, onnx_import)" >&2; exit 2 ;;
+  loader | onnx_import | trust_files) ;;
+  *) echo "fuzz.sh: unknown target '$TARGET' (loader, onnx_import, trust_files)" >&2; exit 2 ;;
 esac
 JOBS="${KILN_FUZZ_JOBS:-2}"
 BINARY="kiln_${TARGET}_fuzz"

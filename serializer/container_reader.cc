@@ -10,7 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "serializer/revocation_list.h"
 #include "serializer/signing.h"
+#include "serializer/trust_policy.h"
 
 namespace kiln::format {
 namespace {
@@ -251,6 +253,13 @@ Status VerifySignature(const ContainerView& view, const TrustStore& trust, bool 
     return PermissionDenied("bad signature: unknown algorithm " + std::to_string(sig.algorithm));
   }
   const std::string id(sig.key_id.data(), sig.key_id.size());
+  // Rule 'revocation' first: a revoked key is refused whatever the signature says (it may have
+  // leaked, so a valid signature proves nothing).
+  if (trust.IsRevoked(id)) {
+    return PolicyRefusal(rules::kRevocation, "model is signed by key id " + id +
+                                                 ", which the trust store revokes (" +
+                                                 kRevocationFileName + ")");
+  }
   const signing::PublicKey* key = trust.Find(id);
   if (key == nullptr) {
     std::string ids;

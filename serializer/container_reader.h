@@ -42,8 +42,10 @@ struct ContainerView {
 Expected<ContainerView> ParseContainer(const uint8_t* data, size_t size,
                                        const ReadLimits& limits = {});
 
-// Step 2: the Ed25519 signature over header + section table with a trusted key. Unsigned files
-// are refused unless allow_unsigned. On success *key_id is the signer's id ("" if unsigned).
+// Step 2: the signer's key id must not be revoked (rule 'revocation', before any signature
+// check), then the Ed25519 signature over header + section table with a trusted key. Unsigned
+// files are refused unless allow_unsigned. On success *key_id is the signer's id ("" if
+// unsigned).
 Status VerifySignature(const ContainerView& view, const TrustStore& trust, bool allow_unsigned,
                        std::string* key_id);
 

@@ -7,6 +7,7 @@
 
 #include "ir/op_schema.h"
 #include "serializer/kiln_model_generated.h"
+#include "serializer/model_identity.h"
 
 namespace kiln::format {
 namespace {
@@ -256,6 +257,14 @@ Expected<ModelMetadata> ReadMetadata(const SectionBytes& section) {
       m.compile_options.emplace_back(kv->key()->str(), str(kv->value()));
     }
   }
+  // 1.8: identity and validity (absent in older files). Signed, but still checked for syntax:
+  // the id is printed and used as a counter-file key.
+  m.model_id = str(fm->model_id());
+  if (fm->model_version()) m.model_version = *fm->model_version();
+  if (fm->not_before_unix()) m.not_before_unix = *fm->not_before_unix();
+  if (fm->not_after_unix()) m.not_after_unix = *fm->not_after_unix();
+  Status identity = CheckModelIdentity(m);
+  if (!identity.ok()) return Schema("metadata: " + identity.message());
   return m;
 }
 

@@ -121,10 +121,25 @@ std::vector<uint8_t> WriteMetadataSection(const ModelMetadata& m) {
   for (const auto& [k, v] : m.compile_options) {
     options.push_back(fb::CreateKeyValue(b, b.CreateString(k), b.CreateString(v)));
   }
-  auto root = fb::CreateMetadata(b, b.CreateString(m.producer), b.CreateString(m.producer_version),
-                                 b.CreateString(m.source_sha256), b.CreateString(m.source_name),
-                                 b.CreateVector(options), m.created_unix);
-  b.Finish(root);
+  const auto producer = b.CreateString(m.producer);
+  const auto producer_version = b.CreateString(m.producer_version);
+  const auto source_sha256 = b.CreateString(m.source_sha256);
+  const auto source_name = b.CreateString(m.source_name);
+  const auto options_vec = b.CreateVector(options);
+  const auto model_id = m.model_id.empty() ? 0 : b.CreateString(m.model_id);
+  fb::MetadataBuilder mb(b);
+  mb.add_producer(producer);
+  mb.add_producer_version(producer_version);
+  mb.add_source_sha256(source_sha256);
+  mb.add_source_name(source_name);
+  mb.add_compile_options(options_vec);
+  mb.add_created_unix(m.created_unix);
+  // 1.8 fields only when set: absent means none (optional scalars), not 0.
+  if (!model_id.IsNull()) mb.add_model_id(model_id);
+  if (m.model_version) mb.add_model_version(*m.model_version);
+  if (m.not_before_unix) mb.add_not_before_unix(*m.not_before_unix);
+  if (m.not_after_unix) mb.add_not_after_unix(*m.not_after_unix);
+  b.Finish(mb.Finish());
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }
 

@@ -13,7 +13,9 @@
 
 #include "serializer/container_reader.h"
 #include "serializer/dsp_programs.h"
+#include "serializer/graph_reader.h"
 #include "serializer/graph_writer.h"
+#include "serializer/model_identity.h"
 #include "serializer/plan_writer.h"
 
 namespace kiln {
@@ -73,6 +75,7 @@ Expected<std::vector<uint8_t>> SerializeModel(const Graph& graph, const WriteOpt
   if (meta.producer.empty()) meta.producer = "kiln";
   if (meta.producer_version.empty()) meta.producer_version = KILN_VERSION_STRING;
   if (meta.created_unix == 0) meta.created_unix = CreationTime();
+  KILN_RETURN_IF_ERROR(CheckModelIdentity(meta));
 
   // Small sections first, weights last (the bulk of the file, mapped in place).
   std::vector<PendingSection> pending;
@@ -178,12 +181,66 @@ Expected<std::vector<uint8_t>> SignModelImage(const uint8_t* data, size_t size,
   return image;
 }
 
+Expected<std::vector<uint8_t>> EditMetadataImage(const uint8_t* data, size_t size,
+                                                 const MetadataEdit& edit) {
+  KILN_ASSIGN_OR_RETURN(format::ContainerView view, format::ParseContainer(data, size));
+  if (view.header.minor > format::kMinorVersion ||
+      view.header.section_entry_size != format::kSectionEntrySize) {
+    return Unsupported("cannot rewrite the metadata of a format " +
+                       std::to_string(view.header.major) + "." + std::to_string(view.header.minor) +
+                       " file (this writer: " + std::to_string(format::kMajorVersion) + "." +
+                       std::to_string(format::kMinorVersion) + ")");
+  }
+  for (const auto& e : view.sections) KILN_RETURN_IF_ERROR(format::VerifySectionHash(view, e));
+  const format::SectionEntry* meta_entry = view.Find(SectionKind::kMetadata);
+  ModelMetadata meta;
+  if (meta_entry != nullptr) {
+    KILN_ASSIGN_OR_RETURN(format::SectionBytes bytes,
+                          format::CopyVerifiedSection(view, *meta_entry));
+    KILN_ASSIGN_OR_RETURN(meta, format::ReadMetadata(bytes));
+  }
+  KILN_RETURN_IF_ERROR(edit(&meta));
+  KILN_RETURN_IF_ERROR(CheckModelIdentity(meta));
+  std::vector<uint8_t> meta_bytes = format::WriteMetadataSection(meta);
+  RawSection new_meta;
+  new_meta.kind = static_cast<uint32_t>(SectionKind::kMetadata);
+  new_meta.uncompressed_size = meta_bytes.size();
+  if (meta_entry != nullptr &&
+      meta_entry->compression == static_cast<uint32_t>(Compression::kZstd)) {
+    KILN_ASSIGN_OR_RETURN(new_meta.stored, Compress(meta_bytes, 3));
+    new_meta.compression = meta_entry->compression;
+  } else {
+    new_meta.stored = std::move(meta_bytes);
+  }
+  std::vector<RawSection> raw;
+  for (const auto& e : view.sections) {
+    if (&e == meta_entry) {
+      raw.push_back(std::move(new_meta));
+      continue;
+    }
+    RawSection r;
+    r.kind = e.kind;
+    r.compression = e.compression;
+    r.uncompressed_size = e.uncompressed_size;
+    r.stored.assign(data + e.offset, data + e.offset + e.stored_size);
+    raw.push_back(std::move(r));
+  }
+  // Without a metadata section, one is added after the first (the writer's order: graph first).
+  if (meta_entry == nullptr) raw.insert(raw.begin() + 1, std::move(new_meta));
+  return AssembleContainer(raw);
+}
+
 Status SignModelFile(const std::string& path, const signing::PrivateKey& key,
-                     const std::string& out) {
+                     const std::string& out, const MetadataEdit& edit) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return NotFound("cannot open '" + path + "'");
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
                              std::istreambuf_iterator<char>());
+  if (edit) {
+    auto edited = EditMetadataImage(bytes.data(), bytes.size(), edit);
+    if (!edited.ok()) return edited.status().WithContext("cannot sign '" + path + "'");
+    bytes = std::move(edited).value();
+  }
   auto signed_image = SignModelImage(bytes.data(), bytes.size(), key);
   if (!signed_image.ok()) return signed_image.status().WithContext("cannot sign '" + path + "'");
   return WriteFileAtomically(out, *signed_image);

@@ -2,13 +2,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "ir/dsp_program.h"
 #include "ir/execution_plan.h"
 #include "ir/graph.h"
 #include "serializer/format.h"
-#include "ir/dsp_program.h"
 #include "serializer/kernel_binaries.h"
 #include "serializer/metadata.h"
 #include "serializer/signing.h"
@@ -21,7 +22,8 @@ struct WriteOptions {
   // Signs the file when set (not owned).
   const signing::PrivateKey* signing_key = nullptr;
   // producer, producer_version and created_unix are filled in when left empty / 0
-  // (created_unix from $SOURCE_DATE_EPOCH when set, for reproducible builds).
+  // (created_unix from $SOURCE_DATE_EPOCH when set, for reproducible builds). The model id,
+  // version and validity are checked (CheckModelIdentity) and written when set.
   ModelMetadata metadata;
   // The compiler's schedule and memory plan (not owned); without one, the runtime runs the
   // file sequentially with one buffer per activation.
@@ -57,9 +59,19 @@ Status WriteModelFile(const Graph& graph, const WriteOptions& options, const std
 // corrupt file), drops any old signature and appends a new one.
 Expected<std::vector<uint8_t>> SignModelImage(const uint8_t* data, size_t size,
                                               const signing::PrivateKey& key);
-// Reads `path`, signs it and writes `out` (may equal `path`).
+// Changes a file's metadata (`kiln sign --model-id/--model-version/--not-before/--not-after`):
+// checks its structure and every section hash first, applies `edit` to its metadata (a new
+// section if it has none), checks the identity (CheckModelIdentity), and lays the file out again
+// with every other section's stored bytes unchanged, unsigned and at the current minor version
+// (a file of a newer minor is refused: this writer cannot know what it holds).
+using MetadataEdit = std::function<Status(ModelMetadata*)>;
+Expected<std::vector<uint8_t>> EditMetadataImage(const uint8_t* data, size_t size,
+                                                 const MetadataEdit& edit);
+
+// Reads `path`, applies `edit` to its metadata when set (EditMetadataImage), signs it and
+// writes `out` (may equal `path`).
 Status SignModelFile(const std::string& path, const signing::PrivateKey& key,
-                     const std::string& out);
+                     const std::string& out, const MetadataEdit& edit = {});
 
 // Writes bytes to `path` through a temporary file and a rename (no half-written models).
 Status WriteFileAtomically(const std::string& path, const std::vector<uint8_t>& bytes);

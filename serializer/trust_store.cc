@@ -5,13 +5,16 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <set>
 
+#include "serializer/revocation_list.h"
 #include "serializer/signing.h"
 
 namespace kiln {
 
 struct TrustStore::Impl {
   std::map<std::string, signing::PublicKey, std::less<>> keys;
+  std::set<std::string, std::less<>> revoked;
 };
 
 TrustStore::TrustStore() : impl_(std::make_unique<Impl>()) {}
@@ -46,7 +49,29 @@ Status TrustStore::AddDirectory(const std::string& dir) {
   if (ec) return InvalidArgument("cannot list trust directory '" + dir + "': " + ec.message());
   std::sort(files.begin(), files.end());  // deterministic error messages
   for (const auto& f : files) KILN_RETURN_IF_ERROR(AddPublicKeyFile(f));
+  const fs::path revoked = fs::path(dir) / kRevocationFileName;
+  if (fs::exists(revoked, ec)) KILN_RETURN_IF_ERROR(AddRevocationFile(revoked.string()));
   return Status::Ok();
+}
+
+Status TrustStore::AddRevocationFile(const std::string& path) {
+  KILN_ASSIGN_OR_RETURN(std::set<std::string> ids, ReadRevocationFile(path));
+  impl_->revoked.insert(ids.begin(), ids.end());
+  return Status::Ok();
+}
+
+void TrustStore::Revoke(std::string_view key_id) {
+  std::string id(key_id);
+  for (char& c : id) c = (c >= 'A' && c <= 'F') ? static_cast<char>(c - 'A' + 'a') : c;
+  impl_->revoked.insert(std::move(id));
+}
+
+bool TrustStore::IsRevoked(std::string_view key_id) const {
+  return impl_->revoked.find(key_id) != impl_->revoked.end();
+}
+
+std::vector<std::string> TrustStore::revoked_ids() const {
+  return {impl_->revoked.begin(), impl_->revoked.end()};
 }
 
 Status TrustStore::AddFromEnvironment() {

@@ -1,6 +1,7 @@
 // kiln compile MODEL.onnx -o OUT.kiln [--sign-key K] [--compress zstd[:L]|none] [-v]
 // [--opt-level N] [--disable-pass NAME] [--print-ir-after NAME|all] [--streams N]
-// [--target cpu[:ISA]|reference] [--weights-f16]: the offline step. Imports the model, runs
+// [--target cpu[:ISA]|reference] [--weights-f16] [--model-id ID --model-version N]
+// [--not-before T] [--not-after T]: the offline step. Imports the model, runs
 // the compiler (passes, streams, memory plan) and writes a (signed) .kiln file.
 #include <filesystem>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "serializer/signing.h"
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
+#include "tools/kiln/identity_flags.h"
 #include "tools/kiln/kiln_output.h"
 #include "tools/kiln/model_source.h"
 #include "tools/kiln/session_setup.h"
@@ -34,6 +36,7 @@ struct CompileArgs {
   bool verbose = false;
   ModelSourceOptions source;
   std::vector<std::string> raw_shapes;
+  ModelIdentityArgs identity;
 };
 
 // "cpu" packs for the best CPU kernels Kiln has (every packed layout also has a portable
@@ -54,6 +57,8 @@ Expected<Isa> ParseTarget(const std::string& target) {
 }
 
 Status Compile(CompileArgs& args) {
+  ModelMetadata meta;
+  KILN_RETURN_IF_ERROR(args.identity.Apply(&meta));  // bad flags fail before the compile
   ModelSourceOptions& source = args.source;
   KILN_RETURN_IF_ERROR(ParseInputShapes(args.raw_shapes, &source));
   KILN_ASSIGN_OR_RETURN(source.compile.target_isa, ParseTarget(args.target));
@@ -96,7 +101,6 @@ Status Compile(CompileArgs& args) {
   const DspProgramSet* dsp = loaded.payloads.dsp_programs.get();
   const ExecutionPlan& plan = *loaded.plan;
 
-  ModelMetadata meta;
   KILN_ASSIGN_OR_RETURN(meta.source_sha256, signing::Sha256FileHex(args.model));
   meta.source_name = std::filesystem::path(args.model).filename().string();
   for (const auto& raw : args.raw_shapes) meta.compile_options.emplace_back("input-shape", raw);
@@ -166,6 +170,7 @@ void RegisterCompile(CLI::App& app, int* exit_code) {
                 "Cross-layer equalization of Conv pairs (a float rewrite; see "
                 "docs/quantization.md)");
   AddModelSourceFlags(*cmd, &args->source, &args->raw_shapes);
+  AddModelIdentityFlags(*cmd, &args->identity);
   cmd->callback(
       [exit_code, args] { RunCommand("compile", exit_code, [&] { return Compile(*args); }); });
 }

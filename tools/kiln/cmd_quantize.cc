@@ -19,6 +19,7 @@
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
 #include "tools/kiln/deploy_config.h"
+#include "tools/kiln/identity_flags.h"
 #include "tools/kiln/kiln_output.h"
 #include "tools/kiln/model_source.h"
 #include "tools/kiln/session_setup.h"
@@ -37,6 +38,7 @@ struct QuantizeArgs {
   double max_sqnr_drop = -1;
   bool equalize = false, bias_correct = false, verbose = false, quiet = false;
   bool budget_float = false;
+  ModelIdentityArgs identity;  // --model-id, --model-version, --not-before, --not-after
 };
 
 // Fills what the command line left unset from the deploy file.
@@ -275,9 +277,10 @@ Status WriteReport(const std::string& path, const quant::AccuracyReport& report)
 }
 
 // The file's record of how it was made.
-ModelMetadata MetadataOf(const QuantizeArgs& a, const quant::QuantizeResult& q) {
+Expected<ModelMetadata> MetadataOf(const QuantizeArgs& a, const quant::QuantizeResult& q) {
   const quant::QuantizeConfig& config = q.config;
   ModelMetadata meta;
+  KILN_RETURN_IF_ERROR(a.identity.Apply(&meta));
   meta.source_sha256 = q.model_sha256;
   meta.source_name = std::filesystem::path(a.model).filename().string();
   meta.compile_options.emplace_back("quantize", "int8");
@@ -313,9 +316,10 @@ Status RunQuantize(QuantizeArgs& a, const CLI::App& cmd) {
   if (q.report) KILN_RETURN_IF_ERROR(WriteReport(a.report, *q.report));
 
   const CompiledModel& model = *q.model;
+  KILN_ASSIGN_OR_RETURN(ModelMetadata meta, MetadataOf(a, q));
   KILN_ASSIGN_OR_RETURN(
       WrittenModel written,
-      WriteKilnModel(model.graph, model.plan, MetadataOf(a, q),
+      WriteKilnModel(model.graph, model.plan, meta,
                      {a.out, a.compress, a.sign_key, nullptr, model.payloads.dsp_programs.get()}));
   std::cout << "wrote " << a.out << " (" << written.bytes << " bytes, " << model.graph.num_nodes()
             << " nodes: " << Composition(model.graph) << "; " << q.stats->samples
@@ -394,8 +398,13 @@ void RegisterQuantize(CLI::App& app, int* exit_code) {
   cmd->add_option("--disable-pass", a->disabled_passes,
                   "Skip a compiler pass (e.g. lower-qdq: keep the Q/DQ float form, to bisect)");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress output");
+  AddModelIdentityFlags(*cmd, &a->identity);
   cmd->callback([exit_code, a, cmd] {
-    RunCommand("quantize", exit_code, [&] { return RunQuantize(*a, *cmd); });
+    RunCommand("quantize", exit_code, [&] {
+      ModelMetadata probe;  // bad identity flags fail before calibrating
+      KILN_RETURN_IF_ERROR(a->identity.Apply(&probe));
+      return RunQuantize(*a, *cmd);
+    });
   });
 }
 

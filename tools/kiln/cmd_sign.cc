@@ -1,10 +1,13 @@
-// kiln sign FILE.kiln --key PREFIX.key [-o OUT]: (re-)sign a compiled model.
+// kiln sign FILE.kiln --key PREFIX.key [-o OUT] [--model-id ID --model-version N]
+// [--not-before T] [--not-after T]: (re-)sign a compiled model, optionally setting its signed
+// identity and validity first.
 #include <iostream>
 #include <memory>
 
 #include "serializer/model_writer.h"
 #include "tools/kiln/cli_util.h"
 #include "tools/kiln/commands.h"
+#include "tools/kiln/identity_flags.h"
 
 namespace kiln::cli {
 namespace {
@@ -13,6 +16,7 @@ struct SignArgs {
   std::string file;
   std::string key;
   std::string out;
+  ModelIdentityArgs identity;
 };
 
 }  // namespace
@@ -25,12 +29,20 @@ void RegisterSign(CLI::App& app, int* exit_code) {
   cmd->add_option("--key", args->key, "Ed25519 private key (PREFIX.key from kiln keygen)")
       ->required();
   cmd->add_option("-o,--out", args->out, "Output file (default: sign in place)");
+  AddModelIdentityFlags(*cmd, &args->identity);
   cmd->callback([exit_code, args] {
     RunCommand("sign", exit_code, [&]() -> Status {
       KILN_ASSIGN_OR_RETURN(signing::PrivateKey key, signing::PrivateKey::FromPemFile(args->key));
       KILN_ASSIGN_OR_RETURN(signing::PublicKey pub, key.public_key());
       const std::string out = args->out.empty() ? args->file : args->out;
-      KILN_RETURN_IF_ERROR(SignModelFile(args->file, key, out));
+      MetadataEdit edit;
+      if (args->identity.any()) {
+        // Applied to the file's metadata: a flag left out keeps what the file has (so
+        // --model-version alone bumps the version of a file that already has an id).
+        const ModelIdentityArgs identity = args->identity;
+        edit = [identity](ModelMetadata* m) { return identity.Apply(m); };
+      }
+      KILN_RETURN_IF_ERROR(SignModelFile(args->file, key, out, edit));
       std::cout << "signed " << out << " with key id " << pub.key_id() << "\n";
       return Status::Ok();
     });

@@ -33,6 +33,7 @@ void AddModelSourceFlags(CLI::App& cmd, ModelSourceOptions* options,
   cmd.add_flag("--map-weights", options->map_weights,
                "Use uncompressed .kiln weights in place from the file mapping (zero-copy; only "
                "for files on read-only storage)");
+  AddTrustPolicyFlags(cmd, &options->policy);
 }
 
 Status ParseInputShapes(const std::vector<std::string>& raw, ModelSourceOptions* options) {

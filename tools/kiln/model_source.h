@@ -13,6 +13,7 @@
 #include "ir/execution_plan.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
+#include "tools/kiln/trust_flags.h"
 
 namespace kiln {
 class Model;
@@ -32,6 +33,8 @@ struct ModelSourceOptions {
   // --map-weights: use an uncompressed weights section in place from the file mapping
   // (LoadOptions::map_weights; read-only storage only).
   bool map_weights = false;
+  // --min-version, --counter-file, --now, --ignore-validity (LoadOptions::policy).
+  TrustPolicyArgs policy;
   // How ONNX sources are compiled: --opt-level, --disable-pass, --streams (target_isa is set
   // by the command: --target for compile, --isa for run/validate).
   CompileOptions compile;
@@ -52,8 +55,9 @@ struct LoadedModel {
   ModelPayloads payloads;
 };
 
-// Adds --input-shape, --pub, --trust-dir, --allow-unsigned, --map-weights and the compile
-// flags (--opt-level, --disable-pass, --streams) to a subcommand.
+// Adds --input-shape, --pub, --trust-dir, --allow-unsigned, --map-weights, the trust-policy
+// flags (--min-version, --counter-file, --now, --ignore-validity) and the compile flags
+// (--opt-level, --disable-pass, --streams) to a subcommand.
 void AddModelSourceFlags(CLI::App& cmd, ModelSourceOptions* options,
                          std::vector<std::string>* raw_input_shapes);
 // The ranges of --opt-level and --streams, named by their flags (the compiler checks the same

@@ -18,6 +18,7 @@ Expected<LoadedModel> LoadKilnModel(const std::string& path, const ModelSourceOp
   LoadOptions load;
   load.allow_unsigned = options.allow_unsigned;
   load.map_weights = options.map_weights;
+  KILN_ASSIGN_OR_RETURN(load.policy, options.policy.ToPolicy());
   KILN_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, Model::Load(path, trust, load));
   LoadedModel m;
   m.graph = model->graph();
