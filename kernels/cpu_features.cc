@@ -129,8 +129,9 @@ Expected<Isa> IsaFromName(std::string_view name) {
   for (Isa isa : {Isa::kReference, Isa::kScalar, Isa::kAvx2, Isa::kAvx512, Isa::kAvx512Vnni}) {
     if (name == IsaName(isa)) return isa;
   }
-  return InvalidArgument("'" + std::string(name) +
-                         "': expected reference, scalar, avx2, avx512 or avx512vnni");
+  std::string message = "'";
+  message.append(name).append("': expected reference, scalar, avx2, avx512 or avx512vnni");
+  return InvalidArgument(std::move(message));
 }
 
 Expected<Isa> ParseCpuIsa(std::string_view name) {

@@ -24,7 +24,7 @@ class VectorSource : public calib::SampleSource {
  public:
   explicit VectorSource(std::vector<std::vector<HostTensor>> s) : samples_(std::move(s)) {}
   size_t size() const override { return samples_.size(); }
-  std::string id(size_t i) const override { return "#" + std::to_string(i); }
+  std::string id(size_t i) const override { return std::string("#").append(std::to_string(i)); }
   Expected<std::vector<HostTensor>> Load(size_t i) const override { return samples_[i]; }
 
  private:

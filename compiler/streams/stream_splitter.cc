@@ -37,7 +37,8 @@ std::vector<NodeId> Predecessors(const Graph& g, const Node& n) {
 std::vector<Schedule::Event> MinimalEvents(const Graph& g, const std::vector<int32_t>& stream,
                                            int32_t num_streams, int64_t* cross_stream_edges) {
   const size_t n = g.num_nodes();
-  std::vector<NodeSet> before(n, NodeSet(n));
+  std::vector<NodeSet> before;
+  before.resize(n, NodeSet(n));
   std::vector<NodeId> last(static_cast<size_t>(num_streams), kNoNode);
   std::vector<Schedule::Event> events;
   int64_t cross = 0;

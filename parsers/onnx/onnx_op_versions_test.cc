@@ -35,7 +35,7 @@ class OneOp {
     n_->set_name(op);
     n_->add_input("x");
     for (int i = 0; i < outputs; ++i) {
-      const std::string name = "y" + std::to_string(i);
+      const std::string name = std::string("y").append(std::to_string(i));
       n_->add_output(name);
       auto* y = g_->add_output();
       y->set_name(name);
