@@ -114,6 +114,23 @@ TEST_F(CliTrustTest, VerifyPrintsIdentityAndIsoTimes) {
   EXPECT_NE(r.out.find("verify: OK"), std::string::npos) << r.out;
 }
 
+// kiln quantize writes the identity into the int8 file's signed metadata, as compile does.
+TEST_F(CliTrustTest, QuantizeWritesTheIdentity) {
+  fs::create_directories(dir_ / "calib");
+  fs::copy_file(Path("x.npy"), dir_ / "calib" / "x.npy", fs::copy_options::overwrite_existing);
+  const CliResult q =
+      Kiln("quantize " + Q(Path("tiny.onnx")) + " --calib " + Q(Path("calib")) + " -o " +
+           Q(Path("q9.kiln")) + " --sign-key " + Q(Path("release.key")) +
+           " --model-id tiny-int8 --model-version 9 --not-after " + "2100-01-01T00:00:00Z -q");
+  ASSERT_EQ(q.code, 0) << q.out << q.err;
+  const CliResult r = Kiln("verify " + Q(Path("q9.kiln")) + Pub() + " --min-version tiny-int8=9");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("model: id tiny-int8, version 9\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not after 2100-01-01T00:00:00Z"), std::string::npos) << r.out;
+  ExpectRefused(Kiln("verify " + Q(Path("q9.kiln")) + Pub() + " --min-version tiny-int8=10"),
+                "rollback", "model 'tiny-int8' version 9 < minimum 10", /*verify=*/true);
+}
+
 TEST_F(CliTrustTest, MinVersionRefusesOlderVersion) {
   ExpectRefused(Kiln("verify " + Q(Path("v6.kiln")) + Pub() + " --min-version tiny=7"), "rollback",
                 "model 'tiny' version 6 < minimum 7", true);
