@@ -25,6 +25,7 @@ constexpr int kHostDomain = 0;
 struct Session::Impl {
   std::unique_ptr<ThreadPool> pool;  // declared first: destroyed last
   std::vector<std::unique_ptr<Executor>> executors;
+  std::vector<std::string> requested;      // the SessionOptions::executors entry of each
   std::vector<int> executor_domain;        // domain of each executor
   std::vector<Executor*> domain_executor;  // executor owning each non-host domain (host: null)
   std::vector<Executor*> async;            // executors whose work is queued (non-host memory)
@@ -75,6 +76,26 @@ struct Session::Impl {
   std::vector<std::function<void()>> stream_bodies;  // one per stream, when concurrent
   std::vector<FunctionRef<void()>> stream_tasks;
   std::vector<Status> stream_results;
+  std::vector<Executor*> stream_culprits;  // per stream: the executor its failure came from
+  Executor* culprit = nullptr;             // the executor a creation step failed in
+
+  // Records the executor a creation step failed in (the first), for the fallback.
+  Status Blame(Executor* ex, Status st) {
+    if (!st.ok() && culprit == nullptr) culprit = ex;
+    return st;
+  }
+  template <typename T>
+  Expected<T> Blame(Executor* ex, Expected<T> r) {
+    if (!r.ok() && culprit == nullptr) culprit = ex;
+    return r;
+  }
+  const std::string& RequestedName(const Executor* ex) const {
+    static const std::string kNone;
+    for (size_t e = 0; e < executors.size(); ++e) {
+      if (executors[e].get() == ex) return requested[e];
+    }
+    return kNone;
+  }
 
   // The CPU executor allocates and copies host memory (the DSP shares it but owns none).
   Executor* HostExecutor() {
@@ -91,7 +112,8 @@ struct Session::Impl {
   }
 
   Expected<DeviceBuffer*> AllocateIn(int domain, size_t bytes) {
-    KILN_ASSIGN_OR_RETURN(auto buf, ExecutorOf(domain)->Allocate(bytes));
+    Executor* ex = ExecutorOf(domain);
+    KILN_ASSIGN_OR_RETURN(auto buf, Blame(ex, ex->Allocate(bytes)));
     owned.push_back(std::move(buf));
     return owned.back().get();
   }
@@ -104,13 +126,13 @@ struct Session::Impl {
     if (off == MemoryPlan::kNotPlanned) {
       if (graph_io(g, v)) memory.io_bytes += bytes;
       KILN_ASSIGN_OR_RETURN(DeviceBuffer * buf, AllocateIn(domain, bytes));
-      return buf->Region(0, bytes, val.dtype);
+      return Blame(ExecutorOf(domain), buf->Region(0, bytes, val.dtype));
     }
     DeviceBuffer*& arena_buf = arena[static_cast<size_t>(domain)];
     if (arena_buf == nullptr) {
       KILN_ASSIGN_OR_RETURN(arena_buf, AllocateIn(domain, plan.arena_bytes));
     }
-    return arena_buf->Region(static_cast<size_t>(off), bytes, val.dtype);
+    return Blame(ExecutorOf(domain), arena_buf->Region(static_cast<size_t>(off), bytes, val.dtype));
   }
   static bool graph_io(const Graph& g, ValueId v) {
     return std::find(g.inputs().begin(), g.inputs().end(), v) != g.inputs().end() ||
@@ -140,7 +162,8 @@ struct Session::Impl {
     KILN_ASSIGN_OR_RETURN(void* h, BufferFor(g, plan, v, domain));
     m[domain] = h;
     if (val.is_constant()) {  // constants live on the host: one upload at creation
-      return ExecutorOf(domain)->Upload(m.at(kHostDomain), h, val.byte_size(), val.dtype, 0);
+      Executor* ex = ExecutorOf(domain);
+      return Blame(ex, ex->Upload(m.at(kHostDomain), h, val.byte_size(), val.dtype, 0));
     }
     Copy c;
     c.upload = domain != kHostDomain;
@@ -167,7 +190,8 @@ struct Session::Impl {
   // Creation, step by step (Session::Create).
 
   // 1. The executors asked for, by priority, and the CPU after them when it was not asked
-  // for; an accelerator whose device is absent is left out with a warning.
+  // for; an accelerator whose device is absent is left out with a warning, one that fails to
+  // start too when the session falls back.
   Status StartExecutors(const Graph& g, const Schedule& sched, const SessionOptions& options,
                         std::vector<std::string>& warnings) {
     bool has_cpu = false;
@@ -178,6 +202,14 @@ struct Session::Impl {
         // An accelerator that is not there is not fatal: the CPU runs its nodes.
         if (made.status().code() == StatusCode::kNotFound) {
           warnings.push_back(made.status().message());
+          continue;
+        }
+        // Nor one that fails to start, unless asked to fail (a bad name or device number is
+        // the caller's error either way).
+        if (made.status().code() != StatusCode::kInvalidArgument && name != kExecutorCpu &&
+            options.on_accelerator_failure == AcceleratorFailure::kFallBackToCpu) {
+          warnings.push_back("executor '" + name + "' failed at session creation (" +
+                             made.status().message() + ")");
           continue;
         }
         return made.status();
@@ -191,15 +223,18 @@ struct Session::Impl {
         async.push_back(ex.get());
       }
       executors.push_back(std::move(ex));
+      requested.push_back(name);
     }
     if (!has_cpu) {  // CPU fallback is always there
       KILN_ASSIGN_OR_RETURN(auto ex, MakeExecutor(kExecutorCpu, options, pool.get()));
       executor_domain.push_back(kHostDomain);
       executors.push_back(std::move(ex));
+      requested.push_back(kExecutorCpu);
     }
     for (Executor* ex : async) {
-      KILN_RETURN_IF_ERROR(ex->Configure(sched.num_streams, sched.events.size(),
-                                         options.profile ? static_cast<int>(g.num_nodes()) : 0));
+      KILN_RETURN_IF_ERROR(
+          Blame(ex, ex->Configure(sched.num_streams, sched.events.size(),
+                                  options.profile ? static_cast<int>(g.num_nodes()) : 0)));
     }
     arena.assign(domain_executor.size(), nullptr);
     return Status::Ok();
@@ -287,7 +322,7 @@ struct Session::Impl {
         step.node = id;
         step.stream = st;
         step.executor = ex;
-        KILN_ASSIGN_OR_RETURN(step.kernel, ex->CreateKernel(g, node));
+        KILN_ASSIGN_OR_RETURN(step.kernel, Blame(ex, ex->CreateKernel(g, node)));
         for (ValueId in : node.inputs) {
           TensorView view;
           if (in != kNoValue) {
@@ -318,8 +353,8 @@ struct Session::Impl {
         if (domain != kHostDomain && step.kernel->ScratchBytes()) {
           KILN_ASSIGN_OR_RETURN(DeviceBuffer * buf,
                                 AllocateIn(domain, step.kernel->ScratchBytes()));
-          KILN_ASSIGN_OR_RETURN(step.scratch,
-                                buf->Region(0, step.kernel->ScratchBytes(), DType::kUndefined));
+          KILN_ASSIGN_OR_RETURN(step.scratch, Blame(ex, buf->Region(0, step.kernel->ScratchBytes(),
+                                                                    DType::kUndefined)));
         }
         if (profile_on) {
           step.profile_index = static_cast<int>(profile.size());
@@ -369,17 +404,44 @@ struct Session::Impl {
     if (concurrent) {
       // The stream workers' bodies, made once: Run() allocates nothing.
       stream_results.resize(streams.size());
+      stream_culprits.resize(streams.size());
       for (size_t st = 0; st < streams.size(); ++st) {
         stream_bodies.emplace_back([this, self, st] {
-          stream_results[st] = RunStream(streams[st], *self->graph_, self->profile_);
+          stream_results[st] =
+              RunStream(streams[st], *self->graph_, self->profile_, &stream_culprits[st]);
         });
       }
       stream_tasks.assign(stream_bodies.begin(), stream_bodies.end());
     }
   }
 
-  Status RunStep(Step& step, const Graph& g, std::vector<NodeProfile>& profile);
-  Status RunStream(std::vector<Step>& steps, const Graph& g, std::vector<NodeProfile>& profile);
+  // All of creation (Session::Create's steps); on failure `culprit` names the executor.
+  Status Build(const Graph& g, const ExecutionPlan& plan, const SessionOptions& options,
+               Session* self, std::vector<std::string>& warnings, std::vector<NodeProfile>& profile,
+               std::optional<CostPlacement>* cost) {
+    const MemoryPlan& mp = plan.memory;
+    const Schedule& sched = plan.schedule;
+    std::vector<bool> elided(g.num_nodes(), false);
+    for (NodeId e : mp.elided) elided[static_cast<size_t>(e)] = true;
+    pool = std::make_unique<ThreadPool>(options.num_threads);
+    KILN_RETURN_IF_ERROR(StartExecutors(g, sched, options, warnings));
+    KILN_ASSIGN_OR_RETURN(std::vector<size_t> placement, Place(g, elided, options, cost));
+    KILN_RETURN_IF_ERROR(BindConstantsAndInputs(g, mp));
+    KILN_ASSIGN_OR_RETURN(std::vector<size_t> scratch_need,
+                          BuildSteps(g, plan, placement, elided, options.profile, profile));
+    KILN_RETURN_IF_ERROR(AllocateHostScratch(scratch_need));
+    PrepareStreams(sched, self);
+    memory.arena_bytes = mp.arena_bytes;
+    memory.streams = sched.num_streams;
+    memory.concurrent = concurrent;
+    return Status::Ok();
+  }
+
+  // A failing step names the executor it failed in through `culprit`.
+  Status RunStep(Step& step, const Graph& g, std::vector<NodeProfile>& profile, Executor** culprit);
+  Status RunStream(std::vector<Step>& steps, const Graph& g, std::vector<NodeProfile>& profile,
+                   Executor** culprit);
+  Status RunOnce(const Graph& g, std::vector<NodeProfile>& profile, Executor** culprit);
 };
 
 Session::~Session() = default;
@@ -403,28 +465,67 @@ Expected<std::unique_ptr<Session>> Session::Create(std::shared_ptr<const Graph> 
   std::unique_ptr<Session> s(new Session());
   s->graph_ = std::move(graph);
   s->plan_ = std::move(plan);
-  s->impl_ = std::make_unique<Impl>();
-  Impl& im = *s->impl_;
-  const Graph& g = *s->graph_;
-  const MemoryPlan& mp = s->plan_->memory;
-  const Schedule& sched = s->plan_->schedule;
-  std::vector<bool> elided(g.num_nodes(), false);
-  for (NodeId e : mp.elided) elided[static_cast<size_t>(e)] = true;
-
-  im.pool = std::make_unique<ThreadPool>(options.num_threads);
-  KILN_RETURN_IF_ERROR(im.StartExecutors(g, sched, options, s->warnings_));
-  KILN_ASSIGN_OR_RETURN(std::vector<size_t> placement,
-                        im.Place(g, elided, options, &s->cost_placement_));
-  KILN_RETURN_IF_ERROR(im.BindConstantsAndInputs(g, mp));
-  KILN_ASSIGN_OR_RETURN(
-      std::vector<size_t> scratch_need,
-      im.BuildSteps(g, *s->plan_, placement, elided, options.profile, s->profile_));
-  KILN_RETURN_IF_ERROR(im.AllocateHostScratch(scratch_need));
-  im.PrepareStreams(sched, s.get());
-  im.memory.arena_bytes = mp.arena_bytes;
-  im.memory.streams = sched.num_streams;
-  im.memory.concurrent = im.concurrent;
+  s->options_ = std::move(options);
+  KILN_ASSIGN_OR_RETURN(s->impl_, s->Build());
   return s;
+}
+
+Expected<std::unique_ptr<Session::Impl>> Session::Build() {
+  for (;;) {
+    auto im = std::make_unique<Impl>();
+    std::vector<std::string> warnings;
+    std::vector<NodeProfile> profile;
+    std::optional<CostPlacement> cost;
+    const Status st = im->Build(*graph_, *plan_, options_, this, warnings, profile, &cost);
+    if (st.ok()) {
+      for (std::string& w : warnings) {  // a rebuild meets the absent devices again
+        if (std::find(warnings_.begin(), warnings_.end(), w) == warnings_.end()) {
+          warnings_.push_back(std::move(w));
+        }
+      }
+      profile_ = std::move(profile);
+      cost_placement_ = std::move(cost);
+      return im;
+    }
+    if (!FallsBack(im->culprit)) return st;
+    // Built again from the start without it: its nodes are placed, and their buffers bound,
+    // as if it had never been asked for.
+    Drop(im->RequestedName(im->culprit), st, "at session creation");
+  }
+}
+
+bool Session::FallsBack(const Executor* failed) const {
+  return options_.on_accelerator_failure == AcceleratorFailure::kFallBackToCpu &&
+         failed != nullptr && failed->name() != kExecutorCpu;
+}
+
+void Session::Drop(const std::string& requested, const Status& why, const char* when) {
+  auto& names = options_.executors;
+  if (auto it = std::find(names.begin(), names.end(), requested); it != names.end()) {
+    names.erase(it);
+  }
+  warnings_.push_back("executor '" + requested + "' failed " + when + " (" + why.message() + ")");
+}
+
+Status Session::FallBack(const Executor* failed, const Status& why) {
+  Impl& old = *impl_;
+  std::vector<std::optional<std::vector<uint8_t>>> inputs(num_inputs());
+  for (size_t i = 0; i < num_inputs(); ++i) {
+    if (!old.input_set[i]) continue;
+    const auto* src = static_cast<const uint8_t*>(
+        old.buffers[static_cast<size_t>(graph_->inputs()[i])].at(kHostDomain));
+    inputs[i].emplace(src, src + input_info(i).byte_size());
+  }
+  Drop(old.RequestedName(failed), why, "while running");
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Impl> fresh, Build());
+  impl_ = std::move(fresh);  // the failed executor goes with the old steps
+  for (size_t i = 0; i < num_inputs(); ++i) {
+    if (!inputs[i]) continue;
+    void* dst = impl_->buffers[static_cast<size_t>(graph_->inputs()[i])][kHostDomain];
+    if (!inputs[i]->empty()) std::memcpy(dst, inputs[i]->data(), inputs[i]->size());
+    impl_->input_set[i] = true;
+  }
+  return Status::Ok();
 }
 
 const SessionMemory& Session::memory() const { return impl_->memory; }
@@ -468,16 +569,23 @@ Status Session::SetInput(size_t index, const HostTensor& t) {
   return Status::Ok();
 }
 
-Status Session::Impl::RunStep(Step& step, const Graph& g, std::vector<NodeProfile>& profile) {
+Status Session::Impl::RunStep(Step& step, const Graph& g, std::vector<NodeProfile>& profile,
+                              Executor** culprit) {
   // Queued work of another stream that this node waits for (host-side order is RunStream's).
   for (size_t e : step.waits) {
-    for (Executor* ex : async) KILN_RETURN_IF_ERROR(ex->DeviceWait(step.stream, e));
+    for (Executor* ex : async) {
+      if (Status st = ex->DeviceWait(step.stream, e); !st.ok()) {
+        *culprit = ex;
+        return st.WithContext(DescribeNode(g.node(step.node)));
+      }
+    }
   }
   Status st;
   if (step.kind == Step::kKernel) {
     const auto t0 = std::chrono::steady_clock::now();
     st = step.executor->Execute(*step.kernel, step.inputs, step.outputs, step.scratch,
                                 StepContext{step.stream, step.profile_slot});
+    if (!st.ok()) *culprit = step.executor;
     if (st.ok() && step.profile_index >= 0 && step.profile_slot < 0) {
       const auto t1 = std::chrono::steady_clock::now();
       NodeProfile& p = profile[static_cast<size_t>(step.profile_index)];
@@ -487,19 +595,25 @@ Status Session::Impl::RunStep(Step& step, const Graph& g, std::vector<NodeProfil
   }
   for (size_t i = 0; i < step.copies_after.size() && st.ok(); ++i) {
     st = RunCopy(step.copies_after[i], step.stream).WithContext("output copy");
+    if (!st.ok()) *culprit = step.copies_after[i].executor;
   }
   if (!st.ok()) {
     const Node& node = g.node(step.node);
     return st.WithContext(DescribeNode(node));
   }
   for (size_t e : step.signals) {
-    for (Executor* ex : async) KILN_RETURN_IF_ERROR(ex->Mark(step.stream, e));
+    for (Executor* ex : async) {
+      if (Status m = ex->Mark(step.stream, e); !m.ok()) {
+        *culprit = ex;
+        return m.WithContext(DescribeNode(g.node(step.node)));
+      }
+    }
   }
   return Status::Ok();
 }
 
 Status Session::Impl::RunStream(std::vector<Step>& steps, const Graph& g,
-                                std::vector<NodeProfile>& profile) {
+                                std::vector<NodeProfile>& profile, Executor** culprit) {
   Status first;
   for (Step& step : steps) {
     for (size_t e : step.waits) {
@@ -507,7 +621,7 @@ Status Session::Impl::RunStream(std::vector<Step>& steps, const Graph& g,
       pool->HelpUntil([&] { return events[e].load(std::memory_order_acquire) == generation; });
     }
     // After a failure the stream still signals its events, so no other stream waits forever.
-    if (first.ok()) first = RunStep(step, g, profile);
+    if (first.ok()) first = RunStep(step, g, profile, culprit);
     for (size_t e : step.signals) events[e].store(generation, std::memory_order_release);
     if (!step.signals.empty()) pool->Wake();
   }
@@ -515,32 +629,59 @@ Status Session::Impl::RunStream(std::vector<Step>& steps, const Graph& g,
 }
 
 Status Session::Run() {
-  Impl& im = *impl_;
-  for (size_t i = 0; i < num_inputs(); ++i) {
-    if (!im.input_set[i]) return InvalidArgument("input '" + input_info(i).name + "' not set");
+  for (;;) {
+    Executor* culprit = nullptr;
+    const Status st = impl_->RunOnce(*graph_, profile_, &culprit);
+    if (st.ok() || !FallsBack(culprit)) return st;
+    // The failed run is repeated without the accelerator (a fresh start: nothing of it is
+    // kept), which leaves the session's later runs on the CPU too.
+    KILN_RETURN_IF_ERROR(FallBack(culprit, st));
   }
-  ++im.generation;
-  for (const Impl::Copy& c : im.prologue) {
-    KILN_RETURN_IF_ERROR(Impl::RunCopy(c, 0).WithContext("input copy"));
+}
+
+Status Session::Impl::RunOnce(const Graph& g, std::vector<NodeProfile>& profile,
+                              Executor** culprit) {
+  for (size_t i = 0; i < g.inputs().size(); ++i) {
+    if (!input_set[i]) {
+      return InvalidArgument("input '" + g.value(g.inputs()[i]).name + "' not set");
+    }
   }
-  if (!im.concurrent) {
+  ++generation;
+  for (const Copy& c : prologue) {
+    if (Status st = RunCopy(c, 0); !st.ok()) {
+      *culprit = c.executor;
+      return st.WithContext("input copy");
+    }
+  }
+  if (!concurrent) {
     // One stream, or too few threads for the streams: every node in graph order.
-    for (size_t n = 0; n < graph_->num_nodes(); ++n) {
-      const auto [st, index] = im.step_of[n];
-      KILN_RETURN_IF_ERROR(im.RunStep(im.streams[st][index], *graph_, profile_));
+    for (size_t n = 0; n < g.num_nodes(); ++n) {
+      const auto [st, index] = step_of[n];
+      KILN_RETURN_IF_ERROR(RunStep(streams[st][index], g, profile, culprit));
     }
   } else {
-    im.pool->RunTasks(im.stream_tasks);
-    for (const Status& r : im.stream_results) KILN_RETURN_IF_ERROR(r);
+    std::fill(stream_culprits.begin(), stream_culprits.end(), nullptr);
+    pool->RunTasks(stream_tasks);
+    for (size_t st = 0; st < stream_results.size(); ++st) {
+      if (!stream_results[st].ok()) {
+        *culprit = stream_culprits[st];
+        return stream_results[st];
+      }
+    }
   }
-  for (auto& ex : im.executors) KILN_RETURN_IF_ERROR(ex->Synchronize());
-  if (!profile_.empty()) {  // device-timed steps: read their timestamps now that all is done
-    for (const auto& stream : im.streams) {
+  for (auto& ex : executors) {
+    if (Status st = ex->Synchronize(); !st.ok()) {
+      *culprit = ex.get();
+      return st;
+    }
+  }
+  if (!profile.empty()) {  // device-timed steps: read their timestamps now that all is done
+    for (const auto& stream : streams) {
       for (const auto& step : stream) {
         if (step.profile_slot < 0) continue;
         const std::optional<double> ms = step.executor->ProfiledMs(step.profile_slot);
         if (!ms) continue;
-        NodeProfile& p = profile_[static_cast<size_t>(step.profile_index)];
+        NodeProfile& p = profile[static_cast<size_t>(step.profile_index)];
         p.total_ms += *ms;
         p.runs++;
       }

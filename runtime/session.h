@@ -19,6 +19,12 @@ namespace kiln {
 
 class Model;
 
+// What a failing accelerator does to a session (SessionOptions::on_accelerator_failure).
+enum class AcceleratorFailure {
+  kFallBackToCpu,  // leave it out for the rest of the session; the CPU runs its nodes
+  kFail,           // return its error (from Session::Create or Session::Run)
+};
+
 struct SessionOptions {
   // Executors by priority, by backend name (backends/backend_registry.h); nodes an accelerator
   // cannot run fall back to later ones. "cpu" is always available. "opencl" (alias "gpu") is
@@ -37,6 +43,14 @@ struct SessionOptions {
   // Place by estimated cost (backends/cost_placement.h) instead of by claims alone: an
   // accelerator island whose compute plus transfers costs more than the CPU's runs on the CPU.
   bool cost_placement = false;
+  // An accelerator failing (docs/faults.md): any error of an executor other than the CPU while
+  // it starts, creates its kernels, allocates, copies, runs or waits (an OpenCL call's error, a
+  // DSP refusal). kFallBackToCpu (the default) leaves it out for the rest of the session with
+  // a warning (Session::warnings): at creation the session is built without it; in Run() the
+  // session is rebuilt without it and the failed run repeated, so the caller still gets the
+  // outputs. kFail returns the error. An absent device (no OpenCL platform or device) is not a
+  // failure: it is left out with a warning either way.
+  AcceleratorFailure on_accelerator_failure = AcceleratorFailure::kFallBackToCpu;
 };
 
 struct NodeProfile {
@@ -90,7 +104,8 @@ class Session {
   std::vector<std::string> Placement() const;
   // The session's executor called `name` ("cpu", "opencl"), or null.
   const Executor* executor(const std::string& name) const;
-  // Executors asked for that could not start, with the reason (their nodes run elsewhere).
+  // Executors asked for that could not start or failed later, with the reason (their nodes
+  // run elsewhere).
   const std::vector<std::string>& warnings() const { return warnings_; }
   // Host<->device copies each Run() makes at placement boundaries (graph I/O included).
   int64_t boundary_copies() const;
@@ -104,6 +119,15 @@ class Session {
  private:
   struct Impl;
   Session() = default;
+  // Impl built on options_.executors, leaving out accelerators that fail (per the option).
+  Expected<std::unique_ptr<Impl>> Build();
+  // Whether the error of `failed` moves its nodes to the CPU (else it is returned).
+  bool FallsBack(const Executor* failed) const;
+  // Takes executor `requested` out of options_.executors, saying why in warnings_.
+  void Drop(const std::string& requested, const Status& why, const char* when);
+  // After a failure of `failed` in Run(): a new Impl without it, the inputs carried over.
+  Status FallBack(const Executor* failed, const Status& why);
+  SessionOptions options_;
   std::shared_ptr<const Graph> graph_;
   std::shared_ptr<const ExecutionPlan> plan_;
   std::unique_ptr<Impl> impl_;

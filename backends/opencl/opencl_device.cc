@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "backends/opencl/cl_api.h"
+
 namespace kiln::opencl {
 namespace {
 
@@ -38,27 +40,36 @@ std::string Lower(std::string s) {
   return s;
 }
 
+// cl_khr_icd's "no platform" (CL/cl_ext.h), returned by ICD loaders that find no driver.
+constexpr cl_int kPlatformNotFoundKhr = -1001;
+
+// No ICD or no platform is an absent device (NotFound: the session goes on without it); any
+// other error is a failure of the driver that is there.
 Expected<std::vector<cl_platform_id>> Platforms() {
   cl_uint n = 0;
-  const cl_int err = clGetPlatformIDs(0, nullptr, &n);
-  if (err != CL_SUCCESS || n == 0) {
+  const cl_int err = api::GetPlatformIDs(0, nullptr, &n);
+  if (err == kPlatformNotFoundKhr || (err == CL_SUCCESS && n == 0)) {
     return NotFound(std::string("no OpenCL platform found (clGetPlatformIDs: ") +
                     (err == CL_SUCCESS ? "0 platforms" : ClErrorName(err)) +
                     "); install a driver with an ICD under /etc/OpenCL/vendors (e.g. "
                     "pocl-opencl-icd, or the GPU vendor's)");
   }
+  KILN_RETURN_IF_ERROR(ClCheck(err, "clGetPlatformIDs"));
   std::vector<cl_platform_id> ps(n);
-  KILN_RETURN_IF_ERROR(ClCheck(clGetPlatformIDs(n, ps.data(), nullptr), "clGetPlatformIDs"));
+  KILN_RETURN_IF_ERROR(ClCheck(api::GetPlatformIDs(n, ps.data(), nullptr), "clGetPlatformIDs"));
   return ps;
 }
 
-// The platform's devices, GPUs first.
-std::vector<DeviceInfo> Devices(cl_platform_id p) {
+// The platform's devices, GPUs first (none: CL_DEVICE_NOT_FOUND; other errors are failures).
+Expected<std::vector<DeviceInfo>> Devices(cl_platform_id p) {
   std::vector<DeviceInfo> out;
   cl_uint n = 0;
-  if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &n) != CL_SUCCESS || n == 0) return out;
+  const cl_int err = api::GetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &n);
+  if (err == CL_DEVICE_NOT_FOUND || (err == CL_SUCCESS && n == 0)) return out;
+  KILN_RETURN_IF_ERROR(ClCheck(err, "clGetDeviceIDs"));
   std::vector<cl_device_id> ds(n);
-  clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, n, ds.data(), nullptr);
+  KILN_RETURN_IF_ERROR(
+      ClCheck(api::GetDeviceIDs(p, CL_DEVICE_TYPE_ALL, n, ds.data(), nullptr), "clGetDeviceIDs"));
   for (cl_device_id d : ds) {
     DeviceInfo info;
     info.platform = p;
@@ -106,7 +117,8 @@ Expected<std::vector<DeviceInfo>> ListDevices() {
   KILN_ASSIGN_OR_RETURN(std::vector<cl_platform_id> ps, Platforms());
   std::vector<DeviceInfo> all;
   for (cl_platform_id p : ps) {
-    for (auto& d : Devices(p)) all.push_back(std::move(d));
+    KILN_ASSIGN_OR_RETURN(std::vector<DeviceInfo> devices, Devices(p));
+    for (auto& d : devices) all.push_back(std::move(d));
   }
   return all;
 }
@@ -123,7 +135,7 @@ Expected<DeviceInfo> SelectDevice(const std::string& platform_filter, int index,
     const std::string name = PlatformString(p, CL_PLATFORM_NAME);
     seen += (seen.empty() ? "" : ", ") + name;
     if (!filter.empty() && Lower(name).find(Lower(filter)) == std::string::npos) continue;
-    std::vector<DeviceInfo> devices = Devices(p);
+    KILN_ASSIGN_OR_RETURN(std::vector<DeviceInfo> devices, Devices(p));
     if (devices.empty()) continue;
     if (!name_filter.empty()) {
       for (const auto& d : devices) {

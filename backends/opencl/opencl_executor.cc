@@ -4,6 +4,7 @@
 #include <deque>
 #include <mutex>
 
+#include "backends/opencl/cl_api.h"
 #include "backends/opencl/cl_log.h"
 #include "backends/opencl/kernels/cl_kernel.h"
 #include "backends/opencl/opencl_device.h"
@@ -115,7 +116,8 @@ class OpenClExecutor : public Executor, public opencl::ClEnv {
 
   Expected<std::unique_ptr<DeviceBuffer>> Allocate(size_t bytes) override {
     cl_int err = CL_SUCCESS;
-    cl_mem m = clCreateBuffer(context_, CL_MEM_READ_WRITE, bytes ? bytes : 64, nullptr, &err);
+    cl_mem m =
+        opencl::api::CreateBuffer(context_, CL_MEM_READ_WRITE, bytes ? bytes : 64, nullptr, &err);
     KILN_RETURN_IF_ERROR(ClCheck(err, "clCreateBuffer(" + std::to_string(bytes) + " bytes)"));
     return std::unique_ptr<DeviceBuffer>(
         new OpenClBuffer(m, bytes, fp16(), [this](size_t stored) { GrowStaging(stored); }));
@@ -131,8 +133,8 @@ class OpenClExecutor : public Executor, public opencl::ClEnv {
       src = h;
     }
     if (t->bytes == 0) return Status::Ok();
-    return ClCheck(clEnqueueWriteBuffer(Queue(stream), t->mem, CL_TRUE, t->byte_offset, t->bytes,
-                                        src, 0, nullptr, nullptr),
+    return ClCheck(opencl::api::EnqueueWriteBuffer(Queue(stream), t->mem, CL_TRUE, t->byte_offset,
+                                                   t->bytes, src),
                    "clEnqueueWriteBuffer");
   }
 
@@ -141,8 +143,8 @@ class OpenClExecutor : public Executor, public opencl::ClEnv {
     const bool convert = fp16() && dtype == DType::kF32;
     void* dst = convert ? static_cast<void*>(Staging(stream)) : host;
     if (t->bytes == 0) return Status::Ok();
-    KILN_RETURN_IF_ERROR(ClCheck(clEnqueueReadBuffer(Queue(stream), t->mem, CL_TRUE, t->byte_offset,
-                                                     t->bytes, dst, 0, nullptr, nullptr),
+    KILN_RETURN_IF_ERROR(ClCheck(opencl::api::EnqueueReadBuffer(Queue(stream), t->mem, CL_TRUE,
+                                                                t->byte_offset, t->bytes, dst),
                                  "clEnqueueReadBuffer"));
     if (convert) {
       const uint16_t* h = Staging(stream);
@@ -157,7 +159,8 @@ class OpenClExecutor : public Executor, public opencl::ClEnv {
     const cl_command_queue_properties props = profile_slots > 0 ? CL_QUEUE_PROFILING_ENABLE : 0;
     for (int s = 0; s < std::max(1, streams); ++s) {
       cl_int err = CL_SUCCESS;
-      cl_command_queue q = clCreateCommandQueue(context_, info_device_.device, props, &err);
+      cl_command_queue q =
+          opencl::api::CreateCommandQueue(context_, info_device_.device, props, &err);
       KILN_RETURN_IF_ERROR(ClCheck(err, "clCreateCommandQueue"));
       queues_.push_back(q);
     }
@@ -183,18 +186,20 @@ class OpenClExecutor : public Executor, public opencl::ClEnv {
     if (event >= events_.size()) return Internal("event index out of range");
     if (events_[event]) clReleaseEvent(events_[event]);
     events_[event] = nullptr;
-    return ClCheck(clEnqueueMarkerWithWaitList(Queue(stream), 0, nullptr, &events_[event]),
+    return ClCheck(opencl::api::EnqueueMarkerWithWaitList(Queue(stream), &events_[event]),
                    "clEnqueueMarkerWithWaitList");
   }
 
   Status DeviceWait(int stream, size_t event) override {
     if (event >= events_.size() || events_[event] == nullptr) return Status::Ok();
-    return ClCheck(clEnqueueBarrierWithWaitList(Queue(stream), 1, &events_[event], nullptr),
+    return ClCheck(opencl::api::EnqueueBarrierWithWaitList(Queue(stream), 1, &events_[event]),
                    "clEnqueueBarrierWithWaitList");
   }
 
   Status Synchronize() override {
-    for (cl_command_queue q : queues_) KILN_RETURN_IF_ERROR(ClCheck(clFinish(q), "clFinish"));
+    for (cl_command_queue q : queues_) {
+      KILN_RETURN_IF_ERROR(ClCheck(opencl::api::Finish(q), "clFinish"));
+    }
     return Status::Ok();
   }
 
@@ -223,7 +228,7 @@ class OpenClExecutor : public Executor, public opencl::ClEnv {
   bool tuning() const override { return tuning_; }
   Expected<opencl::ClKernelObject> CreateKernel(const char* name) override {
     cl_int err = CL_SUCCESS;
-    cl_kernel k = clCreateKernel(program_, name, &err);
+    cl_kernel k = opencl::api::CreateKernel(program_, name, &err);
     KILN_RETURN_IF_ERROR(ClCheck(err, std::string("clCreateKernel(") + name + ")"));
     return opencl::ClKernelObject(k);
   }
@@ -248,10 +253,10 @@ class OpenClExecutor : public Executor, public opencl::ClEnv {
     cl_int err = CL_SUCCESS;
     const cl_context_properties props[] = {
         CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(info_device_.platform), 0};
-    context_ = clCreateContext(props, 1, &info_device_.device, nullptr, nullptr, &err);
+    context_ = opencl::api::CreateContext(props, 1, &info_device_.device, &err);
     KILN_RETURN_IF_ERROR(ClCheck(err, "clCreateContext"));
-    setup_queue_ =
-        clCreateCommandQueue(context_, info_device_.device, CL_QUEUE_PROFILING_ENABLE, &err);
+    setup_queue_ = opencl::api::CreateCommandQueue(context_, info_device_.device,
+                                                   CL_QUEUE_PROFILING_ENABLE, &err);
     KILN_RETURN_IF_ERROR(ClCheck(err, "clCreateCommandQueue"));
     const std::string cache_dir = opencl::ResolveCacheDir(options_.cache_dir);
     source_ = opencl::MakeProgramSource(options_.precision);

@@ -10,8 +10,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "backends/opencl/kernels/cl_program.h"
+#include "backends/opencl/cl_api.h"
 #include "backends/opencl/cl_log.h"
+#include "backends/opencl/kernels/cl_program.h"
 #include "serializer/format.h"
 #include "serializer/signing.h"
 
@@ -40,14 +41,14 @@ cl_program FromBinary(cl_context ctx, const DeviceInfo& dev, const std::vector<u
   const size_t len = bin.size();
   const unsigned char* ptr = bin.data();
   cl_int status = CL_SUCCESS, err = CL_SUCCESS;
-  cl_program p = clCreateProgramWithBinary(ctx, 1, &dev.device, &len, &ptr, &status, &err);
+  cl_program p = api::CreateProgramWithBinary(ctx, 1, &dev.device, &len, &ptr, &status, &err);
   if (err != CL_SUCCESS || status != CL_SUCCESS) {
     *why =
         std::string("clCreateProgramWithBinary: ") + ClErrorName(err != CL_SUCCESS ? err : status);
     if (p) clReleaseProgram(p);
     return nullptr;
   }
-  err = clBuildProgram(p, 1, &dev.device, options.c_str(), nullptr, nullptr);
+  err = api::BuildProgram(p, 1, &dev.device, options.c_str());
   if (err != CL_SUCCESS) {
     *why = std::string("clBuildProgram(binary): ") + ClErrorName(err);
     clReleaseProgram(p);
@@ -158,13 +159,13 @@ ProgramSource MakeProgramSource(GpuPrecision precision) {
 Expected<std::vector<uint8_t>> ProgramBinary(cl_program program) {
   size_t size = 0;
   KILN_RETURN_IF_ERROR(
-      ClCheck(clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, nullptr),
+      ClCheck(api::GetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, nullptr),
               "clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)"));
   if (size == 0) return Unsupported("the OpenCL driver gives no program binary");
   std::vector<uint8_t> bin(size);
   unsigned char* ptr = bin.data();
   KILN_RETURN_IF_ERROR(
-      ClCheck(clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof(ptr), &ptr, nullptr),
+      ClCheck(api::GetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof(ptr), &ptr, nullptr),
               "clGetProgramInfo(CL_PROGRAM_BINARIES)"));
   return bin;
 }
@@ -229,14 +230,14 @@ Expected<BuiltProgram> BuildProgram(cl_context ctx, const DeviceInfo& dev, const
   const char* text = src.text.c_str();
   const size_t len = src.text.size();
   cl_int err = CL_SUCCESS;
-  cl_program p = clCreateProgramWithSource(ctx, 1, &text, &len, &err);
+  cl_program p = api::CreateProgramWithSource(ctx, 1, &text, &len, &err);
   KILN_RETURN_IF_ERROR(ClCheck(err, "clCreateProgramWithSource"));
-  err = clBuildProgram(p, 1, &dev.device, src.options.c_str(), nullptr, nullptr);
+  err = api::BuildProgram(p, 1, &dev.device, src.options.c_str());
   if (err != CL_SUCCESS) {
     const std::string log = BuildLog(p, dev.device);
     clReleaseProgram(p);
-    return Internal(std::string("OpenCL: building the ") + precision + " kernels for " + dev.name +
-                    " failed (" + ClErrorName(err) + "):\n" + log);
+    return Internal(std::string("OpenCL: clBuildProgram of the ") + precision + " kernels for " +
+                    dev.name + " failed: " + ClErrorName(err) + "\n" + log);
   }
   out.program = p;
   out.origin = "jit";

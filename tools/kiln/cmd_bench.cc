@@ -118,9 +118,9 @@ Expected<std::vector<NodeProfile>> Profile(const LoadedModel& loaded, Isa isa,
                                            std::string* dsp_json) {
   KILN_ASSIGN_OR_RETURN(auto prof, CreateSession(loaded, isa, args.threads, args.device, true));
   KILN_RETURN_IF_ERROR(SetInputs(*prof));
-  for (int i = 0; i < args.warmup; ++i) KILN_RETURN_IF_ERROR(prof->Run().WithContext("run"));
+  for (int i = 0; i < args.warmup; ++i) KILN_RETURN_IF_ERROR(RunSession(*prof).WithContext("run"));
   const std::vector<NodeProfile> before = prof->profile();
-  for (int i = 0; i < args.runs; ++i) KILN_RETURN_IF_ERROR(prof->Run().WithContext("run"));
+  for (int i = 0; i < args.runs; ++i) KILN_RETURN_IF_ERROR(RunSession(*prof).WithContext("run"));
   std::vector<NodeProfile> timed = prof->profile();
   for (size_t i = 0; i < timed.size() && i < before.size(); ++i) {
     timed[i].total_ms -= before[i].total_ms;
@@ -148,13 +148,14 @@ Status Bench(BenchArgs& args) {
   Session& session = **created;
   KILN_RETURN_IF_ERROR(SetInputs(session));
   t0 = std::chrono::steady_clock::now();
-  KILN_RETURN_IF_ERROR(session.Run().WithContext("run"));
+  KILN_RETURN_IF_ERROR(RunSession(session).WithContext("run"));
   const double first_ms = MsSince(t0);
-  for (int i = 0; i < args.warmup; ++i) KILN_RETURN_IF_ERROR(session.Run().WithContext("run"));
+  for (int i = 0; i < args.warmup; ++i)
+    KILN_RETURN_IF_ERROR(RunSession(session).WithContext("run"));
   std::vector<double> ms;
   for (int i = 0; i < args.runs; ++i) {
     t0 = std::chrono::steady_clock::now();
-    KILN_RETURN_IF_ERROR(session.Run().WithContext("run"));
+    KILN_RETURN_IF_ERROR(RunSession(session).WithContext("run"));
     ms.push_back(MsSince(t0));
   }
   const Latency lat = Summarize(ms);

@@ -153,7 +153,7 @@ Status Validate(ValidateArgs& args, int* exit_code) {
   auto session = CreateSession(loaded, isa, args.threads, args.device);
   if (!session.ok()) return session.status().WithContext(args.model);
   KILN_RETURN_IF_ERROR(BindInputs(**session, inputs, "test input", !IsKilnFile(args.model)));
-  KILN_RETURN_IF_ERROR((*session)->Run().WithContext("run"));
+  KILN_RETURN_IF_ERROR(RunSession(**session).WithContext("run"));
 
   const size_t num_outputs = (*session)->num_outputs();
   if (expected.size() > num_outputs)

@@ -50,6 +50,11 @@ void AddDeviceFlags(CLI::App& cmd, DeviceArgs* device) {
   cmd.add_flag("--dsp-unfused", device->dsp_unfused,
                "Run every DSP node on its own program, ignoring the fused chains compiled into "
                "the model file (to measure what fusion saves)");
+  cmd.add_option("--on-accelerator-failure", device->on_failure,
+                 "When an accelerator fails (an OpenCL error, a DSP refusal), at session start or "
+                 "while running: cpu (default: its nodes run on the CPU from then on, with a "
+                 "warning, and a failed run is repeated) or fail (the command fails)")
+      ->default_val("cpu");
   cmd.add_option("--gpu-precision", device->gpu_precision,
                  "GPU storage: fp32 (default) or fp16 (f16 activations and weights, f32 "
                  "accumulation)")
@@ -144,6 +149,12 @@ Expected<uint32_t> DeviceArgs::DspScratchBytes() const {
   return static_cast<uint32_t>(bytes);
 }
 
+Expected<AcceleratorFailure> DeviceArgs::OnFailure() const {
+  if (on_failure == "cpu") return AcceleratorFailure::kFallBackToCpu;
+  if (on_failure == "fail") return AcceleratorFailure::kFail;
+  return InvalidArgument("--on-accelerator-failure '" + on_failure + "': expected cpu or fail");
+}
+
 Expected<GpuPrecision> DeviceArgs::Precision() const {
   if (gpu_precision == "fp32") return GpuPrecision::kFp32;
   if (gpu_precision == "fp16") return GpuPrecision::kFp16;
@@ -166,6 +177,7 @@ Expected<std::unique_ptr<Session>> CreateSession(const LoadedModel& model, Isa i
   dsp.chains = !device.dsp_unfused;
   dsp.replan = !device.dsp_scratch.empty();  // an explicit size overrides the file's
   KILN_ASSIGN_OR_RETURN(options.cost_placement, device.CostPlacement());
+  KILN_ASSIGN_OR_RETURN(options.on_accelerator_failure, device.OnFailure());
   gpu.binaries = model.payloads.kernel_binaries;
   dsp.programs = model.payloads.dsp_programs;  // the command streams and chains, with the plan
   KILN_ASSIGN_OR_RETURN(auto session, Session::Create(model.graph, options, model.plan));
@@ -173,6 +185,16 @@ Expected<std::unique_ptr<Session>> CreateSession(const LoadedModel& model, Isa i
     std::fprintf(stderr, "kiln: warning: %s; its nodes run on the CPU\n", w.c_str());
   }
   return session;
+}
+
+Status RunSession(Session& session) {
+  const size_t seen = session.warnings().size();
+  const Status st = session.Run();
+  for (size_t i = seen; i < session.warnings().size(); ++i) {
+    std::fprintf(stderr, "kiln: warning: %s; its nodes run on the CPU from now on\n",
+                 session.warnings()[i].c_str());
+  }
+  return st;
 }
 
 void AddIsaFlag(CLI::App& cmd, std::string* isa) {

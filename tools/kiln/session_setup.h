@@ -34,7 +34,8 @@ Expected<LoadedModel> LoadModelForInputs(const std::string& model, ModelSourceOp
 void AddThreadsFlag(CLI::App& cmd, int* threads);
 
 // --device cpu|dsp|gpu[:N][,...] (an order of preference; the CPU always runs what the others
-// cannot), --gpu-precision fp32|fp16, --dsp-scratch, --dsp-instrument and --dsp-unfused.
+// cannot), --gpu-precision fp32|fp16, --dsp-scratch, --dsp-instrument, --dsp-unfused and
+// --on-accelerator-failure cpu|fail.
 struct DeviceArgs {
   std::string device = "cpu";
   std::string gpu_precision = "fp32";
@@ -42,6 +43,8 @@ struct DeviceArgs {
   bool dsp_instrument = false;     // --dsp-instrument
   bool dsp_unfused = false;        // --dsp-unfused
   std::string placement = "auto";  // --placement cost|support (auto: cost for a list)
+  std::string on_failure = "cpu";  // --on-accelerator-failure cpu|fail
+  Expected<AcceleratorFailure> OnFailure() const;
   // Executor names for SessionOptions ("gpu" -> "opencl", "gpu:1" -> "opencl:1").
   Expected<std::vector<std::string>> Executors() const;
   Expected<GpuPrecision> Precision() const;
@@ -63,6 +66,9 @@ void AddDeviceFlags(CLI::App& cmd, DeviceArgs* device);
 Expected<std::unique_ptr<Session>> CreateSession(const LoadedModel& model, Isa isa, int threads,
                                                  const DeviceArgs& device = {},
                                                  bool profile = false);
+
+// Session::Run, reporting on stderr an accelerator the run left out (its nodes moved to the CPU).
+Status RunSession(Session& session);
 
 // Sets every session input from `inputs` (by name). Unknown names, missing inputs, dtype and
 // shape mismatches are errors. With `names_checked` (ONNX models, whose tensors

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "backends/opencl/cl_api.h"
 #include "ir/dtype.h"
 #include "ir/layout.h"
 
@@ -58,7 +59,7 @@ const char* ClErrorName(cl_int err) {
 
 Expected<ClBuffer> CreateDeviceBuffer(ClEnv& env, size_t bytes) {
   cl_int err = CL_SUCCESS;
-  cl_mem m = clCreateBuffer(env.context(), CL_MEM_READ_WRITE, bytes ? bytes : 4, nullptr, &err);
+  cl_mem m = api::CreateBuffer(env.context(), CL_MEM_READ_WRITE, bytes ? bytes : 4, nullptr, &err);
   KILN_RETURN_IF_ERROR(ClCheck(err, "clCreateBuffer(" + std::to_string(bytes) + " bytes)"));
   return ClBuffer(m);
 }
@@ -66,9 +67,9 @@ Expected<ClBuffer> CreateDeviceBuffer(ClEnv& env, size_t bytes) {
 Expected<ClBuffer> UploadBytes(ClEnv& env, const void* data, size_t bytes) {
   KILN_ASSIGN_OR_RETURN(ClBuffer buf, CreateDeviceBuffer(env, bytes));
   if (bytes) {
-    KILN_RETURN_IF_ERROR(ClCheck(clEnqueueWriteBuffer(env.setup_queue(), buf.get(), CL_TRUE, 0,
-                                                      bytes, data, 0, nullptr, nullptr),
-                                 "clEnqueueWriteBuffer"));
+    KILN_RETURN_IF_ERROR(
+        ClCheck(api::EnqueueWriteBuffer(env.setup_queue(), buf.get(), CL_TRUE, 0, bytes, data),
+                "clEnqueueWriteBuffer"));
   }
   return buf;
 }
@@ -113,8 +114,8 @@ void ClLaunch::Record(cl_event ev) {
 
 Status ClLaunch::Run(cl_kernel kernel, cl_uint dims, const size_t* global, const size_t* local) {
   cl_event ev = nullptr;
-  const cl_int err = clEnqueueNDRangeKernel(queue_, kernel, dims, nullptr, global, local, 0,
-                                            nullptr, first_ ? &ev : nullptr);
+  const cl_int err =
+      api::EnqueueNDRangeKernel(queue_, kernel, dims, global, local, first_ ? &ev : nullptr);
   if (err != CL_SUCCESS) {
     char name[128] = {};
     clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, sizeof(name) - 1, name, nullptr);
@@ -127,8 +128,8 @@ Status ClLaunch::Run(cl_kernel kernel, cl_uint dims, const size_t* global, const
 Status ClLaunch::Copy(cl_mem src, size_t src_offset, cl_mem dst, size_t dst_offset, size_t bytes) {
   if (bytes == 0) return Status::Ok();
   cl_event ev = nullptr;
-  KILN_RETURN_IF_ERROR(ClCheck(clEnqueueCopyBuffer(queue_, src, dst, src_offset, dst_offset, bytes,
-                                                   0, nullptr, first_ ? &ev : nullptr),
+  KILN_RETURN_IF_ERROR(ClCheck(api::EnqueueCopyBuffer(queue_, src, dst, src_offset, dst_offset,
+                                                      bytes, first_ ? &ev : nullptr),
                                "clEnqueueCopyBuffer"));
   if (first_) Record(ev);
   return Status::Ok();
@@ -140,7 +141,7 @@ ClArgs& ClArgs::Tensor(const ClTensor* t) {
 }
 
 ClArgs& ClArgs::Set(size_t size, const void* value) {
-  const cl_int err = clSetKernelArg(k_, index_, size, value);
+  const cl_int err = api::SetKernelArg(k_, index_, size, value);
   if (err != CL_SUCCESS && err_ == CL_SUCCESS) {
     err_ = err;
     failed_at_ = index_;

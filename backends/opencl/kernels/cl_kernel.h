@@ -125,6 +125,20 @@ class ClLaunch {
   bool started_ = false;
 };
 
+// The first and last events a timed ClLaunch records, released however the launch ends (a
+// failed launch may already hold some).
+struct ClLaunchEvents {
+  cl_event first = nullptr;
+  cl_event last = nullptr;
+  ClLaunchEvents() = default;
+  ClLaunchEvents(const ClLaunchEvents&) = delete;
+  ClLaunchEvents& operator=(const ClLaunchEvents&) = delete;
+  ~ClLaunchEvents() {
+    if (first) clReleaseEvent(first);
+    if (last) clReleaseEvent(last);
+  }
+};
+
 // Sets kernel arguments in order, remembering the first error.
 class ClArgs {
  public:

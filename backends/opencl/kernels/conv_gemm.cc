@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "backends/opencl/cl_api.h"
 #include "backends/opencl/kernels/cl_program.h"
 
 namespace kiln::opencl {
@@ -87,9 +88,9 @@ Expected<ConvGemmChoice> Tune(ClEnv& env, const ConvGemmShape& s, cl_mem weights
   KILN_ASSIGN_OR_RETURN(ClBuffer y, CreateDeviceBuffer(env, y_elems * elem));
   KILN_ASSIGN_OR_RETURN(ClBuffer part, CreateDeviceBuffer(env, part_floats * 4));
   const cl_uchar zero = 0;
-  KILN_RETURN_IF_ERROR(ClCheck(clEnqueueFillBuffer(env.setup_queue(), x.get(), &zero, 1, 0,
-                                                   x_elems * elem, 0, nullptr, nullptr),
-                               "clEnqueueFillBuffer"));
+  KILN_RETURN_IF_ERROR(
+      ClCheck(api::EnqueueFillBuffer(env.setup_queue(), x.get(), &zero, 1, 0, x_elems * elem),
+              "clEnqueueFillBuffer"));
   ClTensor xt{x.get(), 0, 0, x_elems * elem}, yt{y.get(), 0, 0, y_elems * elem};
   ClTensor pt{part.get(), 0, 0, part_floats * 4};
   const ConvGemmBuffers b{&xt, weights, bias, nullptr, &yt, ktab, &pt};
@@ -103,15 +104,13 @@ Expected<ConvGemmChoice> Tune(ClEnv& env, const ConvGemmShape& s, cl_mem weights
       KILN_RETURN_IF_ERROR(BindConvGemm(gemm.get(), reduce.get(), s, c, b, ActivationParams{}));
       std::vector<double> times;
       for (int rep = 0; rep < 4; ++rep) {
-        cl_event first = nullptr, last = nullptr;
-        ClLaunch launch(env.setup_queue(), &first, &last);
+        ClLaunchEvents ev;
+        ClLaunch launch(env.setup_queue(), &ev.first, &ev.last);
         KILN_RETURN_IF_ERROR(LaunchConvGemm(launch, gemm.get(), reduce.get(), s, c));
-        KILN_RETURN_IF_ERROR(ClCheck(clWaitForEvents(1, &last), "clWaitForEvents"));
+        KILN_RETURN_IF_ERROR(ClCheck(api::WaitForEvents(1, &ev.last), "clWaitForEvents"));
         cl_ulong t0 = 0, t1 = 0;
-        clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof(t0), &t0, nullptr);
-        clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof(t1), &t1, nullptr);
-        clReleaseEvent(first);
-        clReleaseEvent(last);
+        clGetEventProfilingInfo(ev.first, CL_PROFILING_COMMAND_START, sizeof(t0), &t0, nullptr);
+        clGetEventProfilingInfo(ev.last, CL_PROFILING_COMMAND_END, sizeof(t1), &t1, nullptr);
         if (rep > 0) times.push_back(static_cast<double>(t1 - t0) * 1e-6);  // first: warm-up
       }
       const double ms = MedianMs(times);
