@@ -6,10 +6,10 @@
 #include <cstring>
 #include <random>
 
-#include "backends/dsp/dsp_options.h"
-#include "ir/op_schema.h"
-#include "backends/dsp/kernels/dsp_op.h"
 #include "backends/dsp/dsp_executor.h"
+#include "backends/dsp/dsp_options.h"
+#include "backends/dsp/kernels/dsp_op.h"
+#include "ir/op_schema.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
 #include "serializer/container_reader.h"
@@ -125,11 +125,26 @@ TEST(DspModelFile, TamperedProgramIsRefusedBeforeItRuns) {
   ASSERT_TRUE(model.ok()) << model.status().ToString();  // the encoding is fine
   SessionOptions so;
   so.executors = {kExecutorDsp};
+  so.on_accelerator_failure = AcceleratorFailure::kFail;
   auto s = Session::Create(**model, so);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument) << s.status().ToString();
   EXPECT_NE(s.status().message().find("DSP command stream"), std::string::npos)
       << s.status().ToString();
+
+  // By default the DSP's refusal moves its nodes to the CPU: the program never runs, and the
+  // session says why.
+  so.on_accelerator_failure = AcceleratorFailure::kFallBackToCpu;
+  auto fallback = Session::Create(**model, so);
+  ASSERT_TRUE(fallback.ok()) << fallback.status().ToString();
+  for (const std::string& placed : (*fallback)->Placement()) {
+    if (placed != "-") {
+      EXPECT_EQ(placed, kExecutorCpu);
+    }
+  }
+  ASSERT_FALSE((*fallback)->warnings().empty());
+  EXPECT_NE((*fallback)->warnings()[0].find("DSP command stream"), std::string::npos)
+      << (*fallback)->warnings()[0];
 }
 
 TEST(DspModelFile, MalformedSectionsAreRefusedAtLoad) {
