@@ -11,8 +11,12 @@ add_custom_command(
   COMMENT "Embedding the OpenCL kernel sources"
   VERBATIM)
 kiln_sources(_opencl_runtime backends/opencl)
+# The fault-injection seam (cl_fault.cc) sits under every OpenCL call, the kernels' included: it
+# goes into the kernel library, so that whatever links the kernels links it.
+set(_opencl_fault ${CMAKE_SOURCE_DIR}/backends/opencl/cl_fault.cc)
+list(REMOVE_ITEM _opencl_runtime ${_opencl_fault})
 kiln_add_backend(NAME opencl
   FACTORY kiln::MakeOpenClBackend
   REGISTER_KERNELS kiln::opencl::RegisterOpenClKernels
-  KERNEL_SOURCES ${_opencl_kernels} ${KILN_CL_EMBEDDED}
+  KERNEL_SOURCES ${_opencl_kernels} ${KILN_CL_EMBEDDED} ${_opencl_fault}
   RUNTIME_SOURCES ${_opencl_runtime})
