@@ -490,7 +490,7 @@ Expected<std::unique_ptr<Session::Impl>> Session::Build() {
     if (!FallsBack(im->culprit)) return st;
     // Built again from the start without it: its nodes are placed, and their buffers bound,
     // as if it had never been asked for.
-    Drop(im->RequestedName(im->culprit), st, "at session creation");
+    if (!Drop(im->RequestedName(im->culprit), st, "at session creation")) return st;
   }
 }
 
@@ -499,12 +499,13 @@ bool Session::FallsBack(const Executor* failed) const {
          failed != nullptr && failed->name() != kExecutorCpu;
 }
 
-void Session::Drop(const std::string& requested, const Status& why, const char* when) {
+bool Session::Drop(const std::string& requested, const Status& why, const char* when) {
   auto& names = options_.executors;
-  if (auto it = std::find(names.begin(), names.end(), requested); it != names.end()) {
-    names.erase(it);
-  }
+  const auto it = std::find(names.begin(), names.end(), requested);
+  if (it == names.end()) return false;
+  names.erase(it);
   warnings_.push_back("executor '" + requested + "' failed " + when + " (" + why.message() + ")");
+  return true;
 }
 
 Status Session::FallBack(const Executor* failed, const Status& why) {
@@ -516,7 +517,7 @@ Status Session::FallBack(const Executor* failed, const Status& why) {
         old.buffers[static_cast<size_t>(graph_->inputs()[i])].at(kHostDomain));
     inputs[i].emplace(src, src + input_info(i).byte_size());
   }
-  Drop(old.RequestedName(failed), why, "while running");
+  if (!Drop(old.RequestedName(failed), why, "while running")) return why;
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<Impl> fresh, Build());
   impl_ = std::move(fresh);  // the failed executor goes with the old steps
   for (size_t i = 0; i < num_inputs(); ++i) {

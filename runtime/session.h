@@ -123,8 +123,9 @@ class Session {
   Expected<std::unique_ptr<Impl>> Build();
   // Whether the error of `failed` moves its nodes to the CPU (else it is returned).
   bool FallsBack(const Executor* failed) const;
-  // Takes executor `requested` out of options_.executors, saying why in warnings_.
-  void Drop(const std::string& requested, const Status& why, const char* when);
+  // Takes executor `requested` out of options_.executors, saying why in warnings_; false when
+  // it is not there (nothing left to drop: the failure is returned instead of rebuilding).
+  bool Drop(const std::string& requested, const Status& why, const char* when);
   // After a failure of `failed` in Run(): a new Impl without it, the inputs carried over.
   Status FallBack(const Executor* failed, const Status& why);
   SessionOptions options_;
