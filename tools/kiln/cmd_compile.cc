@@ -144,7 +144,7 @@ Status Compile(CompileArgs& args) {
 void RegisterCompile(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("compile", "Compile a model into a (signed) .kiln file");
   auto args = std::make_shared<CompileArgs>();
-  cmd->add_option("model", args->model, "Source model (.onnx)")->required();
+  cmd->add_option("model", args->model, "Source model (.onnx or .tflite)")->required();
   cmd->add_option("-o,--out", args->out, "Output .kiln file")->required();
   cmd->add_option("--sign-key", args->sign_key, "Ed25519 private key (PREFIX.key) to sign with");
   cmd->add_option("--compress", args->compress, "Section compression: none | zstd | zstd:LEVEL");

@@ -235,7 +235,7 @@ void RegisterInspect(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<InspectArgs>();
   auto* cmd =
       app.add_subcommand("inspect", "Show a model's inputs, outputs, ops, parameters and MACs");
-  cmd->add_option("model", args->model, "Model file (.onnx or .kiln)")->required();
+  cmd->add_option("model", args->model, "Model file (.onnx, .tflite or .kiln)")->required();
   cmd->add_flag("--json", args->json, "Print JSON instead of text");
   cmd->add_flag("--ir", args->ir, "Print the IR (as compiled) as text");
   cmd->add_flag("--nodes", args->nodes,
