@@ -162,13 +162,35 @@ def float_op_models():
         "padv2": lambda x: tf.pad(x, [[0, 0], [1, 1], [0, 2], [0, 0]], constant_values=0.5),
         "squeeze_expand": lambda x: tf.expand_dims(tf.squeeze(x[:, :1], axis=1), 2),
         "softmax_beta": lambda x: tf.nn.softmax(x * 2.5),
+        "depth_to_space": lambda x: tf.nn.depth_to_space(x, 2),
+        "space_to_depth": lambda x: tf.nn.space_to_depth(x, 2),
     }
+
+
+class SparseConv(tf.Module):
+    """A 1x1 convolution and a dense layer whose weights are 80 % zeros: the converter stores
+    them as sparse tensors read through DENSIFY."""
+
+    def __init__(self):
+        w = rng.normal(0.0, 0.3, [1, 1, 4, 32]).astype(np.float32)
+        w[rng.uniform(size=w.shape) < 0.8] = 0.0
+        f = rng.normal(0.0, 0.3, [32, 16]).astype(np.float32)
+        f[:, ::4] = 0.0
+        f[rng.uniform(size=f.shape) < 0.8] = 0.0
+        self.w, self.f = tf.constant(w), tf.constant(f)
+
+    @tf.function(input_signature=[tf.TensorSpec([1, 8, 8, 4], tf.float32)])
+    def __call__(self, x):
+        y = tf.nn.relu(tf.nn.conv2d(x, self.w, 1, "VALID"))
+        return {"y": tf.matmul(tf.reshape(y, [64, 32]), self.f)}
 
 
 def convert(module, mode, shape):
     fn = module.__call__.get_concrete_function()
     conv = tf.lite.TFLiteConverter.from_concrete_functions([fn], module)
-    if mode == "f16":
+    if mode == "sparse":
+        conv.optimizations = [tf.lite.Optimize.EXPERIMENTAL_SPARSITY]
+    elif mode == "f16":
         conv.optimizations = [tf.lite.Optimize.DEFAULT]
         conv.target_spec.supported_types = [tf.float16]
     elif mode == "int8":
@@ -206,6 +228,7 @@ def main():
               for name, fn in one_op_models().items()]
     cases += [(f"float_op_{name}", OneOp(fn), [1, 8, 8, 4], "float")
               for name, fn in float_op_models().items()]
+    cases.append(("float_op_densify", SparseConv(), [1, 8, 8, 4], "sparse"))
     for folder_name, module, shape, mode in cases:
         x = rng.uniform(-1.0, 1.0, shape).astype(np.float32)
         model = convert(module, mode, shape)

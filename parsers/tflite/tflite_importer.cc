@@ -8,6 +8,7 @@
 
 #include "ir/op_schema.h"
 #include "parsers/tflite/tflite_ops.h"
+#include "parsers/tflite/tflite_sparsity.h"
 
 namespace kiln::tflite_import {
 namespace {
@@ -167,13 +168,17 @@ Expected<ValueId> Importer::ConstantValue(int i) {
   Slot& s = slots_[static_cast<size_t>(i)];
   if (s.stored[0] != kNoValue) return s.stored[0];
   const tflite::Tensor& t = tensor(i);
-  if (t.sparsity()) {
-    return Unsupported("tensor '" + name(i) + "' is sparse (DENSIFY); Kiln reads dense tensors");
-  }
   KILN_RETURN_IF_ERROR(CheckTyped(i));
   KILN_ASSIGN_OR_RETURN(auto data, model_.TensorData(t));
   if (data.empty()) {
     return InvalidArgument("tensor '" + name(i) + "' is read before any operator writes it");
+  }
+  if (t.sparsity()) {  // sparse weights (read through DENSIFY) are expanded here, once
+    auto dense = Densify(*t.sparsity(), shape(i), DTypeSize(dtype(i)), data);
+    if (!dense.ok()) return dense.status().WithContext("tensor '" + name(i) + "'");
+    s.stored[0] = graph_.AddConstant(name(i), dtype(i), shape(i),
+                                     ConstantBytes::FromVector(std::move(dense).value()));
+    return s.stored[0];
   }
   int64_t elements = 1;
   for (int64_t d : shape(i)) {
@@ -432,11 +437,6 @@ Expected<ValueId> Importer::Activation(ValueId x, tflite::ActivationFunctionType
 
 Status Importer::Define(int i, ValueId real, Form f) {
   KILN_RETURN_IF_ERROR(CheckTyped(i));
-  Slot& s = slots_[static_cast<size_t>(i)];
-  if (s.stored[0] != kNoValue || s.stored[1] != kNoValue || IsConstant(i)) {
-    return InvalidArgument("operator " + std::to_string(op().index) + " (" + op().type +
-                           ") writes tensor '" + name(i) + "', which is already defined");
-  }
   ValueId stored = real;
   if (IsQuantized(i)) {
     QuantParams q = quant(i);
@@ -448,6 +448,21 @@ Status Importer::Define(int i, ValueId real, Form f) {
     return Unsupported("operator " + std::to_string(op().index) + " (" + op().type +
                        ") writes tensor '" + name(i) + "' as " + std::string(DTypeName(dtype(i))) +
                        " without quantization parameters");
+  }
+  return DefineStored(i, stored, f);
+}
+
+Status Importer::DefineStored(int i, ValueId stored, Form f) {
+  KILN_RETURN_IF_ERROR(CheckTyped(i));
+  Slot& s = slots_[static_cast<size_t>(i)];
+  if (s.stored[0] != kNoValue || s.stored[1] != kNoValue || IsConstant(i)) {
+    return InvalidArgument("operator " + std::to_string(op().index) + " (" + op().type +
+                           ") writes tensor '" + name(i) + "', which is already defined");
+  }
+  if (graph_.value(stored).dtype != dtype(i)) {
+    return InvalidArgument(Where() + ": tensor '" + name(i) + "' is declared " +
+                           std::string(DTypeName(dtype(i))) + ", but its input is " +
+                           std::string(DTypeName(graph_.value(stored).dtype)));
   }
   // A value from before this op (a DEQUANTIZE of a float tensor) gets a node of its own, so that
   // the tensor has a value to name.

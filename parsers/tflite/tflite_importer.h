@@ -88,6 +88,9 @@ class Importer {
   // outputs get a QuantizeLinear with their parameters. The shape Kiln infers must be the
   // declared one (the input's layout taken into account), or the import fails naming the op.
   Status Define(int i, ValueId real, Form f);
+  // Defines tensor i from a value already in its stored type (codes of a quantized tensor):
+  // the ops that only move or densify data.
+  Status DefineStored(int i, ValueId stored, Form f);
 
   const OpContext& op() const { return *op_; }
   // "operator 3 (CONV_2D) 'name'": how errors name the current op.

@@ -40,6 +40,7 @@ const std::map<B, Converter>& Converters() {
       {B::SOFTMAX, ConvertSoftmax},
       {B::QUANTIZE, ConvertQuantizeOrDequantize},
       {B::DEQUANTIZE, ConvertQuantizeOrDequantize},
+      {B::DENSIFY, ConvertDensify},
       {B::CONCATENATION, ConvertConcatenation},
       {B::RESHAPE, ConvertReshape},
       {B::SQUEEZE, ConvertReshape},
@@ -55,6 +56,10 @@ const std::map<B, Converter>& Converters() {
       {B::RESIZE_NEAREST_NEIGHBOR, [](Importer& im) { return ConvertResize(im, false); }},
       {B::STRIDED_SLICE, ConvertStridedSlice},
       {B::GATHER, ConvertGather},
+      {B::DEPTH_TO_SPACE,
+       [](Importer& im) { return ConvertDepthSpace(im, OpType::kDepthToSpace); }},
+      {B::SPACE_TO_DEPTH,
+       [](Importer& im) { return ConvertDepthSpace(im, OpType::kSpaceToDepth); }},
   };
   return table;
 }

@@ -31,6 +31,7 @@ Status ConvertClamp(Importer& im, float lo, float hi);
 Status ConvertLeakyRelu(Importer& im);
 Status ConvertSoftmax(Importer& im);
 Status ConvertQuantizeOrDequantize(Importer& im);
+Status ConvertDensify(Importer& im);
 // tflite_ops_tensor.cc
 Status ConvertConcatenation(Importer& im);
 Status ConvertReshape(Importer& im);
@@ -40,6 +41,7 @@ Status ConvertReduce(Importer& im, OpType type);
 Status ConvertResize(Importer& im, bool bilinear);
 Status ConvertStridedSlice(Importer& im);
 Status ConvertGather(Importer& im);
+Status ConvertDepthSpace(Importer& im, OpType type);
 
 // Shared checks.
 Status NeedInputs(const Importer& im, size_t count);

@@ -98,4 +98,11 @@ Status ConvertQuantizeOrDequantize(Importer& im) {
   return im.Define(im.op().outputs[0], xv, f);
 }
 
+// The sparse constant is expanded when it is read (tflite_sparsity.h); the op moves it as it is.
+Status ConvertDensify(Importer& im) {
+  KILN_RETURN_IF_ERROR(NeedInputs(im, 1));
+  KILN_ASSIGN_OR_RETURN(ValueId x, im.Stored(im.op().inputs[0], Form::kPlain));
+  return im.DefineStored(im.op().outputs[0], x, Form::kPlain);
+}
+
 }  // namespace kiln::tflite_import

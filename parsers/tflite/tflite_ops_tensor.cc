@@ -236,4 +236,22 @@ Status ConvertGather(Importer& im) {
   return im.Define(im.op().outputs[0], y, Form::kPlain);
 }
 
+// TensorFlow orders the moved block's channels as (row, column, channel): ONNX's DCR order, which
+// is also SpaceToDepth's; in NCHW form.
+Status ConvertDepthSpace(Importer& im, OpType type) {
+  KILN_RETURN_IF_ERROR(NeedInputs(im, 1));
+  int64_t block = 0;
+  if (const auto* o = im.op().op->builtin_options_as_DepthToSpaceOptions()) block = o->block_size();
+  if (const auto* o = im.op().op->builtin_options_as_SpaceToDepthOptions()) block = o->block_size();
+  if (block < 1) return InvalidArgument(im.Where() + ": block_size must be positive");
+  const int x = im.op().inputs[0];
+  KILN_RETURN_IF_ERROR(NeedRank(im, x, 4));
+  KILN_ASSIGN_OR_RETURN(ValueId xv, im.Real(x, Form::kNchw));
+  Attributes a;
+  a.Set("blocksize", block);
+  if (type == OpType::kDepthToSpace) a.Set("mode", std::string("DCR"));
+  KILN_ASSIGN_OR_RETURN(ValueId y, im.Emit(type, {xv}, std::move(a)));
+  return im.Define(im.op().outputs[0], y, Form::kNchw);
+}
+
 }  // namespace kiln::tflite_import
