@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
+#include "calibration/npy_io.h"
 #include "tests/test_support.h"
 
 namespace kiln {
@@ -70,6 +72,29 @@ TEST_F(CliTfliteTest, CompiledFileRunsLikeTheSource) {
   const std::string a = bytes(dir_ + "/out_kiln/PartitionedCall_0.npy");
   EXPECT_FALSE(a.empty());
   EXPECT_EQ(a, bytes(dir_ + "/out_src/PartitionedCall_0.npy"));
+}
+
+// Kiln's own int8 quantization of a float TFLite model, calibrated on .npy samples (NHWC, as
+// the model declares its input), against LiteRT's float output.
+TEST_F(CliTfliteTest, QuantizeFloatModel) {
+  auto input =
+      ReadNpyFile((fs::path(KILN_SOURCE_DIR) / "tests/tflite/cnn_float/input_0.npy").string());
+  ASSERT_TRUE(input.ok()) << input.status().ToString();
+  fs::create_directories(dir_ + "/calib");
+  for (int s = 0; s < 8; ++s) {
+    HostTensor t = *input;
+    for (int64_t i = 0; i < t.num_elements(); ++i) {
+      t.data<float>()[i] = std::sin(0.37f * static_cast<float>(i + 97 * s));
+    }
+    ASSERT_TRUE(WriteNpyFile(dir_ + "/calib/s" + std::to_string(s) + ".npy", t).ok());
+  }
+  auto r = Kiln("quantize " + Fixture("cnn_float", "model.tflite") + " --calib " +
+                Scratch("calib") + " -o " + Scratch("cnn_q.kiln"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("integer"), std::string::npos) << r.out;
+  r = Kiln("validate " + Scratch("cnn_q.kiln") + " --allow-unsigned --test-data " +
+           Fixture("cnn_float") + " --min-sqnr 25");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
 }
 
 TEST_F(CliTfliteTest, BadFilesAndInputsFailCleanly) {
