@@ -44,7 +44,7 @@ TEST_F(CliTfliteTest, InspectShowsTheDeclaredNhwcSignature) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("serving_default_x:0  f32 [1,8,8,4]"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("f32 [1,4,4,12]"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("source ONNX nodes: 7"), std::string::npos) << r.out;  // TFLite operators
+  EXPECT_NE(r.out.find("source TFLite operators: 7"), std::string::npos) << r.out;
 }
 
 TEST_F(CliTfliteTest, ValidateReadsNpyReferences) {
@@ -58,7 +58,9 @@ TEST_F(CliTfliteTest, ValidateReadsNpyReferences) {
 TEST_F(CliTfliteTest, CompiledFileRunsLikeTheSource) {
   auto r = Kiln("compile " + Fixture("cnn_int8", "model.tflite") + " -o " + Scratch("cnn.kiln"));
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("from 21 ONNX nodes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("from 21 TFLite operators"), std::string::npos) << r.out;
+  r = Kiln("inspect " + Scratch("cnn.kiln") + " --allow-unsigned");
+  EXPECT_NE(r.out.find("source TFLite operators: 21"), std::string::npos) << r.out << r.err;
   r = Kiln("run " + Scratch("cnn.kiln") + " --allow-unsigned -i " +
            Fixture("cnn_int8", "input_0.npy") + " -o " + Scratch("out_kiln"));
   ASSERT_EQ(r.code, 0) << r.err;

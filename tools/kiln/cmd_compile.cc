@@ -121,12 +121,17 @@ Status Compile(CompileArgs& args) {
   if (loaded.source_nodes >= 0) {
     meta.compile_options.emplace_back("source-nodes", std::to_string(loaded.source_nodes));
   }
+  if (loaded.source_unit != "ONNX nodes") {
+    meta.compile_options.emplace_back("source-format", "tflite");
+  }
   KILN_ASSIGN_OR_RETURN(WrittenModel written,
                         WriteKilnModel(*loaded.graph, plan, std::move(meta),
                                        {args.out, args.compress, args.sign_key, binaries, dsp}));
   std::cout << "wrote " << args.out << " (" << written.bytes << " bytes, "
             << loaded.graph->num_nodes() << " nodes";
-  if (loaded.source_nodes >= 0) std::cout << " from " << loaded.source_nodes << " ONNX nodes";
+  if (loaded.source_nodes >= 0) {
+    std::cout << " from " << loaded.source_nodes << " " << loaded.source_unit;
+  }
   if (dsp) {
     std::cout << ", " << dsp->by_node.size() << " DSP command streams, " << dsp->chains.size()
               << " fused chains";

@@ -115,6 +115,7 @@ Expected<LoadedModel> LoadModel(const std::string& path, const ModelSourceOption
   m.payloads = std::move(compiled->payloads);
   auto nodes = tflite ? CountTfliteOperators(path) : CountOnnxNodes(path);
   if (nodes.ok()) m.source_nodes = *nodes;
+  if (tflite) m.source_unit = "TFLite operators";
   return m;
 }
 
