@@ -68,8 +68,10 @@ class Importer {
   Expected<ValueId> RealAsNchw(int i);
   // Tensor i as stored (codes for quantized tensors) in form f.
   Expected<ValueId> Stored(int i, Form f);
-  // A constant tensor, permuted by `perm` (empty: as stored), as f32: DequantizeLinear of its
-  // codes with the per-channel axis carried through the permutation, or the f32/f16 weights.
+  // Weights permuted by `perm` (empty: as stored), as f32: a constant's DequantizeLinear of its
+  // codes with the per-channel axis carried through the permutation, or its f32/f16 values; an
+  // op's output (DEQUANTIZE of float16 weights, DENSIFY) as its real value, transposed (the
+  // import's constant folding makes both constants).
   Expected<ValueId> Weight(int i, const std::vector<int64_t>& perm);
   // The integer values of a constant int32/int64 tensor (shapes, axes, paddings).
   Expected<std::vector<int64_t>> ConstantInts(int i) const;
