@@ -99,7 +99,10 @@ Status Importer::ReadQuantization(int i) {
       return InvalidArgument("tensor '" + name(i) + "' has " + std::to_string(n) + " scales and " +
                              std::to_string(q->zero_point()->size()) + " zero points");
     }
-    p.zero_points.assign(q->zero_point()->begin(), q->zero_point()->end());
+    // Copied bytewise: flatc 2.0.8's Verifier checks a vector's length prefix for 4-byte
+    // alignment only, so an int64 vector may sit at 4 mod 8 (a misaligned load if read as is).
+    p.zero_points.resize(n);
+    std::memcpy(p.zero_points.data(), q->zero_point()->Data(), n * sizeof(int64_t));
   } else {
     p.zero_points.assign(n, 0);
   }
