@@ -76,6 +76,29 @@ TEST_F(CliTfliteTest, CompiledFileRunsLikeTheSource) {
   EXPECT_EQ(a, bytes(dir_ + "/out_src/PartitionedCall_0.npy"));
 }
 
+// An int8 TFLite model large enough for the DSP's cost placement runs its convolutions there,
+// bit-identical with the CPU's integer reference kernels and equal to LiteRT.
+TEST_F(CliTfliteTest, Int8ModelRunsOnTheDsp) {
+  const std::string model = Fixture("dsp_int8", "model.tflite");
+  auto r = Kiln("validate " + model + " --test-data " + Fixture("dsp_int8") + " --device dsp");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("placement: dsp 4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("max_abs_err 0 "), std::string::npos) << r.out;
+  const std::string input = " -i " + Fixture("dsp_int8", "input_0.npy");
+  r = Kiln("run " + model + " --isa reference --device dsp --dsp-instrument" + input + " -o " +
+           Scratch("dsp_out"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = Kiln("run " + model + " --isa reference" + input + " -o " + Scratch("cpu_out"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto bytes = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string dsp = bytes(dir_ + "/dsp_out/PartitionedCall_0.npy");
+  EXPECT_FALSE(dsp.empty());
+  EXPECT_EQ(dsp, bytes(dir_ + "/cpu_out/PartitionedCall_0.npy"));
+}
+
 // Kiln's own int8 quantization of a float TFLite model, calibrated on .npy samples (NHWC, as
 // the model declares its input), against LiteRT's float output.
 TEST_F(CliTfliteTest, QuantizeFloatModel) {

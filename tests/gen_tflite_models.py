@@ -25,7 +25,8 @@ Each is written three ways: float32 (<name>_float), float16 weights with DEQUANT
 (<name>_f16), and full-integer int8 (<name>_int8: per-channel int8 weights, int32 biases,
 int8 activations, int8 input and output), calibrated on 32 random inputs.
 Then one model per op on a [1, 8, 8, 4] input: int8_op_<op> for the int8 form of every op of
-the two graphs, float_op_<op> for the float builtins they do not use.
+the two graphs, float_op_<op> for the float builtins they do not use; and dsp_int8, an int8
+network large enough for the DSP target.
 Each model gets a folder, OUT_DIR/<model>/, with model.tflite, input_0.npy (an
 input not calibrated on) and output_<k>.npy (the outputs of LiteRT's builtin reference kernels,
 in the model's output order): the layout `kiln validate MODEL --test-data FOLDER` reads.
@@ -167,6 +168,26 @@ def float_op_models():
     }
 
 
+class DspNet(tf.Module):
+    """Convolutions large enough (8.3 M MACs) that Kiln's cost placement keeps them on the DSP
+    target; global pooling keeps the output small."""
+
+    def __init__(self):
+        # Its own generator: the models above keep the weights and inputs they had before it.
+        own = np.random.default_rng(48)
+        w = lambda shape, scale: tf.constant(own.normal(0.0, scale, shape).astype(np.float32))
+        self.w1 = w([3, 3, 8, 32], 0.2)
+        self.dw = w([3, 3, 32, 1], 0.3)
+        self.w2 = w([1, 1, 32, 32], 0.2)
+
+    @tf.function(input_signature=[tf.TensorSpec([1, 48, 48, 8], tf.float32)])
+    def __call__(self, x):
+        y = tf.nn.relu(tf.nn.conv2d(x, self.w1, 1, "SAME"))
+        y = tf.nn.relu6(tf.nn.depthwise_conv2d(y, self.dw, [1, 1, 1, 1], "SAME"))
+        y = tf.nn.relu(tf.nn.conv2d(y, self.w2, 1, "SAME"))
+        return {"y": tf.reduce_mean(y, axis=[1, 2])}
+
+
 class SparseConv(tf.Module):
     """A 1x1 convolution and a dense layer whose weights are 80 % zeros: the converter stores
     them as sparse tensors read through DENSIFY."""
@@ -229,6 +250,7 @@ def main():
     cases += [(f"float_op_{name}", OneOp(fn), [1, 8, 8, 4], "float")
               for name, fn in float_op_models().items()]
     cases.append(("float_op_densify", SparseConv(), [1, 8, 8, 4], "sparse"))
+    cases.append(("dsp_int8", DspNet(), [1, 48, 48, 8], "int8"))
     for folder_name, module, shape, mode in cases:
         x = rng.uniform(-1.0, 1.0, shape).astype(np.float32)
         model = convert(module, mode, shape)

@@ -141,16 +141,17 @@ INSTANTIATE_TEST_SUITE_P(
     Fixtures, TfliteInt8Model,
     ::testing::Values(
         Int8Case{"head_int8", 1, true}, Int8Case{"cnn_int8", 8, true},
-        Int8Case{"int8_op_conv", 1, true}, Int8Case{"int8_op_conv_stride2", 1, true},
-        Int8Case{"int8_op_depthwise", 1, true}, Int8Case{"int8_op_transpose_conv", 1, false},
-        Int8Case{"int8_op_fully_connected", 1, true}, Int8Case{"int8_op_max_pool", 1, false},
-        Int8Case{"int8_op_average_pool", 1, true}, Int8Case{"int8_op_add", 1, true},
-        Int8Case{"int8_op_mul", 1, true}, Int8Case{"int8_op_sub", 1, false},
-        Int8Case{"int8_op_concatenation", 1, false}, Int8Case{"int8_op_pad", 1, false},
-        Int8Case{"int8_op_resize_bilinear", 1, false}, Int8Case{"int8_op_resize_nearest", 1, false},
-        Int8Case{"int8_op_hard_swish", 1, true}, Int8Case{"int8_op_logistic", 1, true},
-        Int8Case{"int8_op_tanh", 1, true}, Int8Case{"int8_op_mean", 1, false},
-        Int8Case{"int8_op_softmax", 1, false}, Int8Case{"int8_op_strided_slice", 1, false}),
+        Int8Case{"dsp_int8", 1, true}, Int8Case{"int8_op_conv", 1, true},
+        Int8Case{"int8_op_conv_stride2", 1, true}, Int8Case{"int8_op_depthwise", 1, true},
+        Int8Case{"int8_op_transpose_conv", 1, false}, Int8Case{"int8_op_fully_connected", 1, true},
+        Int8Case{"int8_op_max_pool", 1, false}, Int8Case{"int8_op_average_pool", 1, true},
+        Int8Case{"int8_op_add", 1, true}, Int8Case{"int8_op_mul", 1, true},
+        Int8Case{"int8_op_sub", 1, false}, Int8Case{"int8_op_concatenation", 1, false},
+        Int8Case{"int8_op_pad", 1, false}, Int8Case{"int8_op_resize_bilinear", 1, false},
+        Int8Case{"int8_op_resize_nearest", 1, false}, Int8Case{"int8_op_hard_swish", 1, true},
+        Int8Case{"int8_op_logistic", 1, true}, Int8Case{"int8_op_tanh", 1, true},
+        Int8Case{"int8_op_mean", 1, false}, Int8Case{"int8_op_softmax", 1, false},
+        Int8Case{"int8_op_strided_slice", 1, false}),
     [](const ::testing::TestParamInfo<Int8Case>& info) { return info.param.name; });
 
 }  // namespace
