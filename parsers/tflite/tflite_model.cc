@@ -75,6 +75,12 @@ Expected<TfliteModel> TfliteModel::Open(std::span<const uint8_t> bytes) {
   KILN_RETURN_IF_ERROR(CheckIndexes(g.outputs(), num_tensors, false, "a graph output"));
   if (g.tensors()) {
     for (flatbuffers::uoffset_t i = 0; i < g.tensors()->size(); ++i) {
+      // LiteRT 2.3.0 can keep weights in files beside the model (Model.external_buffers).
+      if (g.tensors()->Get(i)->external_buffer() != 0) {
+        return Unsupported("tensor " + std::to_string(i) + " keeps its data in external buffer " +
+                           std::to_string(g.tensors()->Get(i)->external_buffer()) +
+                           "; Kiln reads weights stored in the .tflite file only");
+      }
       if (g.tensors()->Get(i)->buffer() >= std::max<size_t>(num_buffers, 1)) {
         return InvalidArgument("tensor " + std::to_string(i) + " refers to buffer " +
                                std::to_string(g.tensors()->Get(i)->buffer()) +

@@ -1,7 +1,7 @@
 // The TFLite importer on bad input: every truncation and every flipped byte of a fixture ends in
 // an error or a verified graph (never a crash), a flipped root offset is reported as corrupt,
-// custom and Flex ops are refused by name, and the NHWC layout is made explicit at the graph's
-// edges only.
+// custom and Flex ops are refused by name, so are weights in external buffers, and the NHWC
+// layout is made explicit at the graph's edges only.
 #include "parsers/tflite/tflite_parser.h"
 
 #include <gtest/gtest.h>
@@ -82,7 +82,8 @@ TEST(TfliteParser, EveryFlippedByteFailsCleanlyOrVerifies) {
 // A model of one input, one output and the given operators (op codes by name), each reading
 // the input and writing the output: enough for the support check, which runs first.
 std::vector<uint8_t> ModelWithOps(
-    const std::vector<std::pair<tflite::BuiltinOperator, std::string>>& codes) {
+    const std::vector<std::pair<tflite::BuiltinOperator, std::string>>& codes,
+    uint32_t input_external_buffer = 0) {
   flatbuffers::FlatBufferBuilder b;
   std::vector<flatbuffers::Offset<tflite::OperatorCode>> op_codes;
   for (const auto& [builtin, custom] : codes) {
@@ -93,7 +94,8 @@ std::vector<uint8_t> ModelWithOps(
   const std::vector<int32_t> shape = {1, 4};
   std::vector<flatbuffers::Offset<tflite::Tensor>> tensors = {
       tflite::CreateTensor(b, b.CreateVector(shape), tflite::TensorType::FLOAT32, 0,
-                           b.CreateString("x")),
+                           b.CreateString("x"), 0, false, 0, 0, false, 0,
+                           input_external_buffer),
       tflite::CreateTensor(b, b.CreateVector(shape), tflite::TensorType::FLOAT32, 0,
                            b.CreateString("y"))};
   std::vector<flatbuffers::Offset<tflite::Operator>> ops;
@@ -134,6 +136,15 @@ TEST(TfliteParser, SupportedOpOnWrongInputsIsAnError) {
   ASSERT_FALSE(twice.ok());
   EXPECT_NE(twice.status().message().find("already defined"), std::string::npos)
       << twice.status().ToString();
+}
+
+TEST(TfliteParser, ExternalBuffersRefused) {
+  auto g = ParseTfliteBytes(ModelWithOps({{tflite::BuiltinOperator::RELU, ""}}, 1), {});
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(g.status().message().find("tensor 0 keeps its data in external buffer 1"),
+            std::string::npos)
+      << g.status().ToString();
 }
 
 TEST(TfliteParser, InputShapeMustBeTheDeclaredOne) {
