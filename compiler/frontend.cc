@@ -1,4 +1,4 @@
-// ImportOnnx: parse, propagate shapes and fold constants, verify.
+// ImportOnnx, ImportTflite: parse, propagate shapes and fold constants, verify.
 #include "compiler/frontend.h"
 
 #include "compiler/passes/fold_constants.h"
@@ -27,6 +27,17 @@ Expected<Graph> ImportOnnxBytes(const std::string& bytes, const std::string& bas
                                 const OnnxParseOptions& options) {
   KILN_ASSIGN_OR_RETURN(Graph graph, ParseOnnxBytes(bytes, base_dir, options));
   return FoldAndVerify(std::move(graph), "ONNX model");
+}
+
+Expected<Graph> ImportTflite(const std::string& path, const TfliteParseOptions& options) {
+  KILN_ASSIGN_OR_RETURN(Graph graph, ParseTfliteFile(path, options));
+  return FoldAndVerify(std::move(graph), "'" + path + "'");
+}
+
+Expected<Graph> ImportTfliteBytes(std::span<const uint8_t> bytes,
+                                  const TfliteParseOptions& options) {
+  KILN_ASSIGN_OR_RETURN(Graph graph, ParseTfliteBytes(bytes, options));
+  return FoldAndVerify(std::move(graph), "TFLite model");
 }
 
 }  // namespace kiln

@@ -2,6 +2,7 @@
 // statistics made or merged, then the int8 compile, the budget and the report.
 #include "quantizer/quantize.h"
 
+#include <map>
 #include <set>
 
 #include "calibration/image_preprocess.h"
@@ -149,13 +150,19 @@ Status RunBudget(const QuantizeRequest& r, const Graph& imported, const Graph& f
 Expected<QuantizeResult> Quantize(const QuantizeRequest& r) {
   KILN_RETURN_IF_ERROR(CheckRequest(r));
   KILN_ASSIGN_OR_RETURN(PreprocessSpec spec, ParsePreprocessSpec(r.preprocess));
-  OnnxParseOptions parse;
+  std::map<std::string, std::vector<int64_t>> input_shapes;
   for (const auto& [name, dims] : r.input_shapes) {
-    if (!parse.input_shapes.emplace(name, dims).second) {
+    if (!input_shapes.emplace(name, dims).second) {
       return InvalidArgument("QuantizeRequest::input_shapes: '" + name + "' given twice");
     }
   }
-  KILN_ASSIGN_OR_RETURN(Graph imported, ImportOnnx(r.model, parse));
+  auto import = [&]() -> Expected<Graph> {
+    if (IsTfliteFile(r.model)) return ImportTflite(r.model, TfliteParseOptions{input_shapes});
+    OnnxParseOptions parse;
+    parse.input_shapes = input_shapes;
+    return ImportOnnx(r.model, parse);
+  };
+  KILN_ASSIGN_OR_RETURN(Graph imported, import());
   KILN_RETURN_IF_ERROR(CheckNodeNames(imported, r.config.keep_float, r.names.keep_float));
   KILN_RETURN_IF_ERROR(CheckNodeNames(imported, r.config.int16_nodes, r.names.int16_nodes));
   KILN_ASSIGN_OR_RETURN(CompiledModel float_model,

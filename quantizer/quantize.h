@@ -50,7 +50,7 @@ struct QuantizeFieldNames {
 };
 
 struct QuantizeRequest {
-  // The ONNX model, with the dims that fix its symbolic input dims (in the order given: they are
+  // The ONNX or TFLite model, with the dims that fix its symbolic input dims (in the order given: they are
   // part of the statistics key).
   std::string model;
   std::vector<std::pair<std::string, std::vector<int64_t>>> input_shapes;

@@ -2,13 +2,14 @@
 # Builds a libFuzzer target (clang + libFuzzer + ASan/UBSan, tests/fuzz/) in its own build dir
 # and runs it.
 #   scripts/fuzz.sh TARGET [--runs N] [--seconds S] [--seed N] [--build DIR] [--keep-corpus]
-# TARGET: loader (the .kiln loader), onnx_import (the ONNX import path of `kiln inspect`) or
-# trust_files (revoked.txt, the version counter file, ISO 8601 times: the trust policy's parsers).
+# TARGET: loader (the .kiln loader), onnx_import (the ONNX import path of `kiln inspect`),
+# tflite_import (the TFLite import path of `kiln inspect`) or trust_files (revoked.txt, the
+# version counter file, ISO 8601 times: the trust policy's parsers).
 #
 # Gate mode (the default, what CI runs): deterministic. A fixed seed (1), a fresh empty working
 # corpus, the replay of the seed corpus kept in the repository (tests/fuzz/corpus/TARGET) plus
 # generated seeds (loader: valid signed/unsigned files the fuzzer writes; onnx_import: the
-# ONNX node-test models of libonnx-testdata), then a bounded number of new inputs (--runs,
+# ONNX node-test models of libonnx-testdata; tflite_import: the fixtures of tests/tflite), then a bounded number of new inputs (--runs,
 # default 20000), with ASLR off. Same binary + same seeds => same inputs, so CI cannot fail by
 # chance.
 # Long mode: --runs/--seconds large, --keep-corpus keeps BUILD/fuzz-corpus-TARGET between runs
@@ -19,7 +20,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-TARGET="${1:?usage: scripts/fuzz.sh loader|onnx_import|trust_files [--runs N] [--seconds S] [--seed N] [--build DIR] [--keep-corpus]}"
+TARGET="${1:?usage: scripts/fuzz.sh loader|onnx_import|tflite_import|trust_files [--runs N] [--seconds S] [--seed N] [--build DIR] [--keep-corpus]}"
 shift
 RUNS=20000
 SECONDS_TO_RUN=0
@@ -37,8 +38,8 @@ while (($#)); do
   esac
 done
 case "$TARGET" in
-  loader | onnx_import | trust_files) ;;
-  *) echo "fuzz.sh: unknown target '$TARGET' (loader, onnx_import, trust_files)" >&2; exit 2 ;;
+  loader | onnx_import | tflite_import | trust_files) ;;
+  *) echo "fuzz.sh: unknown target '$TARGET' (loader, onnx_import, tflite_import, trust_files)" >&2; exit 2 ;;
 esac
 JOBS="${KILN_FUZZ_JOBS:-2}"
 BINARY="kiln_${TARGET}_fuzz"
@@ -81,6 +82,12 @@ case "$TARGET" in
         [[ -f $d/model.onnx ]] && cp "$d/model.onnx" "$SEEDS/$n.onnx"
       done
     fi
+    ;;
+  tflite_import)
+    # The committed fixtures (float, float16-weight and int8 models of every imported op).
+    for f in "$ROOT"/tests/tflite/*/model.tflite; do
+      cp "$f" "$SEEDS/$(basename "$(dirname "$f")").tflite"
+    done
     ;;
 esac
 REPO_CORPUS="$ROOT/tests/fuzz/corpus/$TARGET"

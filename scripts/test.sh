@@ -6,7 +6,8 @@
 #      (each real model on its first reference data set), then the deterministic fuzz gate
 #      (scripts/fuzz.sh: the repository's seed corpora replayed plus a bounded number of new
 #      inputs, KILN_FUZZ_RUNS for the .kiln loader, KILN_ONNX_FUZZ_RUNS for the ONNX import
-#      path and KILN_TRUST_FUZZ_RUNS for the trust files; KILN_FUZZ_RUNS=0 skips all three), whose targets are built in the same tree: the libraries are compiled
+#      path, KILN_TFLITE_FUZZ_RUNS for the TFLite import path and KILN_TRUST_FUZZ_RUNS for the
+#      trust files; KILN_FUZZ_RUNS=0 skips all four), whose targets are built in the same tree: the libraries are compiled
 #      once for both;
 #   3. the Release tree, BUILD (GCC, -O3, with the benchmarks, which must keep compiling): the
 #      tests labelled `suite` and `binary` (ctest -L), in the build that ships: the cross-module
@@ -31,6 +32,7 @@ build_dir=${KILN_BUILD_DIR:-build}
 jobs=${KILN_JOBS:-$(nproc)}
 fuzz_runs=${KILN_FUZZ_RUNS:-200000}
 onnx_fuzz_runs=${KILN_ONNX_FUZZ_RUNS:-100000}
+tflite_fuzz_runs=${KILN_TFLITE_FUZZ_RUNS:-100000}
 trust_fuzz_runs=${KILN_TRUST_FUZZ_RUNS:-100000}
 asan=${KILN_ASAN:-1}
 
@@ -94,6 +96,7 @@ if [[ $fuzz_runs -gt 0 ]]; then
   step "fuzz gate ($fuzz_tree)"
   bash scripts/fuzz.sh loader --runs "$fuzz_runs" --build "$fuzz_tree"
   bash scripts/fuzz.sh onnx_import --runs "$onnx_fuzz_runs" --build "$fuzz_tree"
+  bash scripts/fuzz.sh tflite_import --runs "$tflite_fuzz_runs" --build "$fuzz_tree"
   bash scripts/fuzz.sh trust_files --runs "$trust_fuzz_runs" --build "$fuzz_tree"
 fi
 

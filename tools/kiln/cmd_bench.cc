@@ -216,7 +216,7 @@ void RegisterBench(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<BenchArgs>();
   auto* cmd =
       app.add_subcommand("bench", "Time a model: load, session, latency, peak RSS, profile");
-  cmd->add_option("model", args->model, "Model file (.onnx or .kiln)")->required();
+  cmd->add_option("model", args->model, "Model file (.onnx, .tflite or .kiln)")->required();
   cmd->add_option("--runs", args->runs, "Timed runs")->default_val(20);
   cmd->add_option("--warmup", args->warmup, "Untimed runs first")->default_val(5);
   cmd->add_flag("--profile", args->profile,

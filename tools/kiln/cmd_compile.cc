@@ -121,12 +121,17 @@ Status Compile(CompileArgs& args) {
   if (loaded.source_nodes >= 0) {
     meta.compile_options.emplace_back("source-nodes", std::to_string(loaded.source_nodes));
   }
+  if (loaded.source_unit != "ONNX nodes") {
+    meta.compile_options.emplace_back("source-format", "tflite");
+  }
   KILN_ASSIGN_OR_RETURN(WrittenModel written,
                         WriteKilnModel(*loaded.graph, plan, std::move(meta),
                                        {args.out, args.compress, args.sign_key, binaries, dsp}));
   std::cout << "wrote " << args.out << " (" << written.bytes << " bytes, "
             << loaded.graph->num_nodes() << " nodes";
-  if (loaded.source_nodes >= 0) std::cout << " from " << loaded.source_nodes << " ONNX nodes";
+  if (loaded.source_nodes >= 0) {
+    std::cout << " from " << loaded.source_nodes << " " << loaded.source_unit;
+  }
   if (dsp) {
     std::cout << ", " << dsp->by_node.size() << " DSP command streams, " << dsp->chains.size()
               << " fused chains";
@@ -144,7 +149,7 @@ Status Compile(CompileArgs& args) {
 void RegisterCompile(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("compile", "Compile a model into a (signed) .kiln file");
   auto args = std::make_shared<CompileArgs>();
-  cmd->add_option("model", args->model, "Source model (.onnx)")->required();
+  cmd->add_option("model", args->model, "Source model (.onnx or .tflite)")->required();
   cmd->add_option("-o,--out", args->out, "Output .kiln file")->required();
   cmd->add_option("--sign-key", args->sign_key, "Ed25519 private key (PREFIX.key) to sign with");
   cmd->add_option("--compress", args->compress, "Section compression: none | zstd | zstd:LEVEL");

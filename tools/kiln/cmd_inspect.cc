@@ -35,6 +35,7 @@ struct InspectArgs {
 // What the compiler made of the model, beyond the graph statistics.
 struct PlanSummary {
   int64_t onnx_nodes = -1;  // the source model's node count, when known
+  std::string source_unit;  // "ONNX nodes" or "TFLite operators"
   MemoryPlanStats memory;
   int32_t streams = 1;
   int64_t events = 0;
@@ -74,9 +75,11 @@ void SummarizeGpu(const LoadedModel& m, PlanSummary* p) {
 Expected<PlanSummary> Summarize(const LoadedModel& m, bool gpu) {
   PlanSummary p;
   p.onnx_nodes = m.source_nodes;
+  p.source_unit = m.source_unit;
   if (m.kiln) {
     for (const auto& [k, v] : m.kiln->info().metadata.compile_options) {
       if (k == "source-nodes") p.onnx_nodes = std::stoll(v);
+      if (k == "source-format" && v == "tflite") p.source_unit = "TFLite operators";
     }
   }
   KILN_ASSIGN_OR_RETURN(p.memory, DescribeMemoryPlan(*m.graph, m.plan->memory));
@@ -198,7 +201,7 @@ void PrintText(const std::string& path, const ModelStats& s, const PlanSummary& 
   if (!s.macs_unknown_nodes.empty())
     os << ", lower bound: " << s.macs_unknown_nodes.size() << " node(s) with unknown shapes";
   os << "\n";
-  if (p.onnx_nodes >= 0) os << "source ONNX nodes: " << p.onnx_nodes << "\n";
+  if (p.onnx_nodes >= 0) os << "source " << p.source_unit << ": " << p.onnx_nodes << "\n";
   auto kib = [](uint64_t b) {
     return GroupDigits(static_cast<int64_t>((b + 1023) / 1024)) + " KiB";
   };
@@ -235,7 +238,7 @@ void RegisterInspect(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<InspectArgs>();
   auto* cmd =
       app.add_subcommand("inspect", "Show a model's inputs, outputs, ops, parameters and MACs");
-  cmd->add_option("model", args->model, "Model file (.onnx or .kiln)")->required();
+  cmd->add_option("model", args->model, "Model file (.onnx, .tflite or .kiln)")->required();
   cmd->add_flag("--json", args->json, "Print JSON instead of text");
   cmd->add_flag("--ir", args->ir, "Print the IR (as compiled) as text");
   cmd->add_flag("--nodes", args->nodes,

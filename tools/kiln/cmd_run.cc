@@ -42,7 +42,7 @@ Expected<std::vector<std::string>> DeclaredInputNames(const RunArgs& args) {
     KILN_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModel(args.model, args.source));
     for (ValueId id : loaded.graph->inputs()) names.push_back(loaded.graph->value(id).name);
   } else {
-    KILN_ASSIGN_OR_RETURN(names, ReadOnnxInputNames(args.model));
+    KILN_ASSIGN_OR_RETURN(names, ReadDeclaredInputNames(args.model));
   }
   return names;
 }
@@ -183,7 +183,7 @@ Status Run(RunArgs& args) {
 void RegisterRun(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<RunArgs>();
   auto* cmd = app.add_subcommand("run", "Run a model on input files and print its outputs");
-  cmd->add_option("model", args->model, "Model file (.onnx or .kiln)")->required();
+  cmd->add_option("model", args->model, "Model file (.onnx, .tflite or .kiln)")->required();
   cmd->add_option("--input,-i", args->inputs,
                   "NAME=FILE (or FILE, bound to inputs in order): .npy, ONNX TensorProto .pb, or "
                   "JPEG/PNG image (repeatable)");

@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 
+#include "calibration/npy_io.h"
 #include "compiler/tensor_compare.h"
 #include "parsers/onnx/tensor_proto.h"
 #include "runtime/placement.h"
@@ -32,9 +33,10 @@ struct ValidateArgs {
   std::vector<std::string> raw_shapes;
 };
 
-// input_0.pb, input_1.pb, ... (or output_*) sorted by their number, not as strings.
+// input_0.pb, input_1.pb, ... (or output_*; TensorProto .pb or NumPy .npy files) sorted by
+// their number, not as strings.
 Expected<std::vector<HostTensor>> ReadNumbered(const std::string& dir, const std::string& prefix) {
-  const std::regex pattern(prefix + "_([0-9]+)\\.pb");
+  const std::regex pattern(prefix + "_([0-9]+)\\.(pb|npy)");
   std::vector<std::pair<long, std::string>> files;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
@@ -46,8 +48,14 @@ Expected<std::vector<HostTensor>> ReadNumbered(const std::string& dir, const std
   if (ec) return NotFound("--test-data '" + dir + "': " + ec.message());
   std::sort(files.begin(), files.end());
   std::vector<HostTensor> out;
+  for (size_t i = 1; i < files.size(); ++i) {
+    if (files[i].first == files[i - 1].first) {
+      return InvalidArgument("--test-data '" + dir + "' has both " + files[i - 1].second + " and " +
+                             files[i].second);
+    }
+  }
   for (const auto& [index, path] : files) {
-    auto t = ReadTensorProtoFile(path);
+    auto t = path.ends_with(".npy") ? ReadNpyFile(path) : ReadTensorProtoFile(path);
     if (!t.ok()) return t.status().WithContext(path);
     out.push_back(std::move(t).value());
   }
@@ -63,7 +71,7 @@ Status NameInputsByPosition(const std::string& model, std::vector<HostTensor>& i
   if (loaded) {
     for (ValueId id : loaded->inputs()) names.push_back(loaded->value(id).name);
   } else {
-    KILN_ASSIGN_OR_RETURN(names, ReadOnnxInputNames(model));
+    KILN_ASSIGN_OR_RETURN(names, ReadDeclaredInputNames(model));
   }
   auto is_input = [&](const std::string& n) {
     return std::find(names.begin(), names.end(), n) != names.end();
@@ -139,7 +147,8 @@ Status Validate(ValidateArgs& args, int* exit_code) {
   KILN_ASSIGN_OR_RETURN(std::vector<HostTensor> inputs, ReadNumbered(args.test_data, "input"));
   KILN_ASSIGN_OR_RETURN(std::vector<HostTensor> expected, ReadNumbered(args.test_data, "output"));
   if (expected.empty())
-    return NotFound("--test-data '" + args.test_data + "' has no output_N.pb files");
+    return NotFound("--test-data '" + args.test_data +
+                    "' has no output_N.pb or output_N.npy files");
 
   LoadedModel loaded;
   if (IsKilnFile(args.model)) {
@@ -197,10 +206,12 @@ Status Validate(ValidateArgs& args, int* exit_code) {
 
 void RegisterValidate(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<ValidateArgs>();
-  auto* cmd = app.add_subcommand(
-      "validate", "Run an ONNX test_data_set folder and compare the outputs with the reference");
-  cmd->add_option("model", args->model, "Model file (.onnx or .kiln)")->required();
-  cmd->add_option("--test-data", args->test_data, "Folder with input_N.pb and output_N.pb")
+  auto* cmd = app.add_subcommand("validate",
+                                 "Run a test-data folder (ONNX test_data_set_N, or .npy files) and "
+                                 "compare the outputs with the reference");
+  cmd->add_option("model", args->model, "Model file (.onnx, .tflite or .kiln)")->required();
+  cmd->add_option("--test-data", args->test_data,
+                  "Folder with input_N.pb and output_N.pb (or .npy)")
       ->required();
   cmd->add_option("--rtol", args->rtol, "Relative tolerance")->default_val(1e-3);
   cmd->add_option("--atol", args->atol, "Absolute tolerance")->default_val(1e-4);

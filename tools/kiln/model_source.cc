@@ -1,5 +1,6 @@
-// Model loading for the CLI: .kiln files go to the verified loader, anything else is imported as
-// ONNX (parse, shape propagation, constant folding, verification).
+// Model loading for the CLI: .kiln files go to the verified loader, TFLite files (by their
+// 'TFL3' identifier or extension) to the TFLite importer, anything else is imported as ONNX
+// (parse, shape propagation, constant folding, verification).
 #include "tools/kiln/model_source.h"
 
 #include <algorithm>
@@ -85,11 +86,19 @@ Expected<LoadedModel> LoadModel(const std::string& path, const ModelSourceOption
     return LoadKilnModel(path, with_env);
   }
   KILN_RETURN_IF_ERROR(CheckCompileFlags(options.compile));
-  OnnxParseOptions parse;
-  parse.input_shapes = options.input_shapes;
-  parse.frozen_inputs = options.frozen_inputs;
-  parse.notice = [](const std::string& notice) { std::cerr << "kiln: note: " << notice << "\n"; };
-  auto graph = ImportOnnx(path, parse);
+  const bool tflite = IsTfliteFile(path);
+  auto graph = [&]() -> Expected<Graph> {
+    if (tflite) {
+      TfliteParseOptions parse;
+      parse.input_shapes = options.input_shapes;
+      return ImportTflite(path, parse);
+    }
+    OnnxParseOptions parse;
+    parse.input_shapes = options.input_shapes;
+    parse.frozen_inputs = options.frozen_inputs;
+    parse.notice = [](const std::string& notice) { std::cerr << "kiln: note: " << notice << "\n"; };
+    return ImportOnnx(path, parse);
+  }();
   if (!graph.ok()) {
     // The importer names the file in most messages; add it where it does not.
     const Status& st = graph.status();
@@ -104,8 +113,9 @@ Expected<LoadedModel> LoadModel(const std::string& path, const ModelSourceOption
   m.memory = compiled->memory;
   m.streams = compiled->streams;
   m.payloads = std::move(compiled->payloads);
-  auto nodes = CountOnnxNodes(path);
+  auto nodes = tflite ? CountTfliteOperators(path) : CountOnnxNodes(path);
   if (nodes.ok()) m.source_nodes = *nodes;
+  if (tflite) m.source_unit = "TFLite operators";
   return m;
 }
 

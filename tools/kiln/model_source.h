@@ -50,6 +50,9 @@ struct LoadedModel {
   MemoryPlanStats memory;
   StreamStats streams;
   int64_t source_nodes = -1;
+  // What the source counts: "ONNX nodes" or "TFLite operators" (for .kiln files, from the
+  // metadata's source-format, when written).
+  std::string source_unit = "ONNX nodes";
   // What the executors read besides the graph and plan: the file's sections, or what the
   // compiler's lowering made for an ONNX source.
   ModelPayloads payloads;

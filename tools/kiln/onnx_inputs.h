@@ -1,5 +1,5 @@
-// Checks user-supplied tensors against the graph inputs an ONNX file declares, so the CLI can
-// say exactly what is wrong (name, dtype, shape) before import.
+// Checks user-supplied tensors against the graph inputs an ONNX or TFLite file declares, so the
+// CLI can say exactly what is wrong (name, dtype, shape) before import.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,12 @@
 namespace kiln::cli {
 
 using DeclaredInput = OnnxDeclaredInput;  // read by parsers/onnx ReadOnnxDeclaredInputs
+
+// The graph inputs a model file declares, in order: a TFLite file's (by content or extension),
+// else an ONNX file's.
+Expected<std::vector<DeclaredInput>> ReadDeclaredInputs(const std::string& model);
+// Just their names.
+Expected<std::vector<std::string>> ReadDeclaredInputNames(const std::string& model);
 
 // "[1,3,N,W]"-style text of the declared dims ('?' for symbolic).
 std::string DeclaredShapeText(const DeclaredInput& in);

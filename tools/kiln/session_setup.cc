@@ -212,7 +212,7 @@ Expected<LoadedModel> LoadModelForInputs(const std::string& model, ModelSourceOp
   std::error_code ec;
   if (!std::filesystem::exists(model, ec)) return NotFound("model file '" + model + "' not found");
   if (!IsKilnFile(model) && !std::filesystem::is_directory(model, ec)) {
-    KILN_ASSIGN_OR_RETURN(std::vector<DeclaredInput> declared, ReadOnnxDeclaredInputs(model));
+    KILN_ASSIGN_OR_RETURN(std::vector<DeclaredInput> declared, ReadDeclaredInputs(model));
     for (const HostTensor& t : inputs) {
       const DeclaredInput* match = nullptr;
       for (const auto& d : declared)
