@@ -55,13 +55,9 @@ struct Model {
 };
 
 std::vector<HostTensor> ReadSet(const fs::path& dir, const std::string& prefix) {
-  std::vector<HostTensor> out;
-  for (int i = 0; fs::exists(dir / (prefix + std::to_string(i) + ".pb")); ++i) {
-    auto t = ReadTensorProtoFile((dir / (prefix + std::to_string(i) + ".pb")).string());
-    EXPECT_TRUE(t.ok()) << t.status().ToString();
-    if (t.ok()) out.push_back(std::move(t).value());
-  }
-  return out;
+  auto tensors = ReadTensorProtoSet(dir.string(), prefix);
+  EXPECT_TRUE(tensors.ok()) << tensors.status().ToString();
+  return tensors.ok() ? std::move(tensors).value() : std::vector<HostTensor>{};
 }
 
 SessionOptions Options(const Model& m, AcceleratorFailure mode, const GpuOptions& gpu = {}) {

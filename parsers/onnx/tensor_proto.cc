@@ -235,4 +235,16 @@ Expected<HostTensor> ReadTensorProtoFile(const std::string& path) {
   return t;
 }
 
+Expected<std::vector<HostTensor>> ReadTensorProtoSet(const std::string& dir,
+                                                     const std::string& prefix) {
+  std::vector<HostTensor> tensors;
+  for (int i = 0;; ++i) {
+    const std::filesystem::path file =
+        std::filesystem::path(dir) / (prefix + std::to_string(i) + ".pb");
+    if (!std::filesystem::exists(file)) return tensors;
+    KILN_ASSIGN_OR_RETURN(HostTensor t, ReadTensorProtoFile(file.string()));
+    tensors.push_back(std::move(t));
+  }
+}
+
 }  // namespace kiln

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ir/host_tensor.h"
 #include "ir/status.h"
@@ -22,6 +23,10 @@ std::string OnnxDataTypeName(int32_t onnx_type);
 // Reads a serialized TensorProto file (the ONNX test-data layout: input_0.pb, output_0.pb).
 // External data is resolved relative to the file's folder.
 Expected<HostTensor> ReadTensorProtoFile(const std::string& path);
+// Every PREFIX<i>.pb in `dir` for i = 0, 1, ... while the file exists (a test-data set's
+// "input_" or "output_" tensors); the first that does not read is the error.
+Expected<std::vector<HostTensor>> ReadTensorProtoSet(const std::string& dir,
+                                                     const std::string& prefix);
 
 // Converts a TensorProto: raw_data or the typed fields (float_data; int32_data, which also
 // holds f16 bits / i8 / u8 / bool; int64_data), or external data (location relative to
