@@ -112,7 +112,8 @@ Expected<size_t> Session::InputIndex(const std::string& name) const {
   std::string names;
   for (size_t i = 0; i < num_inputs(); ++i) {
     if (input_info(i).name == name) return i;
-    names += (i ? ", " : "") + input_info(i).name;
+    if (i) names += ", ";
+    names += input_info(i).name;
   }
   return NotFound("model has no input '" + name + "' (inputs: " + names + ")");
 }
@@ -129,12 +130,19 @@ Status Session::SetInput(size_t index, const HostTensor& t) {
     return InvalidArgument("input '" + v.name + "' expects shape " + ShapeToString(v.shape) +
                            ", got " + ShapeToString(t.shape));
   }
-  if (t.bytes.size() != v.byte_size()) {
-    return InvalidArgument("input '" + v.name + "' holds " + std::to_string(t.bytes.size()) +
+  return SetInputBytes(index, t.bytes.data(), t.bytes.size());
+}
+
+Status Session::SetInputBytes(size_t index, const void* data, size_t size) {
+  if (index >= num_inputs()) return InvalidArgument("input index out of range");
+  const Value& v = input_info(index);
+  if (size != v.byte_size()) {
+    return InvalidArgument("input '" + v.name + "' holds " + std::to_string(size) +
                            " bytes, expected " + std::to_string(v.byte_size()));
   }
+  if (size > 0 && data == nullptr) return InvalidArgument("input '" + v.name + "': no data");
   void* dst = impl_->buffers[static_cast<size_t>(graph_->inputs()[index])][Impl::kHostDomain];
-  if (!t.bytes.empty()) std::memcpy(dst, t.bytes.data(), t.bytes.size());
+  if (size > 0) std::memcpy(dst, data, size);
   impl_->input_set[index] = true;
   return Status::Ok();
 }
@@ -143,17 +151,42 @@ Expected<HostTensor> Session::GetOutput(size_t index) const {
   if (index >= num_outputs()) return InvalidArgument("output index out of range");
   const Value& v = output_info(index);
   HostTensor t(v.name, v.dtype, v.shape);
+  KILN_RETURN_IF_ERROR(CopyOutput(index, t.bytes.data(), t.bytes.size()));
+  return t;
+}
+
+Status Session::CopyOutput(size_t index, void* data, size_t size) const {
+  if (index >= num_outputs()) return InvalidArgument("output index out of range");
+  const Value& v = output_info(index);
+  const size_t bytes = static_cast<size_t>(v.num_elements()) * DTypeSize(v.dtype);
+  if (size != bytes) {
+    return InvalidArgument("output '" + v.name + "' holds " + std::to_string(bytes) +
+                           " bytes, got a buffer of " + std::to_string(size));
+  }
+  if (size > 0 && data == nullptr) return InvalidArgument("output '" + v.name + "': no buffer");
   const void* src =
       impl_->buffers[static_cast<size_t>(graph_->outputs()[index])].at(Impl::kHostDomain);
   if (v.layout != Layout::kPlain) {
     // A value stored blocked (an intermediate made an output after compiling, as calibration's
     // observers do): the caller gets its logical, plain elements.
-    KILN_ASSIGN_OR_RETURN(t.bytes, UnpackLayout(v.layout, v.dtype, v.shape,
-                                                static_cast<const uint8_t*>(src), v.byte_size()));
-    return t;
+    KILN_ASSIGN_OR_RETURN(
+        std::vector<uint8_t> plain,
+        UnpackLayout(v.layout, v.dtype, v.shape, static_cast<const uint8_t*>(src), v.byte_size()));
+    if (!plain.empty()) std::memcpy(data, plain.data(), plain.size());
+    return Status::Ok();
   }
-  if (!t.bytes.empty()) std::memcpy(t.bytes.data(), src, t.bytes.size());
-  return t;
+  if (size > 0) std::memcpy(data, src, size);
+  return Status::Ok();
+}
+
+Expected<const void*> Session::OutputHostData(size_t index) const {
+  if (index >= num_outputs()) return InvalidArgument("output index out of range");
+  const Value& v = output_info(index);
+  if (v.layout != Layout::kPlain) {
+    return Unsupported("output '" + v.name + "' is stored blocked; copy it out");
+  }
+  return static_cast<const void*>(
+      impl_->buffers[static_cast<size_t>(graph_->outputs()[index])].at(Impl::kHostDomain));
 }
 
 Expected<std::vector<HostTensor>> Session::Run(const std::vector<HostTensor>& inputs) {

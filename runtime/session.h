@@ -91,10 +91,19 @@ class Session {
 
   // Copies a tensor into input `index`; dtype and shape must match the model exactly.
   Status SetInput(size_t index, const HostTensor& tensor);
+  // Copies `size` bytes into input `index`: its elements, dense, in its dtype (the C API's
+  // caller-owned buffers). `size` must be exactly the input's.
+  Status SetInputBytes(size_t index, const void* data, size_t size);
   // Executes every node. All inputs must have been set.
   Status Run();
   // Copies output `index` out (host memory).
   Expected<HostTensor> GetOutput(size_t index) const;
+  // Copies output `index`'s elements (dense, `size` = exactly its element bytes) into `data`.
+  Status CopyOutput(size_t index, void* data, size_t size) const;
+  // Output `index`'s host buffer itself, valid until the next Run(): for outputs stored plain
+  // (every graph output a compiler made; an intermediate made an output afterwards may be
+  // stored blocked, which gets Unsupported: copy it out instead).
+  Expected<const void*> OutputHostData(size_t index) const;
 
   // Convenience: sets inputs matched by name (or by position when names are empty), runs, and
   // returns every output.

@@ -95,7 +95,7 @@ class DspTranspose : public DspOp {
   }
 
   void Compute(const DspCommand& c, uint8_t* s) const override {
-    int64_t extent[kMaxRank], start[kMaxRank];
+    int64_t extent[kMaxRank] = {}, start[kMaxRank] = {};
     (void)Box(c.tile[0], c.tile[1], c.tile[2], c.tile[3], extent, start);
     const size_t t = static_cast<size_t>(c.tile[3]);
     // Strides of the dense box, in input dim order.
@@ -177,7 +177,7 @@ class DspTranspose : public DspOp {
   // Returns the last DMA command.
   int32_t LoadBox(DspProgramBuilder& b, int64_t p, int64_t a, int64_t bnd, size_t t,
                   uint32_t at) const {
-    int64_t extent[kMaxRank], start[kMaxRank];
+    int64_t extent[kMaxRank] = {}, start[kMaxRank] = {};
     (void)Box(p, a, bnd, static_cast<int64_t>(t), extent, start);
     const auto& in_stride = in_stride_;
     size_t inner = 0;  // innermost input dim the box restricts (0 if none)
