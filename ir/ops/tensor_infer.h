@@ -23,6 +23,10 @@ Status InferGather(InferenceContext& ctx);
 Status InferExpand(InferenceContext& ctx);
 Status InferTile(InferenceContext& ctx);
 
+// tensor_gather_infer.cc: gathers indexed per element.
+Status InferGatherND(InferenceContext& ctx);
+Status InferGatherElements(InferenceContext& ctx);
+
 // tensor_generator_infer.cc: ops producing metadata or constants, and pass-throughs.
 Status InferShape(InferenceContext& ctx);
 Status InferSize(InferenceContext& ctx);

@@ -6,6 +6,8 @@
 #include "kernels/reference/depth_space.h"
 #include "kernels/reference/expand.h"
 #include "kernels/reference/gather.h"
+#include "kernels/reference/gather_elements.h"
+#include "kernels/reference/gather_nd.h"
 #include "kernels/reference/identity.h"
 #include "kernels/reference/layout_adapter.h"
 #include "kernels/reference/range.h"
@@ -35,6 +37,8 @@ void RegisterReferenceTensorKernels(KernelRegistry& r) {
   RegisterKernel<TransposeKernel>(r, OpType::kTranspose, kAny);
   RegisterKernel<SliceKernel>(r, OpType::kSlice, kAny);
   RegisterKernel<GatherKernel>(r, OpType::kGather, kAny);
+  RegisterKernel<GatherNDKernel>(r, OpType::kGatherND, kAny);
+  RegisterKernel<GatherElementsKernel>(r, OpType::kGatherElements, kAny);
   RegisterKernel<ExpandKernel>(r, OpType::kExpand, kAny);
   RegisterKernel<TileKernel>(r, OpType::kTile, kAny);
   RegisterKernel<DepthToSpaceKernel>(r, OpType::kDepthToSpace, kAny);

@@ -289,5 +289,26 @@ TEST(OnnxOpVersions, CurrentOpsetsAndIr10Import) {
   }
 }
 
+TEST(OnnxOpVersions, OpsOfIssue39AtAndBeforeTheirFirstOpset) {
+  // GreaterOrEqual-12 and LessOrEqual-12 against a constant; IsNaN-9; IsInf-10.
+  auto ge = OneOp("GreaterOrEqual", 12, {2, 3}).InputFloats({1.f}).Run(k6);
+  ASSERT_TRUE(ge.ok()) << ge.status().ToString();
+  const HostTensor& t = (*ge)[0];
+  EXPECT_EQ(std::vector<uint8_t>(t.bytes.begin(), t.bytes.end()),
+            (std::vector<uint8_t>{1, 0, 1, 0, 1, 0}));
+  ExpectRefused(OneOp("GreaterOrEqual", 11, {2, 3}).InputFloats({1.f}), "needs opset 12", k6);
+  ExpectRefused(OneOp("LessOrEqual", 11, {2, 3}).InputFloats({1.f}), "needs opset 12", k6);
+  ExpectRefused(OneOp("IsNaN", 8, {2, 3}), "needs opset 9", k6);
+  ExpectRefused(OneOp("IsInf", 9, {2, 3}), "needs opset 10", k6);
+  auto inf = OneOp("IsInf", 10, {2, 3}).Int("detect_negative", 0).Run(k6);
+  ASSERT_TRUE(inf.ok()) << inf.status().ToString();
+  // GatherND-11 has no batch_dims; GatherND-12 does.
+  ExpectRefused(OneOp("GatherND", 11, {2, 3}).InputInts({1}).Int("batch_dims", 0),
+                "batch_dims needs opset 12", k6);
+  auto nd = OneOp("GatherND", 12, {2, 3}).InputInts({1}).Int("batch_dims", 0).Run(k6);
+  ASSERT_TRUE(nd.ok()) << nd.status().ToString();
+  EXPECT_EQ(Values((*nd)[0]), (std::vector<float>{-4, 5, -6}));
+}
+
 }  // namespace
 }  // namespace kiln
