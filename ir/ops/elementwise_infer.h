@@ -16,6 +16,7 @@ Status InferSoftmax(InferenceContext& ctx);
 // Broadcasting (elementwise_broadcast.cc).
 Status InferArithmetic(InferenceContext& ctx);  // Add, Sub, Mul, Div
 Status InferPow(InferenceContext& ctx);
+Status InferMod(InferenceContext& ctx);
 Status InferPRelu(InferenceContext& ctx);
 Status InferCompare(InferenceContext& ctx);   // Equal, Greater, Less, ...OrEqual -> bool
 Status InferLogical(InferenceContext& ctx);   // And, Or

@@ -44,6 +44,7 @@ void RegisterElementwiseSchemas(SchemaRegistry& r) {
     Add(r, op, 2, 2, InferArithmetic);
   }
   Add(r, OpType::kPow, 2, 2, InferPow);
+  Add(r, OpType::kMod, 2, 2, InferMod);
   Add(r, OpType::kPRelu, 2, 2, InferPRelu);
   for (OpType op : {OpType::kEqual, OpType::kGreater, OpType::kLess, OpType::kGreaterOrEqual,
                     OpType::kLessOrEqual}) {

@@ -50,6 +50,7 @@ void RegisterReferenceElementwiseKernels(KernelRegistry& r) {
                                                      Isa::kReference, Layout::kNCHW8c,
                                                      AnyLayoutTraits());
   RegisterFor<PowKernel, float, Float16, int32_t, int64_t>(r, {OpType::kPow});
+  RegisterFor<ModKernel, float, Float16, int8_t, uint8_t, int32_t, int64_t>(r, {OpType::kMod});
   RegisterFor<CompareKernel, float, Float16, int8_t, uint8_t, int32_t, int64_t>(
       r, {OpType::kEqual, OpType::kGreater, OpType::kLess, OpType::kGreaterOrEqual,
           OpType::kLessOrEqual});

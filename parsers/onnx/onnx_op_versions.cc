@@ -236,6 +236,24 @@ Status UpgradeNode(Graph& g, NodeId id, int64_t opset) {
         return InvalidArgument(Where(n) + ": batch_dims needs opset 12");
       }
       return CheckSince(n, 11);
+    case OpType::kScatterND:
+    case OpType::kScatterElements: {
+      // reduction: add/mul since 16, max/min since 18.
+      const std::string r = n.attrs.GetString("reduction", "none");
+      if (opset < 16 && n.attrs.Has("reduction")) {
+        return InvalidArgument(Where(n) + ": reduction needs opset 16");
+      }
+      if (opset < 18 && (r == "max" || r == "min")) {
+        return InvalidArgument(Where(n) + ": reduction '" + r + "' needs opset 18");
+      }
+      return CheckSince(n, 11);
+    }
+    case OpType::kMod:
+      return CheckSince(n, 10);
+    case OpType::kTrilu:
+      return CheckSince(n, 14);
+    case OpType::kCumSum:
+      return CheckSince(n, 11);
     default:
       break;
   }

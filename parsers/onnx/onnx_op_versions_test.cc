@@ -310,5 +310,31 @@ TEST(OnnxOpVersions, OpsOfIssue39AtAndBeforeTheirFirstOpset) {
   EXPECT_EQ(Values((*nd)[0]), (std::vector<float>{-4, 5, -6}));
 }
 
+TEST(OnnxOpVersions, ScatterReductionsTriluCumSumModOpsets) {
+  // reduction: add/mul need opset 16, max/min 18.
+  ExpectRefused(
+      OneOp("ScatterElements", 15, {6}).InputInts({0}).InputFloats({9}).Str("reduction", "add"),
+      "reduction needs opset 16", k6);
+  ExpectRefused(OneOp("ScatterND", 16, {6}).InputInts({0}).InputFloats({9}).Str("reduction", "max"),
+                "reduction 'max' needs opset 18", k6);
+  auto max = OneOp("ScatterElements", 18, {6})
+                 .InputInts({-1})
+                 .InputFloats({9})
+                 .Str("reduction", "max")
+                 .Run(k6);
+  ASSERT_TRUE(max.ok()) << max.status().ToString();
+  EXPECT_EQ(Values((*max)[0]), (std::vector<float>{1, -2, 3, -4, 5, 9}));
+  ExpectRefused(OneOp("Trilu", 13, {2, 3}), "needs opset 14", k6);
+  auto upper = OneOp("Trilu", 14, {2, 3}).Run(k6);
+  ASSERT_TRUE(upper.ok()) << upper.status().ToString();
+  EXPECT_EQ(Values((*upper)[0]), (std::vector<float>{1, -2, 3, 0, 5, -6}));
+  ExpectRefused(OneOp("CumSum", 10, {6}).InputInts({0}), "needs opset 11", k6);
+  auto sums = OneOp("CumSum", 11, {6}).InputInts({0}).Run(k6);
+  ASSERT_TRUE(sums.ok()) << sums.status().ToString();
+  EXPECT_EQ(Values((*sums)[0]), (std::vector<float>{1, -1, 2, -2, 3, -3}));
+  ExpectRefused(OneOp("Mod", 9, {6}).InputFloats({4}).Int("fmod", 1), "needs opset 10", k6);
+  ExpectRefused(OneOp("Mod", 13, {6}).InputFloats({4}), "fmod must be 1", k6);
+}
+
 }  // namespace
 }  // namespace kiln
