@@ -95,7 +95,18 @@ namespace kiln {
   X(QuantizeLinear, "QuantizeLinear", 83)      \
   X(DequantizeLinear, "DequantizeLinear", 84) \
   X(LayerNormalization, "LayerNormalization", 85) \
-  X(Gelu, "Gelu", 86)
+  X(Gelu, "Gelu", 86)                          \
+  X(GreaterOrEqual, "GreaterOrEqual", 87)      \
+  X(LessOrEqual, "LessOrEqual", 88)            \
+  X(IsNaN, "IsNaN", 89)                        \
+  X(IsInf, "IsInf", 90)                        \
+  X(GatherND, "GatherND", 91)                  \
+  X(GatherElements, "GatherElements", 92)      \
+  X(ScatterND, "ScatterND", 93)                \
+  X(ScatterElements, "ScatterElements", 94)    \
+  X(Mod, "Mod", 95)                            \
+  X(Trilu, "Trilu", 96)                        \
+  X(CumSum, "CumSum", 97)
 
 // Kiln's own ops, made by compiler passes, never imported from a model. Value ranges: 85-119
 // ONNX ops added later (above list), 120-159 fused ops, 160-199 quantized integer ops,

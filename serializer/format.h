@@ -14,7 +14,7 @@ namespace kiln::format {
 inline constexpr std::array<uint8_t, 8> kMagic = {'K', 'I', 'L', 'N', '\r', '\n', 0x1a, '\n'};
 inline constexpr uint16_t kMajorVersion = 1;
 // Bump when the schema or the container gains something old readers may ignore.
-inline constexpr uint16_t kMinorVersion = 8;  // 1.8: see kiln_model.fbs history
+inline constexpr uint16_t kMinorVersion = 9;  // 1.9: see kiln_model.fbs history
 
 inline constexpr size_t kHeaderSize = 64;
 inline constexpr size_t kSectionEntrySize = 64;

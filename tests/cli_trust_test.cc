@@ -13,6 +13,7 @@
 #include <regex>
 
 #include "calibration/npy_io.h"
+#include "serializer/format.h"
 #include "serializer/signing.h"
 #include "tests/test_support.h"
 
@@ -103,7 +104,8 @@ std::string CliTrustTest::key_id_;
 TEST_F(CliTrustTest, VerifyPrintsIdentityAndIsoTimes) {
   const CliResult r = Kiln("verify " + Q(Path("v7.kiln")) + Pub() + " --min-version tiny=7");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("format: 1.8"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("format: 1." + std::to_string(format::kMinorVersion)), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("model: id tiny, version 7\n"), std::string::npos) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex("created: \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:"
                                                   "\\d\\dZ\n")))

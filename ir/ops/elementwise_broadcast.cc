@@ -1,4 +1,4 @@
-// Inference of the broadcasting elementwise ops (arithmetic, Pow, PRelu, compare, logic,
+// Inference of the broadcasting elementwise ops (arithmetic, Pow, Mod, PRelu, compare, logic,
 // variadic Max/Min/Sum/Mean, Where).
 #include <string>
 
@@ -53,6 +53,20 @@ Status InferPow(InferenceContext& ctx) {
   }
   KILN_ASSIGN_OR_RETURN(Shape out, BroadcastInputs(ctx, 0));
   ctx.SetOutput(0, base, std::move(out));
+  return Status::Ok();
+}
+
+Status InferMod(InferenceContext& ctx) {
+  KILN_RETURN_IF_ERROR(InferArithmetic(ctx));
+  const int64_t fmod = ctx.attrs().GetInt("fmod", 0);
+  if (fmod != 0 && fmod != 1) {
+    return InvalidArgument("fmod must be 0 or 1, got " + std::to_string(fmod));
+  }
+  // Mod-10/13: a float remainder is C's fmod only; the sign-of-divisor form of floats came
+  // later (opset 28), so fmod=0 on floats is a malformed model at the opsets Kiln imports.
+  if (IsFloat(ctx.input_dtype(0)) && fmod == 0) {
+    return InvalidArgument("fmod must be 1 for float inputs");
+  }
   return Status::Ok();
 }
 

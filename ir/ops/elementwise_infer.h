@@ -10,13 +10,15 @@ Status InferUnaryFloat(InferenceContext& ctx);    // float input, same dtype/sha
 Status InferUnaryNumeric(InferenceContext& ctx);  // any non-bool input
 Status InferClip(InferenceContext& ctx);
 Status InferNot(InferenceContext& ctx);
+Status InferFloatClass(InferenceContext& ctx);  // IsNaN, IsInf: float input -> bool
 Status InferSoftmax(InferenceContext& ctx);
 
 // Broadcasting (elementwise_broadcast.cc).
 Status InferArithmetic(InferenceContext& ctx);  // Add, Sub, Mul, Div
 Status InferPow(InferenceContext& ctx);
+Status InferMod(InferenceContext& ctx);
 Status InferPRelu(InferenceContext& ctx);
-Status InferCompare(InferenceContext& ctx);   // Equal, Greater, Less -> bool
+Status InferCompare(InferenceContext& ctx);   // Equal, Greater, Less, ...OrEqual -> bool
 Status InferLogical(InferenceContext& ctx);   // And, Or
 Status InferVariadic(InferenceContext& ctx);  // Max, Min, Sum, Mean
 Status InferWhere(InferenceContext& ctx);

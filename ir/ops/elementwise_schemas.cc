@@ -35,6 +35,8 @@ void RegisterElementwiseSchemas(SchemaRegistry& r) {
   }
   Add(r, OpType::kClip, 1, 3, InferClip);
   Add(r, OpType::kNot, 1, 1, InferNot);
+  Add(r, OpType::kIsNaN, 1, 1, InferFloatClass);
+  Add(r, OpType::kIsInf, 1, 1, InferFloatClass);
   Add(r, OpType::kSoftmax, 1, 1, InferSoftmax);
   Add(r, OpType::kLogSoftmax, 1, 1, InferSoftmax);
 
@@ -42,8 +44,10 @@ void RegisterElementwiseSchemas(SchemaRegistry& r) {
     Add(r, op, 2, 2, InferArithmetic);
   }
   Add(r, OpType::kPow, 2, 2, InferPow);
+  Add(r, OpType::kMod, 2, 2, InferMod);
   Add(r, OpType::kPRelu, 2, 2, InferPRelu);
-  for (OpType op : {OpType::kEqual, OpType::kGreater, OpType::kLess}) {
+  for (OpType op : {OpType::kEqual, OpType::kGreater, OpType::kLess, OpType::kGreaterOrEqual,
+                    OpType::kLessOrEqual}) {
     Add(r, op, 2, 2, InferCompare);
   }
   Add(r, OpType::kAnd, 2, 2, InferLogical);

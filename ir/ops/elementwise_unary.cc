@@ -1,4 +1,5 @@
-// Inference of the unary elementwise ops (activations, math, Clip, Not, Softmax/LogSoftmax).
+// Inference of the unary elementwise ops (activations, math, Clip, Not, IsNaN/IsInf,
+// Softmax/LogSoftmax).
 #include <string>
 
 #include "ir/ops/elementwise_infer.h"
@@ -50,6 +51,20 @@ Status InferClip(InferenceContext& ctx) {
 Status InferNot(InferenceContext& ctx) {
   if (ctx.input_dtype(0) != DType::kBool) {
     return InvalidArgument("input must be bool, got " + Name(ctx.input_dtype(0)));
+  }
+  ctx.SetOutput(0, DType::kBool, ctx.input_shape(0));
+  return Status::Ok();
+}
+
+Status InferFloatClass(InferenceContext& ctx) {
+  const DType t = ctx.input_dtype(0);
+  if (!IsFloat(t)) return InvalidArgument("input must be f32 or f16, got " + Name(t));
+  // IsInf's detect_* attributes are flags: any other value is a malformed model, not "true".
+  for (const char* flag : {"detect_positive", "detect_negative"}) {
+    const int64_t v = ctx.attrs().GetInt(flag, 1);
+    if (v != 0 && v != 1) {
+      return InvalidArgument(std::string(flag) + " must be 0 or 1, got " + std::to_string(v));
+    }
   }
   ctx.SetOutput(0, DType::kBool, ctx.input_shape(0));
   return Status::Ok();

@@ -23,6 +23,18 @@ Status InferGather(InferenceContext& ctx);
 Status InferExpand(InferenceContext& ctx);
 Status InferTile(InferenceContext& ctx);
 
+// tensor_gather_infer.cc: gathers indexed per element.
+Status InferGatherND(InferenceContext& ctx);
+Status InferGatherElements(InferenceContext& ctx);
+
+// tensor_scatter_infer.cc: scatters with reductions.
+Status InferScatterND(InferenceContext& ctx);
+Status InferScatterElements(InferenceContext& ctx);
+
+// tensor_scan_infer.cc: shape-preserving ops with a runtime scalar input.
+Status InferTrilu(InferenceContext& ctx);
+Status InferCumSum(InferenceContext& ctx);
+
 // tensor_generator_infer.cc: ops producing metadata or constants, and pass-throughs.
 Status InferShape(InferenceContext& ctx);
 Status InferSize(InferenceContext& ctx);

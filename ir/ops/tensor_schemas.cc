@@ -35,6 +35,12 @@ void RegisterTensorSchemas(SchemaRegistry& r) {
   r.Register(Make(OpType::kSlice, 3, 5, ti::InferSlice, {1, 2, 3, 4}));
   r.Register(Make(OpType::kSplit, 1, 2, ti::InferSplit, {1}, 1, kVariadic));
   r.Register(Make(OpType::kGather, 2, 2, ti::InferGather));
+  r.Register(Make(OpType::kGatherND, 2, 2, ti::InferGatherND));
+  r.Register(Make(OpType::kGatherElements, 2, 2, ti::InferGatherElements));
+  r.Register(Make(OpType::kScatterND, 3, 3, ti::InferScatterND));
+  r.Register(Make(OpType::kScatterElements, 3, 3, ti::InferScatterElements));
+  r.Register(Make(OpType::kTrilu, 1, 2, ti::InferTrilu));
+  r.Register(Make(OpType::kCumSum, 2, 2, ti::InferCumSum));
   r.Register(Make(OpType::kExpand, 2, 2, ti::InferExpand, {1}));
   r.Register(Make(OpType::kTile, 2, 2, ti::InferTile, {1}));
   r.Register(Make(OpType::kDepthToSpace, 1, 1, ti::InferDepthToSpace));

@@ -1,4 +1,4 @@
-// Reference kernels of the broadcasting arithmetic ops: Add, Sub, Mul, Div, PRelu and Pow.
+// Reference kernels of the broadcasting arithmetic ops: Add, Sub, Mul, Div, PRelu, Mod and Pow.
 #pragma once
 
 #include "kernels/kernel.h"
@@ -14,6 +14,20 @@ Expected<BroadcastPlan> MakeNodeBroadcastPlan(const KernelContext& ctx);
 // trapping.
 template <typename T>
 class BinaryKernel : public Kernel {
+ public:
+  Status Prepare(const KernelContext& ctx) override;
+  Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
+             void* scratch) override;
+
+ private:
+  using Fn = void (*)(const BroadcastPlan& plan, const T* a, const T* b, T* out);
+  BroadcastPlan plan_;
+  Fn fn_ = nullptr;
+};
+
+// Mod (fmod 0: the divisor's sign, integers only; fmod 1: C's fmod) over stored type T.
+template <typename T>
+class ModKernel : public Kernel {
  public:
   Status Prepare(const KernelContext& ctx) override;
   Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,

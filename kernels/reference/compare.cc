@@ -31,6 +31,12 @@ Status CompareKernel<T>::Prepare(const KernelContext& ctx) {
     case OpType::kLess:
       fn_ = Apply<T, std::less<>>;
       break;
+    case OpType::kGreaterOrEqual:
+      fn_ = Apply<T, std::greater_equal<>>;
+      break;
+    case OpType::kLessOrEqual:
+      fn_ = Apply<T, std::less_equal<>>;
+      break;
     default:
       return Unsupported("CompareKernel cannot run " + std::string(OpTypeName(ctx.node().op)));
   }

@@ -1,4 +1,5 @@
-// Reference kernels of the broadcasting comparisons Equal, Greater, Less (bool output).
+// Reference kernels of the broadcasting comparisons Equal, Greater, Less, GreaterOrEqual,
+// LessOrEqual (bool output).
 #pragma once
 
 #include "kernels/kernel.h"

@@ -6,6 +6,7 @@
 #include "kernels/reference/cast.h"
 #include "kernels/reference/cast_convert.h"
 #include "kernels/reference/compare.h"
+#include "kernels/reference/float_class.h"
 #include "kernels/reference/layout_adapter.h"
 #include "kernels/reference/logical.h"
 #include "kernels/reference/quantize.h"
@@ -49,8 +50,10 @@ void RegisterReferenceElementwiseKernels(KernelRegistry& r) {
                                                      Isa::kReference, Layout::kNCHW8c,
                                                      AnyLayoutTraits());
   RegisterFor<PowKernel, float, Float16, int32_t, int64_t>(r, {OpType::kPow});
+  RegisterFor<ModKernel, float, Float16, int8_t, uint8_t, int32_t, int64_t>(r, {OpType::kMod});
   RegisterFor<CompareKernel, float, Float16, int8_t, uint8_t, int32_t, int64_t>(
-      r, {OpType::kEqual, OpType::kGreater, OpType::kLess});
+      r, {OpType::kEqual, OpType::kGreater, OpType::kLess, OpType::kGreaterOrEqual,
+          OpType::kLessOrEqual});
   RegisterKernel<CompareKernel<BoolByte>>(r, OpType::kEqual, DType::kBool);
   for (OpType op : {OpType::kAnd, OpType::kOr, OpType::kNot}) {
     RegisterKernel<LogicalKernel>(r, op, DType::kBool);
@@ -58,6 +61,7 @@ void RegisterReferenceElementwiseKernels(KernelRegistry& r) {
   RegisterFor<VariadicKernel, float, Float16, int8_t, uint8_t, int32_t, int64_t>(
       r, {OpType::kMax, OpType::kMin, OpType::kSum, OpType::kMean});
   RegisterKernel<WhereKernel>(r, OpType::kWhere, DType::kBool);  // dispatch = condition dtype
+  RegisterFor<FloatClassKernel, float, Float16>(r, {OpType::kIsNaN, OpType::kIsInf});
 
   // Softmax and reductions.
   RegisterFor<SoftmaxKernel, float, Float16>(r, {OpType::kSoftmax, OpType::kLogSoftmax});

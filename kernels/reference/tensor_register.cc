@@ -1,21 +1,39 @@
-// Registers the reference kernels of the tensor op family. They only move bytes, so all but
-// Range are registered for any dtype (DType::kUndefined) and copy by element size.
+// Registers the reference kernels of the tensor op family. Those that only move bytes are
+// registered for any dtype (DType::kUndefined) and copy by element size; Range, CumSum and the
+// scatters (whose reductions compute) per dtype.
 #include "kernels/kernel_registry.h"
+#include "kernels/reference/cast_convert.h"
 #include "kernels/reference/concat.h"
 #include "kernels/reference/constant.h"
+#include "kernels/reference/cumsum.h"
 #include "kernels/reference/depth_space.h"
 #include "kernels/reference/expand.h"
 #include "kernels/reference/gather.h"
+#include "kernels/reference/gather_elements.h"
+#include "kernels/reference/gather_nd.h"
 #include "kernels/reference/identity.h"
 #include "kernels/reference/layout_adapter.h"
 #include "kernels/reference/range.h"
+#include "kernels/reference/scatter_elements.h"
+#include "kernels/reference/scatter_nd.h"
 #include "kernels/reference/shape_ops.h"
 #include "kernels/reference/slice.h"
 #include "kernels/reference/split.h"
 #include "kernels/reference/tile.h"
 #include "kernels/reference/transpose.h"
+#include "kernels/reference/trilu.h"
 
 namespace kiln {
+namespace {
+
+// Registers kernel template K once per stored type of Ts (bool explicitly: DTypeOf has no
+// BoolByte entry).
+template <template <typename> class K, typename... Ts>
+void RegisterTyped(KernelRegistry& r, OpType op) {
+  (RegisterKernel<K<Ts>>(r, op, DTypeOf<Ts>::value), ...);
+}
+
+}  // namespace
 
 void RegisterReorderKernels(KernelRegistry& r);  // reorder.cc
 
@@ -35,6 +53,17 @@ void RegisterReferenceTensorKernels(KernelRegistry& r) {
   RegisterKernel<TransposeKernel>(r, OpType::kTranspose, kAny);
   RegisterKernel<SliceKernel>(r, OpType::kSlice, kAny);
   RegisterKernel<GatherKernel>(r, OpType::kGather, kAny);
+  RegisterKernel<GatherNDKernel>(r, OpType::kGatherND, kAny);
+  RegisterKernel<GatherElementsKernel>(r, OpType::kGatherElements, kAny);
+  RegisterKernel<TriluKernel>(r, OpType::kTrilu, kAny);
+  // The scatters and CumSum combine values (reductions, sums), so they are typed.
+  RegisterTyped<ScatterNDKernel, float, Float16, int8_t, uint8_t, int32_t, int64_t>(
+      r, OpType::kScatterND);
+  RegisterKernel<ScatterNDKernel<BoolByte>>(r, OpType::kScatterND, DType::kBool);
+  RegisterTyped<ScatterElementsKernel, float, Float16, int8_t, uint8_t, int32_t, int64_t>(
+      r, OpType::kScatterElements);
+  RegisterKernel<ScatterElementsKernel<BoolByte>>(r, OpType::kScatterElements, DType::kBool);
+  RegisterTyped<CumSumKernel, float, Float16, int32_t, int64_t>(r, OpType::kCumSum);
   RegisterKernel<ExpandKernel>(r, OpType::kExpand, kAny);
   RegisterKernel<TileKernel>(r, OpType::kTile, kAny);
   RegisterKernel<DepthToSpaceKernel>(r, OpType::kDepthToSpace, kAny);

@@ -78,6 +78,14 @@ Status CheckInputForm(const Node& n, int64_t since, size_t slot, const char* wha
   return Status::Ok();
 }
 
+// An op used at an opset older than the one that introduced it (the model is malformed: ONNX
+// has no such op there, so nothing says what it would compute).
+Status CheckSince(const Node& n, int64_t since) {
+  if (n.opset >= since) return Status::Ok();
+  return InvalidArgument(Where(n) + ": " + std::string(OpTypeName(n.op)) + " needs opset " +
+                         std::to_string(since));
+}
+
 bool IsReduce(OpType op) {
   return op == OpType::kReduceMean || op == OpType::kReduceMax || op == OpType::kReduceMin ||
          op == OpType::kReduceSum || op == OpType::kReduceProd || op == OpType::kReduceL2;
@@ -214,6 +222,38 @@ Status UpgradeNode(Graph& g, NodeId id, int64_t opset) {
         return InvalidArgument(Where(n) + ": dilations need opset 19");
       }
       return Status::Ok();
+    case OpType::kGreaterOrEqual:
+    case OpType::kLessOrEqual:
+      return CheckSince(n, 12);
+    case OpType::kIsNaN:
+      return CheckSince(n, 9);
+    case OpType::kIsInf:
+      return CheckSince(n, 10);
+    case OpType::kGatherElements:
+      return CheckSince(n, 11);
+    case OpType::kGatherND:
+      if (opset < 12 && n.attrs.Has("batch_dims")) {
+        return InvalidArgument(Where(n) + ": batch_dims needs opset 12");
+      }
+      return CheckSince(n, 11);
+    case OpType::kScatterND:
+    case OpType::kScatterElements: {
+      // reduction: add/mul since 16, max/min since 18.
+      const std::string r = n.attrs.GetString("reduction", "none");
+      if (opset < 16 && n.attrs.Has("reduction")) {
+        return InvalidArgument(Where(n) + ": reduction needs opset 16");
+      }
+      if (opset < 18 && (r == "max" || r == "min")) {
+        return InvalidArgument(Where(n) + ": reduction '" + r + "' needs opset 18");
+      }
+      return CheckSince(n, 11);
+    }
+    case OpType::kMod:
+      return CheckSince(n, 10);
+    case OpType::kTrilu:
+      return CheckSince(n, 14);
+    case OpType::kCumSum:
+      return CheckSince(n, 11);
     default:
       break;
   }

@@ -289,5 +289,52 @@ TEST(OnnxOpVersions, CurrentOpsetsAndIr10Import) {
   }
 }
 
+TEST(OnnxOpVersions, OpsOfIssue39AtAndBeforeTheirFirstOpset) {
+  // GreaterOrEqual-12 and LessOrEqual-12 against a constant; IsNaN-9; IsInf-10.
+  auto ge = OneOp("GreaterOrEqual", 12, {2, 3}).InputFloats({1.f}).Run(k6);
+  ASSERT_TRUE(ge.ok()) << ge.status().ToString();
+  const HostTensor& t = (*ge)[0];
+  EXPECT_EQ(std::vector<uint8_t>(t.bytes.begin(), t.bytes.end()),
+            (std::vector<uint8_t>{1, 0, 1, 0, 1, 0}));
+  ExpectRefused(OneOp("GreaterOrEqual", 11, {2, 3}).InputFloats({1.f}), "needs opset 12", k6);
+  ExpectRefused(OneOp("LessOrEqual", 11, {2, 3}).InputFloats({1.f}), "needs opset 12", k6);
+  ExpectRefused(OneOp("IsNaN", 8, {2, 3}), "needs opset 9", k6);
+  ExpectRefused(OneOp("IsInf", 9, {2, 3}), "needs opset 10", k6);
+  auto inf = OneOp("IsInf", 10, {2, 3}).Int("detect_negative", 0).Run(k6);
+  ASSERT_TRUE(inf.ok()) << inf.status().ToString();
+  // GatherND-11 has no batch_dims; GatherND-12 does.
+  ExpectRefused(OneOp("GatherND", 11, {2, 3}).InputInts({1}).Int("batch_dims", 0),
+                "batch_dims needs opset 12", k6);
+  auto nd = OneOp("GatherND", 12, {2, 3}).InputInts({1}).Int("batch_dims", 0).Run(k6);
+  ASSERT_TRUE(nd.ok()) << nd.status().ToString();
+  EXPECT_EQ(Values((*nd)[0]), (std::vector<float>{-4, 5, -6}));
+}
+
+TEST(OnnxOpVersions, ScatterReductionsTriluCumSumModOpsets) {
+  // reduction: add/mul need opset 16, max/min 18.
+  ExpectRefused(
+      OneOp("ScatterElements", 15, {6}).InputInts({0}).InputFloats({9}).Str("reduction", "add"),
+      "reduction needs opset 16", k6);
+  ExpectRefused(OneOp("ScatterND", 16, {6}).InputInts({0}).InputFloats({9}).Str("reduction", "max"),
+                "reduction 'max' needs opset 18", k6);
+  auto max = OneOp("ScatterElements", 18, {6})
+                 .InputInts({-1})
+                 .InputFloats({9})
+                 .Str("reduction", "max")
+                 .Run(k6);
+  ASSERT_TRUE(max.ok()) << max.status().ToString();
+  EXPECT_EQ(Values((*max)[0]), (std::vector<float>{1, -2, 3, -4, 5, 9}));
+  ExpectRefused(OneOp("Trilu", 13, {2, 3}), "needs opset 14", k6);
+  auto upper = OneOp("Trilu", 14, {2, 3}).Run(k6);
+  ASSERT_TRUE(upper.ok()) << upper.status().ToString();
+  EXPECT_EQ(Values((*upper)[0]), (std::vector<float>{1, -2, 3, 0, 5, -6}));
+  ExpectRefused(OneOp("CumSum", 10, {6}).InputInts({0}), "needs opset 11", k6);
+  auto sums = OneOp("CumSum", 11, {6}).InputInts({0}).Run(k6);
+  ASSERT_TRUE(sums.ok()) << sums.status().ToString();
+  EXPECT_EQ(Values((*sums)[0]), (std::vector<float>{1, -1, 2, -2, 3, -3}));
+  ExpectRefused(OneOp("Mod", 9, {6}).InputFloats({4}).Int("fmod", 1), "needs opset 10", k6);
+  ExpectRefused(OneOp("Mod", 13, {6}).InputFloats({4}), "fmod must be 1", k6);
+}
+
 }  // namespace
 }  // namespace kiln

@@ -1,0 +1,91 @@
+// Reference GatherElements: out[i_0, ..., i_r-1] = data[i_0, ..., indices[i...], ..., i_r-1]
+// (the index replaces the axis coordinate). Negative indices count from the end; one outside
+// the axis fails the run, never reads out of bounds.
+#include "kernels/reference/gather_elements.h"
+
+#include <algorithm>
+#include <string>
+
+namespace kiln {
+
+template <typename U, typename I>
+Status GatherElementsKernel::Copy(GatherElementsKernel& k, const void* data, const void* indices,
+                                  void* out) {
+  const U* src = static_cast<const U*>(data);
+  const I* idx = static_cast<const I*>(indices);
+  U* dst = static_cast<U*>(out);
+  const std::vector<int64_t>& shape = k.index_shape_;
+  const size_t rank = shape.size();
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  if (n == 0) return Status::Ok();
+  // Odometer over the output position; `base` is its data offset without the axis term.
+  std::vector<int64_t>& pos = k.pos_;
+  std::fill(pos.begin(), pos.end(), 0);
+  int64_t base = 0;
+  const int64_t axis_stride = k.data_strides_[k.axis_];
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t i = static_cast<int64_t>(idx[e]);
+    if (i < -k.axis_dim_ || i >= k.axis_dim_) {
+      return InvalidArgument("GatherElements index " + std::to_string(i) + " (element " +
+                             std::to_string(e) + ") is out of range for axis " +
+                             std::to_string(k.axis_) + " of size " + std::to_string(k.axis_dim_));
+    }
+    if (i < 0) i += k.axis_dim_;
+    dst[e] = src[base + i * axis_stride];
+    for (size_t d = rank; d-- > 0;) {
+      if (++pos[d] < shape[d]) {
+        if (d != k.axis_) base += k.data_strides_[d];
+        break;
+      }
+      if (d != k.axis_) base -= (shape[d] - 1) * k.data_strides_[d];
+      pos[d] = 0;
+    }
+  }
+  return Status::Ok();
+}
+
+Status GatherElementsKernel::Prepare(const KernelContext& ctx) {
+  // Ranks, axis and the indices' extents were checked by the schema (InferGatherElements).
+  const Shape& data = ctx.input(0).shape;
+  const DType it = ctx.input(1).dtype;
+  int64_t axis = ctx.attrs().GetInt("axis", 0);
+  if (!NormalizeAxis(axis, static_cast<int64_t>(data.size()))) {
+    return InvalidArgument("axis " + std::to_string(ctx.attrs().GetInt("axis", 0)) +
+                           " is out of range for rank " + std::to_string(data.size()));
+  }
+  axis_ = static_cast<size_t>(axis);
+  axis_dim_ = data[axis_];
+  index_shape_ = ctx.input(1).shape;
+  pos_.assign(index_shape_.size(), 0);
+  data_strides_.assign(data.size(), 1);
+  for (size_t d = data.size(); d-- > 1;) data_strides_[d - 1] = data_strides_[d] * data[d];
+  const bool i64 = it == DType::kI64;
+  if (!i64 && it != DType::kI32) {
+    return InvalidArgument("indices must be i32 or i64, got " + std::string(DTypeName(it)));
+  }
+  switch (DTypeSize(ctx.input(0).dtype)) {
+    case 1:
+      fn_ = i64 ? Copy<uint8_t, int64_t> : Copy<uint8_t, int32_t>;
+      break;
+    case 2:
+      fn_ = i64 ? Copy<uint16_t, int64_t> : Copy<uint16_t, int32_t>;
+      break;
+    case 4:
+      fn_ = i64 ? Copy<uint32_t, int64_t> : Copy<uint32_t, int32_t>;
+      break;
+    case 8:
+      fn_ = i64 ? Copy<uint64_t, int64_t> : Copy<uint64_t, int32_t>;
+      break;
+    default:
+      return Unsupported("GatherElements on " + std::string(DTypeName(ctx.input(0).dtype)));
+  }
+  return Status::Ok();
+}
+
+Status GatherElementsKernel::Run(std::span<const TensorView> inputs,
+                                 std::span<const TensorView> outputs, void*) {
+  return fn_(*this, inputs[0].data, inputs[1].data, outputs[0].data);
+}
+
+}  // namespace kiln

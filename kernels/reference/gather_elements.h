@@ -1,0 +1,31 @@
+// Reference GatherElements kernel (any data dtype; i32 or i64 indices): each output element
+// is the data element at its own position with the axis coordinate taken from indices.
+#pragma once
+
+#include <vector>
+
+#include "kernels/kernel.h"
+
+namespace kiln {
+
+class GatherElementsKernel : public Kernel {
+ public:
+  Status Prepare(const KernelContext& ctx) override;
+  Status Run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
+             void* scratch) override;
+
+ private:
+  // Copies elements of one byte width (selected at prepare by the element size).
+  using Fn = Status (*)(GatherElementsKernel& k, const void* data, const void* indices, void* out);
+  template <typename U, typename I>
+  static Status Copy(GatherElementsKernel& k, const void* data, const void* indices, void* out);
+
+  Fn fn_ = nullptr;
+  std::vector<int64_t> index_shape_;  // the output's shape
+  std::vector<int64_t> data_strides_;
+  std::vector<int64_t> pos_;  // run()'s output position, sized at prepare (no allocation)
+  size_t axis_ = 0;
+  int64_t axis_dim_ = 0;
+};
+
+}  // namespace kiln

@@ -1,0 +1,110 @@
+// Reference ScatterElements: out = data; out[i_0, ..., indices[i...], ..., i_r-1] (op)=
+// updates[i...] in element order (the index replaces the axis coordinate). Negative indices
+// count from the end; one outside the axis fails the run, never writes out of bounds.
+#include "kernels/reference/scatter_elements.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "kernels/reference/cast_convert.h"
+
+namespace kiln {
+
+template <typename T>
+template <typename I, ScatterReduction R>
+Status ScatterElementsKernel<T>::Scatter(ScatterElementsKernel& k, const void* indices,
+                                         const T* updates, T* out) {
+  const I* idx = static_cast<const I*>(indices);
+  const std::vector<int64_t>& shape = k.index_shape_;
+  const size_t rank = shape.size();
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  if (n == 0) return Status::Ok();
+  // Odometer over the indices' position; `base` is its data offset without the axis term.
+  std::vector<int64_t>& pos = k.pos_;
+  std::fill(pos.begin(), pos.end(), 0);
+  int64_t base = 0;
+  const int64_t axis_stride = k.data_strides_[k.axis_];
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t i = static_cast<int64_t>(idx[e]);
+    if (i < -k.axis_dim_ || i >= k.axis_dim_) {
+      return InvalidArgument("ScatterElements index " + std::to_string(i) + " (element " +
+                             std::to_string(e) + ") is out of range for axis " +
+                             std::to_string(k.axis_) + " of size " + std::to_string(k.axis_dim_));
+    }
+    if (i < 0) i += k.axis_dim_;
+    T& dst = out[base + i * axis_stride];
+    dst = Elem<T>::Store(ScatterCombine<R>(Elem<T>::Load(dst), Elem<T>::Load(updates[e])));
+    for (size_t d = rank; d-- > 0;) {
+      if (++pos[d] < shape[d]) {
+        if (d != k.axis_) base += k.data_strides_[d];
+        break;
+      }
+      if (d != k.axis_) base -= (shape[d] - 1) * k.data_strides_[d];
+      pos[d] = 0;
+    }
+  }
+  return Status::Ok();
+}
+
+template <typename T>
+template <typename I>
+typename ScatterElementsKernel<T>::ScatterFn ScatterElementsKernel<T>::Pick(ScatterReduction r) {
+  switch (r) {
+    case ScatterReduction::kNone:
+      return Scatter<I, ScatterReduction::kNone>;
+    case ScatterReduction::kAdd:
+      return Scatter<I, ScatterReduction::kAdd>;
+    case ScatterReduction::kMul:
+      return Scatter<I, ScatterReduction::kMul>;
+    case ScatterReduction::kMax:
+      return Scatter<I, ScatterReduction::kMax>;
+    case ScatterReduction::kMin:
+      return Scatter<I, ScatterReduction::kMin>;
+  }
+  return nullptr;
+}
+
+template <typename T>
+Status ScatterElementsKernel<T>::Prepare(const KernelContext& ctx) {
+  // Ranks, shapes, axis and the reduction name were checked by the schema.
+  const Shape& data = ctx.input(0).shape;
+  const DType it = ctx.input(1).dtype;
+  if (it != DType::kI32 && it != DType::kI64) {
+    return InvalidArgument("indices must be i32 or i64, got " + std::string(DTypeName(it)));
+  }
+  int64_t axis = ctx.attrs().GetInt("axis", 0);
+  if (!NormalizeAxis(axis, static_cast<int64_t>(data.size()))) {
+    return InvalidArgument("axis " + std::to_string(ctx.attrs().GetInt("axis", 0)) +
+                           " is out of range for rank " + std::to_string(data.size()));
+  }
+  axis_ = static_cast<size_t>(axis);
+  axis_dim_ = data[axis_];
+  index_shape_ = ctx.input(1).shape;
+  pos_.assign(index_shape_.size(), 0);
+  data_strides_.assign(data.size(), 1);
+  for (size_t d = data.size(); d-- > 1;) data_strides_[d - 1] = data_strides_[d] * data[d];
+  KILN_ASSIGN_OR_RETURN(const ScatterReduction r, ReadScatterReduction(ctx.attrs()));
+  fn_ = it == DType::kI64 ? Pick<int64_t>(r) : Pick<int32_t>(r);
+  return Status::Ok();
+}
+
+template <typename T>
+Status ScatterElementsKernel<T>::Run(std::span<const TensorView> inputs,
+                                     std::span<const TensorView> outputs, void*) {
+  T* out = outputs[0].as<T>();
+  const size_t bytes = static_cast<size_t>(outputs[0].num_elements()) * sizeof(T);
+  if (bytes && out != inputs[0].data) std::memcpy(out, inputs[0].data, bytes);
+  return fn_(*this, inputs[1].data, inputs[2].as<const T>(), out);
+}
+
+template class ScatterElementsKernel<float>;
+template class ScatterElementsKernel<Float16>;
+template class ScatterElementsKernel<int8_t>;
+template class ScatterElementsKernel<uint8_t>;
+template class ScatterElementsKernel<int32_t>;
+template class ScatterElementsKernel<int64_t>;
+template class ScatterElementsKernel<BoolByte>;
+
+}  // namespace kiln
