@@ -63,10 +63,7 @@ Status InferGatherND(InferenceContext& ctx) {
   return Status::Ok();
 }
 
-Status InferGatherElements(InferenceContext& ctx) {
-  const Shape& data = ctx.input_shape(0);
-  const Shape& indices = ctx.input_shape(1);
-  KILN_RETURN_IF_ERROR(CheckIndexDType(ctx, 1));
+Status CheckElementIndices(InferenceContext& ctx, const Shape& data, const Shape& indices) {
   const int64_t r = static_cast<int64_t>(data.size());
   if (r < 1) return InvalidArgument("data must have rank >= 1");
   if (static_cast<int64_t>(indices.size()) != r) {
@@ -96,6 +93,14 @@ Status InferGatherElements(InferenceContext& ctx) {
       }
     }
   }
+  return Status::Ok();
+}
+
+Status InferGatherElements(InferenceContext& ctx) {
+  const Shape& data = ctx.input_shape(0);
+  const Shape& indices = ctx.input_shape(1);
+  KILN_RETURN_IF_ERROR(CheckIndexDType(ctx, 1));
+  KILN_RETURN_IF_ERROR(CheckElementIndices(ctx, data, indices));
   ctx.SetOutput(0, ctx.input_dtype(0), indices);
   return Status::Ok();
 }

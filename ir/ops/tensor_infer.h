@@ -26,6 +26,9 @@ Status InferTile(InferenceContext& ctx);
 // tensor_gather_infer.cc: gathers indexed per element.
 Status InferGatherND(InferenceContext& ctx);
 Status InferGatherElements(InferenceContext& ctx);
+// GatherElements' and ScatterElements' indices: data's rank (at least 1), an axis inside it, no
+// extent past data's off the axis, and constant index values inside the axis.
+Status CheckElementIndices(InferenceContext& ctx, const Shape& data, const Shape& indices);
 
 // tensor_scatter_infer.cc: scatters with reductions.
 Status InferScatterND(InferenceContext& ctx);

@@ -67,39 +67,11 @@ Status InferScatterElements(InferenceContext& ctx) {
   KILN_RETURN_IF_ERROR(CheckCommon(ctx));
   const Shape& data = ctx.input_shape(0);
   const Shape& indices = ctx.input_shape(1);
-  const int64_t r = static_cast<int64_t>(data.size());
-  if (r < 1) return InvalidArgument("data must have rank >= 1");
-  if (static_cast<int64_t>(indices.size()) != r) {
-    return InvalidArgument("indices " + ShapeToString(indices) + " must have the rank of data " +
-                           ShapeToString(data));
-  }
   if (ctx.input_shape(2) != indices) {
     return InvalidArgument("updates " + ShapeToString(ctx.input_shape(2)) +
                            " must have the shape of indices " + ShapeToString(indices));
   }
-  int64_t axis = ctx.attrs().GetInt("axis", 0);
-  if (!NormalizeAxis(axis, r)) {
-    return InvalidArgument("axis " + Str(ctx.attrs().GetInt("axis", 0)) +
-                           " is out of range for rank " + Str(r));
-  }
-  // Off the axis an index walks data's own positions, so it may not run past them.
-  for (int64_t d = 0; d < r; ++d) {
-    const size_t u = static_cast<size_t>(d);
-    if (d != axis && indices[u] > data[u]) {
-      return InvalidArgument("indices " + ShapeToString(indices) + " exceed data " +
-                             ShapeToString(data) + " in dim " + Str(d));
-    }
-  }
-  if (ctx.input_constant(1)) {
-    const int64_t dim = data[static_cast<size_t>(axis)];
-    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> idx, ctx.ConstantInts(1));
-    for (int64_t v : idx) {
-      if (v < -dim || v >= dim) {
-        return InvalidArgument("index " + Str(v) + " is out of range for axis " + Str(axis) +
-                               " of size " + Str(dim));
-      }
-    }
-  }
+  KILN_RETURN_IF_ERROR(CheckElementIndices(ctx, data, indices));
   ctx.SetOutput(0, ctx.input_dtype(0), data);
   return Status::Ok();
 }

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <string>
 
+#include "kernels/reference/axis_index_walk.h"
+
 namespace kiln {
 
 template <typename U, typename I>
@@ -14,35 +16,9 @@ Status GatherElementsKernel::Copy(GatherElementsKernel& k, const void* data, con
   const U* src = static_cast<const U*>(data);
   const I* idx = static_cast<const I*>(indices);
   U* dst = static_cast<U*>(out);
-  const std::vector<int64_t>& shape = k.index_shape_;
-  const size_t rank = shape.size();
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  if (n == 0) return Status::Ok();
-  // Odometer over the output position; `base` is its data offset without the axis term.
-  std::vector<int64_t>& pos = k.pos_;
-  std::fill(pos.begin(), pos.end(), 0);
-  int64_t base = 0;
-  const int64_t axis_stride = k.data_strides_[k.axis_];
-  for (int64_t e = 0; e < n; ++e) {
-    int64_t i = static_cast<int64_t>(idx[e]);
-    if (i < -k.axis_dim_ || i >= k.axis_dim_) {
-      return InvalidArgument("GatherElements index " + std::to_string(i) + " (element " +
-                             std::to_string(e) + ") is out of range for axis " +
-                             std::to_string(k.axis_) + " of size " + std::to_string(k.axis_dim_));
-    }
-    if (i < 0) i += k.axis_dim_;
-    dst[e] = src[base + i * axis_stride];
-    for (size_t d = rank; d-- > 0;) {
-      if (++pos[d] < shape[d]) {
-        if (d != k.axis_) base += k.data_strides_[d];
-        break;
-      }
-      if (d != k.axis_) base -= (shape[d] - 1) * k.data_strides_[d];
-      pos[d] = 0;
-    }
-  }
-  return Status::Ok();
+  return WalkAxisIndices("GatherElements", idx, k.index_shape_, k.data_strides_, k.axis_,
+                         k.axis_dim_, k.pos_,
+                         [&](int64_t e, int64_t offset) { dst[e] = src[offset]; });
 }
 
 Status GatherElementsKernel::Prepare(const KernelContext& ctx) {
