@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/shape.h"
 #include "ir/status.h"
 
 namespace kiln {
@@ -49,5 +50,35 @@ Status WalkAxisIndices(const char* op, const I* idx, const std::vector<int64_t>&
   }
   return Status::Ok();
 }
+
+// What the walk needs, made at prepare from the data and index shapes and the `axis`
+// attribute (the schema has checked both), so that a run allocates nothing.
+struct AxisIndexGeometry {
+  size_t axis = 0;
+  int64_t axis_dim = 0;
+  std::vector<int64_t> index_shape;
+  std::vector<int64_t> data_strides;
+  std::vector<int64_t> pos;  // the walk's position in the indices
+
+  Status Init(int64_t axis_attr, const Shape& data, const Shape& indices) {
+    int64_t a = axis_attr;
+    if (!NormalizeAxis(a, static_cast<int64_t>(data.size()))) {
+      return InvalidArgument("axis " + std::to_string(axis_attr) + " is out of range for rank " +
+                             std::to_string(data.size()));
+    }
+    axis = static_cast<size_t>(a);
+    axis_dim = data[axis];
+    index_shape = indices;
+    pos.assign(index_shape.size(), 0);
+    data_strides.assign(data.size(), 1);
+    for (size_t d = data.size(); d-- > 1;) data_strides[d - 1] = data_strides[d] * data[d];
+    return Status::Ok();
+  }
+
+  template <typename I, typename Fn>
+  Status Walk(const char* op, const I* idx, Fn&& fn) {
+    return WalkAxisIndices(op, idx, index_shape, data_strides, axis, axis_dim, pos, fn);
+  }
+};
 
 }  // namespace kiln

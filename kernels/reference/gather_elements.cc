@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <string>
 
-#include "kernels/reference/axis_index_walk.h"
-
 namespace kiln {
 
 template <typename U, typename I>
@@ -16,26 +14,15 @@ Status GatherElementsKernel::Copy(GatherElementsKernel& k, const void* data, con
   const U* src = static_cast<const U*>(data);
   const I* idx = static_cast<const I*>(indices);
   U* dst = static_cast<U*>(out);
-  return WalkAxisIndices("GatherElements", idx, k.index_shape_, k.data_strides_, k.axis_,
-                         k.axis_dim_, k.pos_,
-                         [&](int64_t e, int64_t offset) { dst[e] = src[offset]; });
+  return k.geo_.Walk("GatherElements", idx,
+                     [&](int64_t e, int64_t offset) { dst[e] = src[offset]; });
 }
 
 Status GatherElementsKernel::Prepare(const KernelContext& ctx) {
   // Ranks, axis and the indices' extents were checked by the schema (InferGatherElements).
   const Shape& data = ctx.input(0).shape;
   const DType it = ctx.input(1).dtype;
-  int64_t axis = ctx.attrs().GetInt("axis", 0);
-  if (!NormalizeAxis(axis, static_cast<int64_t>(data.size()))) {
-    return InvalidArgument("axis " + std::to_string(ctx.attrs().GetInt("axis", 0)) +
-                           " is out of range for rank " + std::to_string(data.size()));
-  }
-  axis_ = static_cast<size_t>(axis);
-  axis_dim_ = data[axis_];
-  index_shape_ = ctx.input(1).shape;
-  pos_.assign(index_shape_.size(), 0);
-  data_strides_.assign(data.size(), 1);
-  for (size_t d = data.size(); d-- > 1;) data_strides_[d - 1] = data_strides_[d] * data[d];
+  KILN_RETURN_IF_ERROR(geo_.Init(ctx.attrs().GetInt("axis", 0), data, ctx.input(1).shape));
   const bool i64 = it == DType::kI64;
   if (!i64 && it != DType::kI32) {
     return InvalidArgument("indices must be i32 or i64, got " + std::string(DTypeName(it)));

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernels/kernel.h"
+#include "kernels/reference/axis_index_walk.h"
 
 namespace kiln {
 
@@ -21,11 +22,7 @@ class GatherElementsKernel : public Kernel {
   static Status Copy(GatherElementsKernel& k, const void* data, const void* indices, void* out);
 
   Fn fn_ = nullptr;
-  std::vector<int64_t> index_shape_;  // the output's shape
-  std::vector<int64_t> data_strides_;
-  std::vector<int64_t> pos_;  // run()'s output position, sized at prepare (no allocation)
-  size_t axis_ = 0;
-  int64_t axis_dim_ = 0;
+  AxisIndexGeometry geo_;  // index_shape: the output's shape
 };
 
 }  // namespace kiln

@@ -7,7 +7,6 @@
 #include <cstring>
 #include <string>
 
-#include "kernels/reference/axis_index_walk.h"
 #include "kernels/reference/cast_convert.h"
 
 namespace kiln {
@@ -17,12 +16,10 @@ template <typename I, ScatterReduction R>
 Status ScatterElementsKernel<T>::Scatter(ScatterElementsKernel& k, const void* indices,
                                          const T* updates, T* out) {
   const I* idx = static_cast<const I*>(indices);
-  return WalkAxisIndices(
-      "ScatterElements", idx, k.index_shape_, k.data_strides_, k.axis_, k.axis_dim_, k.pos_,
-      [&](int64_t e, int64_t offset) {
-        T& dst = out[offset];
-        dst = Elem<T>::Store(ScatterCombine<R>(Elem<T>::Load(dst), Elem<T>::Load(updates[e])));
-      });
+  return k.geo_.Walk("ScatterElements", idx, [&](int64_t e, int64_t offset) {
+    T& dst = out[offset];
+    dst = Elem<T>::Store(ScatterCombine<R>(Elem<T>::Load(dst), Elem<T>::Load(updates[e])));
+  });
 }
 
 template <typename T>
@@ -51,17 +48,7 @@ Status ScatterElementsKernel<T>::Prepare(const KernelContext& ctx) {
   if (it != DType::kI32 && it != DType::kI64) {
     return InvalidArgument("indices must be i32 or i64, got " + std::string(DTypeName(it)));
   }
-  int64_t axis = ctx.attrs().GetInt("axis", 0);
-  if (!NormalizeAxis(axis, static_cast<int64_t>(data.size()))) {
-    return InvalidArgument("axis " + std::to_string(ctx.attrs().GetInt("axis", 0)) +
-                           " is out of range for rank " + std::to_string(data.size()));
-  }
-  axis_ = static_cast<size_t>(axis);
-  axis_dim_ = data[axis_];
-  index_shape_ = ctx.input(1).shape;
-  pos_.assign(index_shape_.size(), 0);
-  data_strides_.assign(data.size(), 1);
-  for (size_t d = data.size(); d-- > 1;) data_strides_[d - 1] = data_strides_[d] * data[d];
+  KILN_RETURN_IF_ERROR(geo_.Init(ctx.attrs().GetInt("axis", 0), data, ctx.input(1).shape));
   KILN_ASSIGN_OR_RETURN(const ScatterReduction r, ReadScatterReduction(ctx.attrs()));
   fn_ = it == DType::kI64 ? Pick<int64_t>(r) : Pick<int32_t>(r);
   return Status::Ok();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/kernel.h"
+#include "kernels/reference/axis_index_walk.h"
 #include "kernels/reference/scatter_reduce.h"
 
 namespace kiln {
@@ -26,11 +27,7 @@ class ScatterElementsKernel : public Kernel {
   static ScatterFn Pick(ScatterReduction r);
 
   ScatterFn fn_ = nullptr;
-  std::vector<int64_t> index_shape_;  // the indices' (and updates') shape
-  std::vector<int64_t> data_strides_;
-  std::vector<int64_t> pos_;  // run()'s position in indices, sized at prepare (no allocation)
-  size_t axis_ = 0;
-  int64_t axis_dim_ = 0;
+  AxisIndexGeometry geo_;  // index_shape: the indices' (and updates') shape
 };
 
 }  // namespace kiln
