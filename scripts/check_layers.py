@@ -49,8 +49,9 @@ LAYERS = (
     # The toolchain's leaves, above the runtime: the ONNX parser (the runtime never links ONNX or
     # protobuf), calibration (runs Sessions to observe ranges), the file format's writer side
     # (kiln_writer: the compiler writes, the runtime only reads), and the runtime API example,
-    # which links kiln_runtime alone and so may include nothing of the toolchain.
-    ("parsers", "calibration", "serializer/*_writer", "examples"),
+    # which links kiln_runtime alone and so may include nothing of the toolchain; so is the C
+    # API (api/), part of kiln_runtime, over the runtime core and the backends' option structs.
+    ("parsers", "calibration", "serializer/*_writer", "examples", "api"),
     # Quantization arithmetic, range algorithms and the quantization config, which both the
     # compiler's quantize passes and the quantizer use (ranges come from calibration's stats).
     ("quant",),

@@ -14,14 +14,14 @@ namespace kiln::testing {
 template <typename T>
 HostTensor Make(DType t, Shape shape, const std::vector<T>& values) {
   HostTensor h("", t, std::move(shape));
-  std::memcpy(h.bytes.data(), values.data(), h.bytes.size());
+  if (!h.bytes.empty()) std::memcpy(h.bytes.data(), values.data(), h.bytes.size());
   return h;
 }
 
 template <typename T>
 std::vector<T> Read(const HostTensor& t) {
   std::vector<T> v(static_cast<size_t>(t.num_elements()));
-  std::memcpy(v.data(), t.bytes.data(), v.size() * sizeof(T));
+  if (!v.empty()) std::memcpy(v.data(), t.bytes.data(), v.size() * sizeof(T));
   return v;
 }
 

@@ -141,7 +141,8 @@ typedef enum kiln_dtype {
   KILN_DTYPE_INT32 = 5,
   KILN_DTYPE_INT64 = 6,
   KILN_DTYPE_BOOL = 7, /* one byte per element, 0 or 1 */
-  KILN_DTYPE_INT16 = 8
+  KILN_DTYPE_INT16 = 8,
+  KILN_DTYPE_FORCE_32BIT_ = 0x7fffffff /* a caller's other values are readable, and refused */
 } kiln_dtype;
 
 /* Bytes per element (0 for KILN_DTYPE_UNDEFINED or an unknown value). */
@@ -161,7 +162,8 @@ typedef struct kiln_tensor_info {
 
 typedef enum kiln_accelerator_failure {
   KILN_FALL_BACK_TO_CPU = 0, /* leave a failed accelerator out; the CPU runs its nodes */
-  KILN_FAIL = 1              /* return the accelerator's error */
+  KILN_FAIL = 1,             /* return the accelerator's error */
+  KILN_ACCELERATOR_FAILURE_FORCE_32BIT_ = 0x7fffffff
 } kiln_accelerator_failure;
 
 typedef struct kiln_session_options kiln_session_options;
